@@ -1,0 +1,257 @@
+"""`lich-hook demo`: every shipped registration, run the way its harness runs it,
+against the built-in stand-in for lich.
+
+For each harness it prints the command, what lich received, and what the
+harness saw (stdout and exit code). It needs nothing but this package: the
+stand-in listens on a free loopback port and the state directory is temporary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from lich_hooks import registrations
+from lich_hooks.standin.server import Received, StandIn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+CARD = "demo-card"
+
+
+class Scenario:
+    """One hook run: which harness, what it sends on stdin, which extra variables."""
+
+    def __init__(
+        self,
+        harness: str,
+        event: str,
+        provider: str,
+        payload: dict[str, object],
+        note: str = "",
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.harness = harness
+        self.event = event
+        self.provider = provider
+        self.payload = payload
+        self.note = note
+        self.env = env or {}
+
+
+CLAUDE_SESSION = "5b0c8f0e-3d1a-4c2e-9f7a-2b6d1e8c4a10"
+CODEX_SESSION = "018f9c5a-0000-7000-9a3b-1c2d3e4f5c01"
+CRUSH_SESSION = "db3492a0-4a6b-4335-8c0b-d4cc43fc4cb0"
+ANTIGRAVITY_CONVERSATION = "7bb32ee5-e8e3-42cd-a13c-849723bc4e57"
+
+
+def scenarios(cwd: str) -> list[Scenario]:
+    claude_base = {"session_id": CLAUDE_SESSION, "transcript_path": "", "cwd": cwd}
+    return [
+        Scenario(
+            "claude",
+            "SessionStart",
+            "claude",
+            {**claude_base, "hook_event_name": "SessionStart", "source": "startup"},
+            "a new conversation in the card",
+        ),
+        Scenario(
+            "claude",
+            "Stop",
+            "claude",
+            {
+                **claude_base,
+                "hook_event_name": "Stop",
+                "stop_hook_active": False,
+                "last_assistant_message": "Done.",
+                "background_tasks": [],
+            },
+            "a top-level session's turn ends: not a worker, nothing to answer",
+            env={"LICH_SUBAGENT_DEPTH": "0", "CLAUDE_CODE_SESSION_ATTENDED": "1"},
+        ),
+        Scenario(
+            "codex",
+            "SessionStart",
+            "codex",
+            {
+                "session_id": CODEX_SESSION,
+                "transcript_path": None,
+                "cwd": cwd,
+                "hook_event_name": "SessionStart",
+                "model": "gpt-5.5",
+                "permission_mode": "default",
+                "source": "startup",
+            },
+            "Codex starts a session",
+        ),
+        Scenario(
+            "crush",
+            "PreToolUse",
+            "crush",
+            {
+                "session_id": CRUSH_SESSION,
+                "cwd": cwd,
+                "hook_event_name": "PreToolUse",
+                "tool_name": "bash",
+                "tool_input": {"command": "ls"},
+            },
+            "first tool call: reports the session",
+        ),
+        Scenario(
+            "crush",
+            "PreToolUse",
+            "crush",
+            {
+                "session_id": CRUSH_SESSION,
+                "cwd": cwd,
+                "hook_event_name": "PreToolUse",
+                "tool_name": "view",
+                "tool_input": {"file_path": "README.md"},
+            },
+            "next tool call: already reported, no request",
+        ),
+        Scenario(
+            "antigravity",
+            "PreInvocation",
+            "antigravity",
+            {"conversationId": ANTIGRAVITY_CONVERSATION, "hook_event_name": "PreInvocation"},
+            "first model call: reports the conversation",
+        ),
+        Scenario(
+            "antigravity",
+            "PreInvocation",
+            "antigravity",
+            {"conversationId": ANTIGRAVITY_CONVERSATION, "hook_event_name": "PreInvocation"},
+            "next model call: already reported, no request",
+        ),
+    ]
+
+
+HARNESS_FILES = {
+    "claude": ("Claude Code", "hooks/hooks.json"),
+    "codex": ("Codex", "codex-hooks.json"),
+    "crush": ("Crush", "crush-hooks.json"),
+    "antigravity": ("Antigravity", "hooks.json"),
+}
+
+
+def registered_commands() -> dict[str, set[str]]:
+    """Every command string each shipped registration file runs."""
+    found: dict[str, set[str]] = {}
+    files = registrations.files()
+    for harness, (_, path) in HARNESS_FILES.items():
+        found[harness] = set(_commands_in(files[path]))
+    return found
+
+
+def _commands_in(value: object) -> list[str]:
+    if isinstance(value, dict):
+        result = []
+        for key, item in value.items():
+            if key == "command" and isinstance(item, str):
+                result.append(item)
+            else:
+                result.extend(_commands_in(item))
+        return result
+    if isinstance(value, list):
+        return [c for item in value for c in _commands_in(item)]
+    return []
+
+
+def run_command(
+    command: str,
+    payload: bytes,
+    env: dict[str, str],
+    cwd: str,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run a registration's command the way the harnesses do: `sh -c`, payload on stdin."""
+    return subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=payload,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+
+
+def _log_lines(path: str) -> int:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().count(b"\n")
+    except OSError:
+        return 0
+
+
+def wait_for_log(path: str, count: int, timeout: float = 5.0) -> None:
+    """Wait until `count` runs have logged: a run that reports logs after its send."""
+    deadline = time.monotonic() + timeout
+    while _log_lines(path) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def run(out: Callable[[str], None] = print, extra: list[Scenario] | None = None) -> int:
+    bin_dir = os.path.dirname(os.path.abspath(sys.executable))
+    commands = registered_commands()
+    problems = 0
+    with tempfile.TemporaryDirectory(prefix="lich-demo-") as tmp, StandIn() as lich:
+        log_path = os.path.join(tmp, "hook.log")
+        base_env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("LICH_", "CLAUDE_"))},
+            **lich.env(CARD),
+            "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+            "LICH_HOOK_STATE_DIR": os.path.join(tmp, "state"),
+            "LICH_HOOK_LOG": log_path,
+        }
+        out(f"lich stand-in listening on 127.0.0.1:{lich.port} (card {CARD})")
+        runs = 0
+        current = None
+        for scenario in scenarios(tmp) + (extra or []):
+            name, path = HARNESS_FILES[scenario.harness]
+            if scenario.harness != current:
+                current = scenario.harness
+                out("")
+                out(f"== {name} ({path})")
+            command = registrations.command(scenario.event, scenario.provider)
+            if command not in commands[scenario.harness]:
+                out(f"  ! {command} is not in {path}")
+                problems += 1
+                continue
+            before = len(lich.received)
+            payload = json.dumps(scenario.payload).encode()
+            proc = run_command(command, payload, {**base_env, **scenario.env}, tmp)
+            runs += 1
+            wait_for_log(log_path, runs)
+            new = lich.received[before:]
+            out(f"  $ {command}    # {scenario.note}")
+            out(f"    stdin:         {_short(payload.decode())}")
+            for line in [_describe(received) for received in new] or ["(nothing)"]:
+                out(f"    lich received: {line}")
+            seen = proc.stdout.decode(errors="replace")
+            out(
+                f"    harness saw:   exit {proc.returncode}, stdout {seen!r}"
+                + (f", stderr {proc.stderr.decode(errors='replace')!r}" if proc.stderr else "")
+            )
+            if proc.returncode != 0 or proc.stderr:
+                problems += 1
+    out("")
+    out("all harnesses behaved" if problems == 0 else f"{problems} problem(s) above")
+    return 0 if problems == 0 else 1
+
+
+def _describe(received: Received) -> str:
+    return (
+        f"POST /{received.endpoint} {received.body.decode(errors='replace')} -> {received.status}"
+        + (f" ({received.reason})" if received.reason else "")
+    )
+
+
+def _short(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,113 @@
+"""The hook runner: read → decide → print → report, with SPEC §5's guarantees.
+
+This is the only place that writes the harness's stdout and starts a report,
+and the only place allowed to catch everything: whatever a job does, the
+harness gets exit 0 and exactly the bytes it needs, and stderr stays silent
+unless LICH_HOOK_DEBUG is set.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from lich_hooks import harness
+from lich_hooks.lichenv import LichEnv
+from lich_hooks.outcome import Context, Outcome
+from lich_hooks.runlog import RunLog
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+
+def _session_start(ctx: Context) -> Outcome:
+    from lich_hooks.jobs import session_start
+
+    return session_start.run(ctx)
+
+
+def _worker_answer(ctx: Context) -> Outcome:
+    from lich_hooks.jobs import worker_answer
+
+    return worker_answer.run(ctx)
+
+
+def _agent_cards(ctx: Context) -> Outcome:
+    from lich_hooks.jobs.agent_cards import hook
+
+    return hook.run(ctx)
+
+
+def job_for(provider: str, event: str) -> Callable[[Context], Outcome] | None:
+    """Which job (if any) a registration of `event` for `provider` runs (SPEC §1)."""
+    if event == "SessionStart":
+        return _session_start
+    if provider == "antigravity" and event == "PreInvocation":
+        return _session_start
+    if provider == "crush" and event == "PreToolUse":
+        return _session_start
+    if provider == "claude" and event == "Stop":
+        return _worker_answer
+    if provider == "claude" and event == "PreToolUse":
+        return _agent_cards
+    return None
+
+
+def run(
+    event_arg: str,
+    provider_arg: str | None,
+    environ: Mapping[str, str],
+    stdin_fd: int = 0,
+    stdout_fd: int = 1,
+    started: float | None = None,
+) -> int:
+    """Run one hook event. Always returns 0."""
+    log = RunLog(environ, started)
+    event = harness.fold_event(event_arg)
+    provider = harness.fold_provider(provider_arg)
+    log.set(event=event or event_arg, provider=provider or provider_arg)
+    fallback = harness.default_stdout(provider, event)
+    outcome = Outcome("nothing-to-do")
+    try:
+        job = job_for(provider, event) if (provider and event) else None
+        if job is None:
+            reason = "unknown-event" if event is None else "unknown-provider"
+            outcome = Outcome(reason if event is None or provider is None else "no-job")
+        else:
+            assert event is not None and provider is not None
+            ctx = Context(event, provider, environ, LichEnv(environ), log, stdin_fd)
+            outcome = job(ctx)
+    except BaseException as error:
+        outcome = Outcome("internal-error")
+        log.set(error=f"{type(error).__name__}: {error}")
+    log.set(decision=outcome.decision, decide_ms=log.elapsed_ms())
+    log.debug(f"{event or event_arg} {provider or provider_arg}: {outcome.decision}")
+    _write_all(stdout_fd, fallback if outcome.stdout is None else outcome.stdout)
+    if outcome.endpoint is not None and outcome.body is not None:
+        try:
+            from lich_hooks import transport
+
+            transport.send_detached(
+                LichEnv(environ), outcome.endpoint, outcome.body, log, outcome.on_taken
+            )
+            return 0
+        except BaseException as error:
+            log.set(error=f"{type(error).__name__}: {error}")
+    log.write()
+    return 0
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    try:
+        while data:
+            written = os.write(fd, data)
+            data = data[written:]
+    except OSError:
+        pass  # a harness that closed our stdout has stopped listening
+
+
+def main_from_argv(args: list[str]) -> int:
+    """`lich-hook <event> [<provider>]`; extra arguments are ignored."""
+    started = time.monotonic()
+    return run(args[0], args[1] if len(args) > 1 else None, os.environ, started=started)

@@ -1,0 +1,1 @@
+"""Agent cards (SPEC §6): Claude Code subagents as lich cards."""

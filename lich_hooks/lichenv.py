@@ -1,0 +1,79 @@
+"""The lich environment (SPEC §2), parsed and validated once per run.
+
+lich exports these variables into every terminal it spawns; outside lich they
+are absent and every hook is a no-op. Parsing is strict because the values end
+up in a URL and an argv: a port that is not a plain decimal in range means
+"not inside a lich we can trust", never "guess".
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+PROMPT_LANGS = ("en", "pt-BR", "zh-CN", "es")
+
+
+def parse_port(raw: str | None) -> int | None:
+    """A TCP port from a decimal string 1–65535, or None (no signs, spaces, or other digits)."""
+    if not raw or len(raw) > 5 or not (raw.isascii() and raw.isdigit()):
+        return None
+    port = int(raw)
+    return port if 1 <= port <= 65535 else None
+
+
+def parse_depth(raw: str | None) -> int | None:
+    """LICH_SUBAGENT_DEPTH as an integer, None when absent or not a plain integer."""
+    if raw is None:
+        return None
+    sign = raw[:1] == "-"
+    digits = raw[1:] if sign else raw
+    if not digits or not (digits.isascii() and digits.isdigit()):
+        return None
+    return -int(digits) if sign else int(digits)
+
+
+class LichEnv:
+    """What lich told this process about itself. Plain slots: no dataclass import."""
+
+    __slots__ = ("bin", "card", "cards_off", "depth", "depth_set", "lang", "port", "token")
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self.port = parse_port(environ.get("LICH_PORT"))
+        self.token = environ.get("LICH_TOKEN") or None
+        self.card = environ.get("LICH_SESSION_ID") or None
+        self.bin = environ.get("LICH_BIN") or None
+        self.depth_set = "LICH_SUBAGENT_DEPTH" in environ
+        self.depth = parse_depth(environ.get("LICH_SUBAGENT_DEPTH"))
+        self.cards_off = environ.get("LICH_SUBAGENT_CARDS", "").strip().lower() == "off"
+        lang = environ.get("LICH_PROMPT_LANG", "")
+        self.lang = lang if lang in PROMPT_LANGS else "en"
+
+    @property
+    def can_report(self) -> bool:
+        """True when a POST to lich is possible at all (SPEC §2 client rules)."""
+        return self.port is not None and self.token is not None and self.card is not None
+
+    @property
+    def is_worker(self) -> bool:
+        """SPEC §4: a session opened with `lich open --subagent`.
+
+        A depth above 0 says so; an older lich that sets no depth marks every
+        worker with LICH_SUBAGENT_CARDS=off instead.
+        """
+        if self.depth_set:
+            return self.depth is not None and self.depth > 0
+        return self.cards_off
+
+    def bin_is_runnable(self) -> bool:
+        """LICH_BIN is an absolute path to an executable file (SPEC §6.1 row 5)."""
+        path = self.bin
+        return (
+            path is not None
+            and os.path.isabs(path)
+            and os.path.isfile(path)
+            and os.access(path, os.X_OK)
+        )

@@ -1,0 +1,129 @@
+"""The harness's JSON payload: read from stdin within bounds, parsed, and read
+through accessors that never raise.
+
+Bounds (SPEC §9): a harness that never closes stdin costs us at most about
+2 s, and a payload past MAX_BYTES is bad input. Everything that is not a JSON
+object of UTF-8 text becomes None, which every job treats as "nothing to do".
+
+Parsing uses the C scanner behind the standard `json` module directly: `import
+json` pulls in `re` and costs about 7 ms, more than this whole hook's budget on
+the no-op paths (docs/performance.md). The scanner is the same code `json.loads`
+runs, so the results are identical.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+MAX_BYTES = 8 * 1024 * 1024
+READ_SECONDS = 2.0
+
+_WHITESPACE = " \t\n\r"
+
+
+def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECONDS) -> bytes | None:
+    """All of stdin, or None when it is too large, unreadable, or not closed in time."""
+    try:
+        import select
+    except ImportError:  # pragma: no cover - every CPython has it
+        select = None  # type: ignore[assignment]
+    deadline = time.monotonic() + seconds
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            if select is not None and os.name != "nt":
+                ready, _, _ = select.select([fd], [], [], remaining)
+                if not ready:
+                    return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return b"".join(chunks)
+            total += len(chunk)
+            if total > limit:
+                return None
+            chunks.append(chunk)
+    except (OSError, ValueError):
+        return None
+
+
+class _ScanContext:
+    """The attributes `_json.make_scanner` reads; the values `json.loads` uses."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return float(name.replace("Infinity", "inf"))
+
+
+_scan = None
+
+
+def loads_object(data: bytes) -> dict[str, object] | None:
+    """A JSON object from UTF-8 bytes, or None for anything else."""
+    global _scan
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if text[:1] == "\ufeff":
+        text = text[1:]
+    start = len(text) - len(text.lstrip(_WHITESPACE))
+    if text[start : start + 1] != "{":
+        return None
+    try:
+        if _scan is None:
+            import _json
+
+            _scan = _json.make_scanner(_ScanContext())  # type: ignore[arg-type]
+        value, end = _scan(text, start)
+    except Exception:  # StopIteration, JSONDecodeError, RecursionError: all "not JSON"
+        return None
+    if text[end:].strip(_WHITESPACE):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class Payload:
+    """Read access to a payload dict that tolerates every wrong type."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: dict[str, object]) -> None:
+        self.data = data
+
+    def get(self, key: str) -> object:
+        return self.data.get(key)
+
+    def has(self, key: str) -> bool:
+        return key in self.data
+
+    def text(self, *keys: str) -> str | None:
+        """The first of `keys` holding a non-empty string."""
+        for key in keys:
+            value = self.data.get(key)
+            if isinstance(value, str) and value:
+                return value
+        return None
+
+    def obj(self, key: str) -> dict[str, object]:
+        value = self.data.get(key)
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def session_id(self) -> str | None:
+        """The harness's conversation id; Antigravity's spelling wins (SPEC §3)."""
+        return self.text("conversationId", "session_id")
+
+    @property
+    def transcript_path(self) -> str | None:
+        return self.text("transcriptPath", "transcript_path")

@@ -1,0 +1,118 @@
+"""The registration files this repository ships (SPEC §8), as data.
+
+One source for all of them: the files at the repository root are rendered from
+here (`python -m lich_hooks.registrations`), a test keeps them byte-identical,
+and `demo` and `install` read the same data, so what we test is what users run.
+
+Timeouts are seconds. The Agent/Task PreToolUse waits on `lich open`, whose
+own limit is 120 s, so its registration allows more; every other hook is done
+in well under a second and gets a few seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from lich_hooks import __version__
+
+COMMAND = "lich-hook"
+QUICK_TIMEOUT = 5
+OPEN_LIMIT = 120
+AGENT_TIMEOUT = 150
+AGENT_MATCHER = "Agent|Task|TaskStop"
+DESCRIPTION = "Reports sessions, worker answers and agent cards to lich."
+
+
+def command(event: str, provider: str) -> str:
+    return f"{COMMAND} {event} {provider}"
+
+
+def _claude_style(
+    event: str, provider: str, timeout: int, matcher: str | None = None
+) -> dict[str, object]:
+    group: dict[str, object] = {}
+    if matcher is not None:
+        group["matcher"] = matcher
+    group["hooks"] = [{"type": "command", "command": command(event, provider), "timeout": timeout}]
+    return group
+
+
+def claude_hooks() -> dict[str, object]:
+    """Claude Code: the `hooks` object of a plugin's hooks/hooks.json or settings.json."""
+    return {
+        "SessionStart": [_claude_style("SessionStart", "claude", QUICK_TIMEOUT)],
+        "Stop": [_claude_style("Stop", "claude", QUICK_TIMEOUT)],
+        "PreToolUse": [_claude_style("PreToolUse", "claude", AGENT_TIMEOUT, matcher=AGENT_MATCHER)],
+    }
+
+
+def codex_hooks() -> dict[str, object]:
+    """Codex: same shape as Claude Code's; only SessionStart has a job there."""
+    return {"SessionStart": [_claude_style("SessionStart", "codex", QUICK_TIMEOUT)]}
+
+
+def crush_hooks() -> dict[str, object]:
+    """Crush: flat entries; no matcher, so every tool call can carry the first report."""
+    return {"PreToolUse": [{"command": command("PreToolUse", "crush"), "timeout": QUICK_TIMEOUT}]}
+
+
+def antigravity_hooks() -> dict[str, object]:
+    """Antigravity: one named hook; PreInvocation takes a flat list of handlers."""
+    return {
+        "lich": {
+            "PreInvocation": [
+                {
+                    "type": "command",
+                    "command": command("PreInvocation", "antigravity"),
+                    "timeout": QUICK_TIMEOUT,
+                }
+            ]
+        }
+    }
+
+
+def files() -> dict[str, object]:
+    """Every registration file, by its path relative to the repository root."""
+    plugin = {
+        "name": "lich-hooks",
+        "version": __version__,
+        "description": DESCRIPTION,
+        "author": {"name": "lich-hooks"},
+        "license": "MIT",
+    }
+    return {
+        "hooks/hooks.json": {"description": DESCRIPTION, "hooks": claude_hooks()},
+        ".claude-plugin/plugin.json": plugin,
+        ".claude-plugin/marketplace.json": {
+            "name": "lich-hooks",
+            "owner": {"name": "lich-hooks"},
+            "plugins": [{"name": "lich-hooks", "source": "./", "description": DESCRIPTION}],
+        },
+        "codex-hooks.json": {"hooks": codex_hooks()},
+        ".codex-plugin/plugin.json": {**plugin, "hooks": "./codex-hooks.json"},
+        "crush-hooks.json": {"hooks": crush_hooks()},
+        "hooks.json": antigravity_hooks(),
+    }
+
+
+def render(value: object) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def write(root: str) -> list[str]:
+    written = []
+    for relative, value in files().items():
+        path = os.path.join(root, relative)
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(render(value))
+        written.append(relative)
+    return written
+
+
+if __name__ == "__main__":
+    import sys
+
+    for name in write(sys.argv[1] if len(sys.argv) > 1 else "."):
+        print(name)

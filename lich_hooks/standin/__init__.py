@@ -1,0 +1,5 @@
+"""A stand-in for lich's listener: the same validation lich applies, on loopback.
+
+Used by `lich-hook listen`, `lich-hook demo` and the test suite, so all three
+judge requests by one set of rules (checked against tests/contracts/*.jsonl).
+"""

@@ -1,0 +1,92 @@
+"""lich's request rules for the two endpoints this package calls (SPEC §3, §4).
+
+`validate` answers like lich does: the normalized body lich would store, or
+the reason it refuses one. The published vectors in tests/contracts/ pin every
+rule and every reason string.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.harness import PROVIDERS
+
+MAX_BODY = 64 * 1024
+ENDPOINTS = ("session-start", "mod/answer")
+UNANSWERED = ("blank", "error", "refusal")
+
+
+class Verdict:
+    __slots__ = ("accepted", "reason", "status")
+
+    def __init__(self, status: int, accepted: dict[str, object] | None, reason: str | None):
+        self.status = status
+        self.accepted = accepted
+        self.reason = reason
+
+
+def _refuse(reason: str, status: int = 400) -> Verdict:
+    return Verdict(status, None, reason)
+
+
+def _parse(raw: bytes) -> dict[str, object] | None:
+    import json
+
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _nonempty_str(value: object) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def validate(endpoint: str, raw: bytes) -> Verdict:
+    if endpoint not in ENDPOINTS:
+        return _refuse("unknown endpoint", 404)
+    if len(raw) > MAX_BODY:
+        return _refuse("body too large", 413)
+    body = _parse(raw)
+    if body is None:
+        return _refuse("body must be a JSON object")
+    if endpoint == "session-start":
+        return _session_start(body)
+    return _mod_answer(body)
+
+
+def _session_start(body: dict[str, object]) -> Verdict:
+    if not _nonempty_str(body.get("session_id")):
+        return _refuse("session_id is required")
+    # lich still takes the pre-0.3 alias from old plugins; this package never sends it.
+    provider_session_id = body.get("provider_session_id", body.get("claude_session_id"))
+    if not _nonempty_str(provider_session_id):
+        return _refuse("provider_session_id is required")
+    provider = body.get("provider", "claude")
+    if provider not in PROVIDERS:
+        return _refuse("provider must be a registered provider id")
+    return Verdict(
+        204,
+        {
+            "session_id": body["session_id"],
+            "provider_session_id": provider_session_id,
+            "provider": provider,
+        },
+        None,
+    )
+
+
+def _mod_answer(body: dict[str, object]) -> Verdict:
+    if not _nonempty_str(body.get("session_id")):
+        return _refuse("session_id is required")
+    if ("text" in body) == ("unanswered" in body):
+        return _refuse("exactly one of text and unanswered")
+    if "text" in body:
+        text = body["text"]
+        if not isinstance(text, str):
+            return _refuse("text must be a string")
+        if not text.strip():
+            return _refuse("a blank text is no answer")
+        return Verdict(204, {"session_id": body["session_id"], "text": text}, None)
+    if body["unanswered"] not in UNANSWERED:
+        return _refuse("unanswered must be blank, error or refusal")
+    return Verdict(204, {"session_id": body["session_id"], "unanswered": body["unanswered"]}, None)

@@ -1,0 +1,139 @@
+"""The stand-in listener: a loopback HTTP server that answers like lich.
+
+It checks the token (401), the endpoint (404), the body against the contracts
+(400 with lich's reason), and answers 204 to what lich would take. Every
+request is kept, taken or not, so callers can show or assert on it.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from lich_hooks.standin.contracts import MAX_BODY, validate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+class Received:
+    """One request as lich saw it."""
+
+    __slots__ = ("accepted", "body", "endpoint", "headers", "path", "reason", "status", "token")
+
+    def __init__(
+        self,
+        path: str,
+        endpoint: str,
+        token: str | None,
+        headers: dict[str, str],
+        body: bytes,
+        status: int,
+        accepted: dict[str, object] | None,
+        reason: str | None,
+    ) -> None:
+        self.path = path
+        self.endpoint = endpoint
+        self.token = token
+        self.headers = headers
+        self.body = body
+        self.status = status
+        self.accepted = accepted
+        self.reason = reason
+
+    def summary(self) -> str:
+        what = self.accepted if self.accepted is not None else self.reason
+        return f"POST /{self.endpoint} -> {self.status} {what}"
+
+
+class StandIn:
+    """Run with `with StandIn() as lich:`; `lich.port`, `lich.token`, `lich.wait(n)`."""
+
+    def __init__(
+        self,
+        port: int = 0,
+        token: str | None = None,
+        on_request: Callable[[Received], None] | None = None,
+    ) -> None:
+        self.token = token or secrets.token_urlsafe(16)
+        self.received: list[Received] = []
+        self._changed = threading.Condition()
+        self._on_request = on_request
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        self._server.daemon_threads = True
+        self.port: int = self._server.server_address[1]
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def env(self, card: str = "card-1") -> dict[str, str]:
+        """The variables lich would export into a card's terminal."""
+        return {"LICH_PORT": str(self.port), "LICH_TOKEN": self.token, "LICH_SESSION_ID": card}
+
+    def __enter__(self) -> StandIn:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def wait(self, count: int = 1, timeout: float = 5.0) -> list[Received]:
+        """Block until `count` requests arrived (or `timeout`); returns all so far."""
+        with self._changed:
+            self._changed.wait_for(lambda: len(self.received) >= count, timeout)
+            return list(self.received)
+
+    def _record(self, received: Received) -> None:
+        with self._changed:
+            self.received.append(received)
+            self._changed.notify_all()
+        if self._on_request is not None:
+            self._on_request(received)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        standin = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                parts = urlsplit(self.path)
+                endpoint = parts.path.lstrip("/")
+                tokens = parse_qs(parts.query).get("token")
+                token = tokens[0] if tokens else None
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(min(length, MAX_BODY + 1)) if length > 0 else b""
+                reason: str | None
+                if token != standin.token:
+                    status, accepted, reason = 401, None, "bad token"
+                else:
+                    verdict = validate(endpoint, body)
+                    status, accepted, reason = verdict.status, verdict.accepted, verdict.reason
+                self.send_response(status)
+                if status != 204:
+                    self.send_header("Content-Length", str(len((reason or "").encode())))
+                self.end_headers()
+                if status != 204 and reason:
+                    self.wfile.write(reason.encode())
+                standin._record(
+                    Received(
+                        self.path,
+                        endpoint,
+                        token,
+                        {k.lower(): v for k, v in self.headers.items()},
+                        body,
+                        status,
+                        accepted,
+                        reason,
+                    )
+                )
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        return Handler

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lich_hooks.standin.server import StandIn
+from tests.support.runner import LICH_HOOK, base_env
+
+
+@pytest.fixture(autouse=True)
+def _no_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may read or write the real home: point every location at tmp."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    for name, value in {
+        "HOME": home,
+        "XDG_CONFIG_HOME": home / ".config",
+        "XDG_STATE_HOME": home / ".local" / "state",
+        "XDG_DATA_HOME": home / ".local" / "share",
+        "LICH_HOOK_STATE_DIR": tmp_path / "state",
+    }.items():
+        monkeypatch.setenv(name, str(value))
+    for name in list(os.environ):
+        if name.startswith(("LICH_", "CLAUDE_")) and name != "LICH_HOOK_STATE_DIR":
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _console_script_installed() -> None:
+    assert LICH_HOOK.exists(), f"install the package first: {LICH_HOOK} missing"
+
+
+@pytest.fixture
+def lich() -> Iterator[StandIn]:
+    with StandIn() as standin:
+        yield standin
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    """A harness environment outside lich."""
+    return base_env(tmp_path)
+
+
+@pytest.fixture
+def lich_env(tmp_path: Path, lich: StandIn) -> dict[str, str]:
+    """A harness environment inside a lich card served by the stand-in."""
+    return base_env(tmp_path, **lich.env("card-1"))

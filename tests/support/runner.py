@@ -1,0 +1,103 @@
+"""Run the real `lich-hook` console script the way a harness does.
+
+Harnesses run a registration's command string with `sh -c`, the payload on
+stdin, in their own environment; these helpers do exactly that, with an
+environment built from scratch so no test can see or touch the real home.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BIN_DIR = Path(sys.executable).parent
+LICH_HOOK = BIN_DIR / "lich-hook"
+
+
+class Ran:
+    """What the harness saw: exit code, stdout, stderr, and how long it waited."""
+
+    def __init__(self, proc: subprocess.CompletedProcess[bytes], seconds: float) -> None:
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.seconds = seconds
+
+    def json(self) -> object:
+        return json.loads(self.stdout)
+
+
+def base_env(tmp: Path, **extra: str) -> dict[str, str]:
+    """A harness-like environment: PATH to this venv, a private HOME, our state and log."""
+    home = tmp / "home"
+    home.mkdir(exist_ok=True)
+    env = {
+        "PATH": f"{BIN_DIR}{os.pathsep}/usr/bin{os.pathsep}/bin",
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "LICH_HOOK_STATE_DIR": str(tmp / "state"),
+        "LICH_HOOK_LOG": str(tmp / "hook.log"),
+        "LANG": "C.UTF-8",
+    }
+    env.update(extra)
+    return env
+
+
+def run_command(
+    command: str,
+    payload: bytes | str | dict[str, object] | None,
+    env: dict[str, str],
+    cwd: Path | None = None,
+    timeout: float = 30,
+) -> Ran:
+    """`sh -c command` with `payload` on stdin (a dict is JSON-encoded)."""
+    if isinstance(payload, dict):
+        data = json.dumps(payload).encode()
+    elif isinstance(payload, str):
+        data = payload.encode()
+    else:
+        data = payload or b""
+    started = time.monotonic()
+    proc = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=data,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+    )
+    return Ran(proc, time.monotonic() - started)
+
+
+def run_hook(
+    args: str,
+    payload: bytes | str | dict[str, object] | None,
+    env: dict[str, str],
+    cwd: Path | None = None,
+    timeout: float = 30,
+) -> Ran:
+    """`lich-hook <args>` through `sh -c`, as a registration would run it."""
+    return run_command(f"lich-hook {args}", payload, env, cwd, timeout)
+
+
+def log_records(env: dict[str, str]) -> list[dict[str, object]]:
+    path = Path(env["LICH_HOOK_LOG"])
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def wait_for_log(env: dict[str, str], count: int, timeout: float = 5.0) -> list[dict[str, object]]:
+    """Each run writes one log line, after its report when it sends one: wait for `count`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        records = log_records(env)
+        if len(records) >= count or time.monotonic() > deadline:
+            return records
+        time.sleep(0.01)
