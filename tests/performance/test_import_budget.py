@@ -1,0 +1,235 @@
+"""SPEC §10: `lich-hook` imports nothing heavy before it knows it has work to do.
+
+Each case runs the real console script through `sh -c`, as a harness does,
+with PYTHONPROFILEIMPORTTIME=1: the interpreter then lists on stderr every
+module it imports, nested under the import that pulled it in. That is the
+ground truth of what a run costs, whoever caused it, and it needs no hook in
+our code. (It makes stderr non-empty by design; these tests do not judge
+stderr, the feature tests do.)
+
+Two questions per path:
+  * what our code imports: everything from the wrapper's `from lich_hooks.cli
+    import main` on. Must hold with any installer and any install mode.
+  * what the whole process imports beyond a bare `python -c pass`: the same,
+    plus the console-script wrapper. Judged only when the wrapper is one that
+    does not import `re` itself (pip >= 25, uv): an older pip's wrapper pays
+    for `re` before our code runs, which docs/performance.md explains.
+
+No timing here: wall-clock budgets are benchmarks/latency.py's job, on a
+machine quiet enough to trust them. Imports are deterministic.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lich_hooks.standin.server import StandIn
+from tests.support.runner import LICH_HOOK, base_env, run_hook, wait_for_log
+
+# Each costs more than a no-op path's whole budget (about 5 ms against
+# python -c pass's 10), or drags in something that does.
+FORBIDDEN = frozenset(
+    {
+        "click",
+        "requests",
+        "orjson",
+        "json",
+        "re",
+        "typing",
+        "subprocess",
+        "signal",
+        "dataclasses",
+        "enum",
+        "urllib.parse",
+        "http.client",
+        "platformdirs",
+        "importlib.metadata",
+        "pathlib",
+        "tempfile",
+    }
+)
+
+SID = "5b0c8f0e-3d1a-4c2e-9f7a-2b6d1e8c4a10"
+CLAUDE_MAIN_LOOP = {
+    "LICH_SUBAGENT_DEPTH": "0",
+    "CLAUDE_CODE_SESSION_ATTENDED": "1",
+    "CLAUDE_CODE_ENTRYPOINT": "cli",
+}
+STOP = {
+    "session_id": SID,
+    "hook_event_name": "Stop",
+    "stop_hook_active": False,
+    "last_assistant_message": "Done: the reconnect loop backs off now.",
+    "background_tasks": [],
+}
+BASH = {
+    "session_id": SID,
+    "hook_event_name": "PreToolUse",
+    "permission_mode": "auto",
+    "tool_name": "Bash",
+    "tool_input": {"command": "git status", "description": "Show status"},
+    "tool_use_id": "toolu_01XyZ_9Q",
+}
+CRUSH = {"session_id": SID, "hook_event_name": "PreToolUse", "tool_name": "bash"}
+
+
+def parse_importtime(stderr: bytes) -> list[tuple[int, str]]:
+    """(depth, module) per `import time:` line, in the order the interpreter printed them.
+
+    A line is printed when its import finishes, so a module's nested imports
+    come before it, one indent level (two spaces) deeper.
+    """
+    rows: list[tuple[int, str]] = []
+    for line in stderr.decode("utf-8", "replace").splitlines():
+        if not line.startswith("import time:"):
+            continue
+        parts = line.split("|")
+        if len(parts) != 3 or not parts[1].strip().isdigit():
+            continue  # the header line
+        column = parts[2]
+        depth = (len(column) - len(column.lstrip(" ")) - 1) // 2
+        rows.append((depth, column.strip()))
+    return rows
+
+
+def imported_by_us(rows: list[tuple[int, str]]) -> set[str]:
+    """Modules imported from the first top-level `lich_hooks…` import to the end.
+
+    Everything the interpreter's startup and the wrapper imported before that
+    (the wrapper's own `import re`, with an older pip) is not ours.
+    """
+    first = next(i for i, (depth, name) in enumerate(rows) if depth == 0 and _ours(name))
+    before = max((i for i in range(first) if rows[i][0] == 0), default=-1)
+    return {name for _, name in rows[before + 1 :]}
+
+
+def _ours(name: str) -> bool:
+    return name == "lich_hooks" or name.startswith("lich_hooks.")
+
+
+def baseline_modules(env: dict[str, str]) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", "pass"],
+        env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
+        capture_output=True,
+        check=True,
+    )
+    return {name for _, name in parse_importtime(proc.stderr)}
+
+
+def wrapper_imports_re() -> bool:
+    return "import re" in LICH_HOOK.read_text(errors="replace")
+
+
+def decisions(stderr: bytes) -> list[str]:
+    return [
+        line.rpartition(": ")[2]
+        for line in stderr.decode("utf-8", "replace").splitlines()
+        if line.startswith("lich-hook: ")
+    ]
+
+
+def profiled(env: dict[str, str]) -> dict[str, str]:
+    """The run's environment as a user has it (no LICH_HOOK_LOG, whose writer
+    imports json on purpose), plus the import profile and the decision line."""
+    env = {key: value for key, value in env.items() if key != "LICH_HOOK_LOG"}
+    return {**env, "PYTHONPROFILEIMPORTTIME": "1", "LICH_HOOK_DEBUG": "1"}
+
+
+def _outside(tmp: Path, lich: StandIn) -> tuple[str, object, dict[str, str], bytes]:
+    return "PreToolUse crush", CRUSH, base_env(tmp), b""
+
+
+def _antigravity_outside(tmp: Path, lich: StandIn) -> tuple[str, object, dict[str, str], bytes]:
+    return "PreInvocation antigravity", {"conversationId": SID}, base_env(tmp), b"{}"
+
+
+def _crush_after_first_report(
+    tmp: Path, lich: StandIn
+) -> tuple[str, object, dict[str, str], bytes]:
+    env = base_env(tmp, **lich.env("card-1"))
+    first = run_hook("PreToolUse crush", CRUSH, env)
+    assert first.returncode == 0
+    lich.wait(1)
+    [record] = wait_for_log(env, 1)  # the sender logs after it recorded lich's 204
+    assert record["decision"] == "report" and record["status"] == 204
+    return "PreToolUse crush", CRUSH, env, b""
+
+
+def _stop_not_a_worker(tmp: Path, lich: StandIn) -> tuple[str, object, dict[str, str], bytes]:
+    return "Stop claude", STOP, base_env(tmp, **lich.env("card-1"), **CLAUDE_MAIN_LOOP), b""
+
+
+def _pre_tool_use_bash(tmp: Path, lich: StandIn) -> tuple[str, object, dict[str, str], bytes]:
+    env = base_env(tmp, **lich.env("card-1"), **CLAUDE_MAIN_LOOP)
+    return "PreToolUse claude", BASH, env, b""
+
+
+NO_OP_PATHS = {
+    "outside-lich": (_outside, "outside-lich"),
+    "antigravity-outside-lich": (_antigravity_outside, "outside-lich"),
+    "crush-after-first-report": (_crush_after_first_report, "already-reported"),
+    "stop-not-a-worker": (_stop_not_a_worker, None),
+    "pre-tool-use-bash": (_pre_tool_use_bash, None),
+}
+
+
+@pytest.mark.parametrize("path", sorted(NO_OP_PATHS))
+def test_no_op_path_imports_nothing_heavy(path: str, tmp_path: Path, lich: StandIn) -> None:
+    setup, expected_decision = NO_OP_PATHS[path]
+    args, payload, env, stdout = setup(tmp_path, lich)
+    ran = run_hook(args, payload, profiled(env))
+    assert (ran.returncode, ran.stdout) == (0, stdout)
+    [decision] = decisions(ran.stderr)
+    if expected_decision is not None:
+        assert decision == expected_decision
+    else:  # jobs built elsewhere: whatever they decide here, it is not work
+        assert decision not in ("report", "internal-error")
+
+    rows = parse_importtime(ran.stderr)
+    assert sorted(imported_by_us(rows) & FORBIDDEN) == []
+    if not wrapper_imports_re():
+        extra = {name for _, name in rows} - baseline_modules(env)
+        assert sorted(extra & FORBIDDEN) == []
+
+
+def test_reporting_hook_process_leaves_the_heavy_imports_to_the_sender(
+    tmp_path: Path, lich: StandIn
+) -> None:
+    """The harness waits for the hook process only: requests and orjson load
+    in the detached sender, whose stderr is /dev/null, so they never show here."""
+    env = base_env(tmp_path, **lich.env("card-1"))
+    ran = run_hook("SessionStart claude", {"session_id": SID}, profiled(env))
+    assert (ran.returncode, ran.stdout) == (0, b"")
+    assert decisions(ran.stderr) == ["report"]
+    [request] = lich.wait(1)
+    assert request.status == 204
+    assert sorted(imported_by_us(parse_importtime(ran.stderr)) & FORBIDDEN) == []
+
+
+def test_parse_importtime_reads_nesting() -> None:
+    stderr = (
+        b"import time: self [us] | cumulative | imported package\n"
+        b"import time:       100 |        100 |   _sre\n"
+        b"import time:       400 |        500 | re\n"
+        b"import time:        50 |         50 |   lich_hooks\n"
+        b"import time:        90 |        140 | lich_hooks.cli\n"
+        b"import time:        70 |         70 |     select\n"
+        b"import time:        80 |        150 |   lich_hooks.payload\n"
+        b"import time:        60 |        210 | lich_hooks.hook\n"
+        b"lich-hook: Stop claude: not-a-worker\n"
+    )
+    rows = parse_importtime(stderr)
+    assert rows[0] == (1, "_sre") and rows[1] == (0, "re") and rows[4] == (2, "select")
+    assert imported_by_us(rows) == {
+        "lich_hooks",
+        "lich_hooks.cli",
+        "select",
+        "lich_hooks.payload",
+        "lich_hooks.hook",
+    }
+    assert decisions(stderr) == ["not-a-worker"]
