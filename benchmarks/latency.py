@@ -1,6 +1,6 @@
 """How long a harness waits for `lich-hook`, as ratios, side by side in one run (SPEC §10).
 
-    python benchmarks/latency.py            # the full run: ~1 minute, the goals of SPEC §10
+    python benchmarks/latency.py            # the full run: about a minute, the goals of SPEC §10
     python benchmarks/latency.py --quick    # CI: fewer rounds, fails only on gross regressions
     python benchmarks/latency.py --direct   # exec every command directly instead of `sh -c`
 
@@ -92,7 +92,7 @@ exit 0
 """
 
 # The two console-script wrappers installers write (lich_hooks.cli:main). pip
-# before 25.0 (distlib's template) imports `re` before our code runs; pip 25+
+# before 25.2 (distlib's template) imports `re` before our code runs; pip 25.2+
 # and uv do not. Timed as information rows, whatever the installed one is.
 WRAPPER_WITH_RE = """#!{python}
 # -*- coding: utf-8 -*-
@@ -321,7 +321,7 @@ def build_rows(tmp: Path, lich: StandIn, reference: Path | None) -> list[Row]:
         ),
         Row(
             "re",
-            "info: outside lich, pip<25 wrapper",
+            "info: outside lich, pip<25.2 wrapper",
             "info",
             f"{shlex.quote(str(with_re))} PreToolUse crush",
             CRUSH_PRE_TOOL,
@@ -329,7 +329,7 @@ def build_rows(tmp: Path, lich: StandIn, reference: Path | None) -> list[Row]:
         ),
         Row(
             "nore",
-            "info: outside lich, pip>=25/uv wrapper",
+            "info: outside lich, pip>=25.2 or uv wrapper",
             "info",
             f"{shlex.quote(str(without_re))} PreToolUse crush",
             CRUSH_PRE_TOOL,
@@ -388,8 +388,8 @@ def install_kind() -> list[str]:
         wrapper = ""
     if "import re" in wrapper:
         notes.append(
-            f"{LICH_HOOK} imports re before lich_hooks (an installer older than pip 25.0): "
-            "every hook pays for it; reinstall with pip >= 25 or uv (docs/performance.md)"
+            f"{LICH_HOOK} imports re before lich_hooks (pip older than 25.2): "
+            "every hook pays for it; reinstall with pip >= 25.2 or uv (docs/performance.md)"
         )
     editable = [
         name
@@ -416,10 +416,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="CI mode: fewer rounds, 2x limits")
     parser.add_argument("--direct", action="store_true", help="exec commands without sh -c")
-    parser.add_argument("--rounds", type=int, help="measured rounds (default 60, quick 15)")
+    parser.add_argument("--rounds", type=int, help="measured rounds (default 100, quick 15)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the run order")
     args = parser.parse_args(argv)
-    rounds = args.rounds or (15 if args.quick else 60)
+    rounds = args.rounds or (15 if args.quick else 100)
     factor = QUICK_FACTOR if args.quick else 1.0
 
     if os.name == "nt":
@@ -475,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
             f"note: {' and '.join(missing)} not found: no shell reference, reporting rows unjudged"
         )
     print()
-    header = f"{'path':40} {'median':>8} {'p90':>8} {'ratio':>11} {'goal':>7}  {'lich has it':>18}"
+    header = f"{'path':44} {'median':>8} {'p90':>8} {'ratio':>11} {'goal':>7}  {'lich has it':>18}"
     print(header)
     print("-" * len(header))
     for row in rows:
@@ -511,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
                 verdict = "MISSED"
                 failures.append(f"{row.label}: lich had a report only after {worst:.2f} s")
         print(
-            f"{row.label:40} {median * 1000:6.1f}ms {p90 * 1000:6.1f}ms {ratio_text:>11} "
+            f"{row.label:44} {median * 1000:6.1f}ms {p90 * 1000:6.1f}ms {ratio_text:>11} "
             f"{goal_text:>7}  {receive_text:>18} {verdict}"
         )
         if row.note:

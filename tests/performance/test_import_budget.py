@@ -12,7 +12,7 @@ Two questions per path:
     import main` on. Must hold with any installer and any install mode.
   * what the whole process imports beyond a bare `python -c pass`: the same,
     plus the console-script wrapper. Judged only when the wrapper is one that
-    does not import `re` itself (pip >= 25, uv): an older pip's wrapper pays
+    does not import `re` itself (pip >= 25.2, uv): an older pip's wrapper pays
     for `re` before our code runs, which docs/performance.md explains.
 
 No timing here: wall-clock budgets are benchmarks/latency.py's job, on a
