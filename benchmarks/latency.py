@@ -416,10 +416,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="CI mode: fewer rounds, 2x limits")
     parser.add_argument("--direct", action="store_true", help="exec commands without sh -c")
-    parser.add_argument("--rounds", type=int, help="measured rounds (default 100, quick 15)")
+    parser.add_argument("--rounds", type=int, help="measured rounds (default 100, quick 25)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the run order")
     args = parser.parse_args(argv)
-    rounds = args.rounds or (15 if args.quick else 100)
+    rounds = args.rounds or (25 if args.quick else 100)
     factor = QUICK_FACTOR if args.quick else 1.0
 
     if os.name == "nt":
