@@ -226,21 +226,31 @@ class Bench:
         if code != 0 or out or err:
             row.errors.append(f"exit {code}, stdout {out[:80]!r}, stderr {err[:80]!r}")
 
-    def decision(self, row: Row) -> str:
-        """What our hook decided for this row, from its LICH_HOOK_DEBUG line."""
+    def probe(self, row: Row) -> tuple[str, bool]:
+        """What our hook decides for this row (its LICH_HOOK_DEBUG line), and whether
+        lich then gets a report: judged by what arrives, not by the decision's wording."""
         with self._arrived:
             seen = len(self._arrivals)
         _, _, err, _ = self.run(row, env={**row.env, "LICH_HOOK_DEBUG": "1"}, wait=False)
+        args = row.command.split(maxsplit=1)[1]  # "<event> <provider>", canonical spellings
         decision = f"(no decision line: {err[:120]!r})"
         for line in err.decode(errors="replace").splitlines():
-            head, _, said = line.rpartition(": ")
-            if head.startswith("lich-hook: ") and " " in head[len("lich-hook: ") :]:
-                decision = said.strip()
-                break
-        if decision == "report":  # its report must be in before the next run starts
-            with self._arrived:
+            if line.startswith(f"lich-hook: {args}: "):
+                decision = line.rpartition(": ")[2].strip()
+        with self._arrived:
+            if row.kind == "report":  # the sender needs a moment: wait for it
                 self._arrived.wait_for(lambda: len(self._arrivals) > seen, timeout=5.0)
-        return decision
+            return decision, len(self._arrivals) > seen
+
+    def arrivals(self) -> int:
+        with self._arrived:
+            return len(self._arrivals)
+
+    def settle(self, expected: int, seconds: float) -> int:
+        """Arrivals after giving a stray report `seconds` to show up beyond `expected`."""
+        with self._arrived:
+            self._arrived.wait_for(lambda: len(self._arrivals) > expected, timeout=seconds)
+            return len(self._arrivals)
 
 
 def build_rows(tmp: Path, lich: StandIn, reference: Path | None) -> list[Row]:
@@ -308,7 +318,6 @@ def build_rows(tmp: Path, lich: StandIn, reference: Path | None) -> list[Row]:
             f"{hook} SessionStart claude",
             SESSION_START,
             claude,
-            "report",
         ),
         Row(
             "worker",
@@ -317,7 +326,6 @@ def build_rows(tmp: Path, lich: StandIn, reference: Path | None) -> list[Row]:
             f"{hook} Stop claude",
             STOP_ANSWER,
             worker,
-            "report",
         ),
         Row(
             "re",
@@ -364,17 +372,19 @@ def prepare(bench: Bench, rows: list[Row]) -> None:
         time.sleep(0.01)
     crush.sends = False
     for row in rows:
-        if row.expect is None:
+        if row.expect is None and row.kind != "report":
             continue
-        decision = bench.decision(row)
-        if row.key == "worker" and decision != "report":
+        decision, sent = bench.probe(row)
+        if row.kind == "report" and not sent and row.key == "worker":
             # The worker-answer job may not be built in this checkout: the row is
             # then timed as what it is (no report) and judged as a no-op.
             row.kind = "noop"
             row.sends = False
             row.label = "claude worker Stop (NO report)"
-            row.note = f"worker Stop decided {decision!r}, not 'report': timed as a no-op"
-        elif decision != row.expect:
+            row.note = f"the worker Stop decided {decision!r} and sent nothing: judged as a no-op"
+        elif row.kind == "report" and not sent:
+            row.errors.append(f"decided {decision!r} and lich got no report")
+        elif row.expect is not None and decision != row.expect:
             row.errors.append(f"decided {decision!r}, expected {row.expect!r}")
         row.receives.clear()
 
@@ -451,11 +461,15 @@ def main(argv: list[str] | None = None) -> int:
                 for row in rows:
                     bench.run(row)
                     row.receives.clear()
+            before = bench.arrivals()
             for _ in range(rounds):
                 order = rows[:]
                 rng.shuffle(order)
                 for row in order:
                     bench.measure(row)
+            expected = before + sum(len(row.receives) for row in rows)
+            if bench.settle(expected, 0.5) != expected:
+                failures.append("a row timed as a no-op sent reports to lich")
 
     by_key = {row.key: row for row in rows}
     base = statistics.median(by_key["pass"].waits)
