@@ -226,7 +226,7 @@ class Bench:
         if code != 0 or out or err:
             row.errors.append(f"exit {code}, stdout {out[:80]!r}, stderr {err[:80]!r}")
 
-    def probe(self, row: Row) -> tuple[str, bool]:
+    def probe(self, row: Row) -> tuple[str, Received | None]:
         """What our hook decides for this row (its LICH_HOOK_DEBUG line), and whether
         lich then gets a report: judged by what arrives, not by the decision's wording."""
         with self._arrived:
@@ -238,9 +238,10 @@ class Bench:
             if line.startswith(f"lich-hook: {args}: "):
                 decision = line.rpartition(": ")[2].strip()
         with self._arrived:
-            if row.kind == "report":  # the sender needs a moment: wait for it
+            if row.sends:  # a detached sender needs a moment: wait for it
                 self._arrived.wait_for(lambda: len(self._arrivals) > seen, timeout=5.0)
-            return decision, len(self._arrivals) > seen
+            arrived = self._arrivals[seen:]
+        return decision, arrived[0][1] if arrived else None
 
     def arrivals(self) -> int:
         with self._arrived:
@@ -371,22 +372,37 @@ def prepare(bench: Bench, rows: list[Row]) -> None:
     while not reported.exists() and time.monotonic() < deadline:
         time.sleep(0.01)
     crush.sends = False
+    sent: dict[str, Received] = {}
     for row in rows:
-        if row.expect is None and row.kind != "report":
+        if row.expect is None and not row.sends:
             continue
-        decision, sent = bench.probe(row)
-        if row.kind == "report" and not sent and row.key == "worker":
+        decision, received = bench.probe(row)
+        if received is not None:
+            sent[row.key] = received
+        if row.kind == "report" and received is None and row.key == "worker":
             # The worker-answer job may not be built in this checkout: the row is
             # then timed as what it is (no report) and judged as a no-op.
             row.kind = "noop"
             row.sends = False
             row.label = "claude worker Stop (NO report)"
             row.note = f"the worker Stop decided {decision!r} and sent nothing: judged as a no-op"
-        elif row.kind == "report" and not sent:
+        elif row.sends and received is None:
             row.errors.append(f"decided {decision!r} and lich got no report")
         elif row.expect is not None and decision != row.expect:
             row.errors.append(f"decided {decision!r}, expected {row.expect!r}")
         row.receives.clear()
+    # A fair race: the reference must make the very request our SessionStart makes.
+    ours, theirs = sent.get("start"), sent.get("reference")
+    if ours is not None and theirs is not None:
+        same = ("content-type", "x-lich-plugin", "user-agent")
+        if (theirs.status, theirs.endpoint, theirs.accepted) != (
+            ours.status,
+            ours.endpoint,
+            ours.accepted,
+        ) or any(theirs.headers.get(h) != ours.headers.get(h) for h in same):
+            by_key["reference"].errors.append(
+                f"the reference's request differs from ours: {theirs.summary()} vs {ours.summary()}"
+            )
 
 
 def install_kind() -> list[str]:
