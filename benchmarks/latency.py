@@ -401,7 +401,8 @@ def prepare(bench: Bench, rows: list[Row]) -> None:
             ours.accepted,
         ) or any(theirs.headers.get(h) != ours.headers.get(h) for h in same):
             by_key["reference"].errors.append(
-                f"the reference's request differs from ours: {theirs.summary()} vs {ours.summary()}"
+                "the reference's request differs from ours (status, body or headers): "
+                f"{theirs.summary()} vs {ours.summary()}"
             )
 
 
