@@ -76,7 +76,7 @@ def test_answered_carries_the_report(
     text = reason(ran.stdout)
     assert text.startswith("Not an error:")
     assert report in text
-    assert f"in this same checkout ({project})" in text
+    assert f"The work is in this same checkout ({project}). To reach" in text
     assert "send_to_session" in text
     # an answered worker is not counted: nothing recorded
     assert not list((Path(card_env["LICH_HOOK_STATE_DIR"]) / "workers").glob("*/*.json"))
@@ -203,3 +203,23 @@ def test_verdict_is_one_json_object_with_any_script(
     fake.script(open={"json": session("pending", label=label)})
     ran = run_hook(HOOK, agent_payload(project), card_env)
     assert f'"{label}"' in json.loads(ran.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_answered_isolated_names_branch_and_path(
+    card_env: dict[str, str], fake: FakeLich, project: Path
+) -> None:
+    fake.script(open={"json": session("answered", answer="Done.", path="/wt/fix")})
+    ran = run_hook(HOOK, agent_payload(project, isolation="worktree"), card_env)
+    text = reason(ran.stdout)
+    assert "Done.\n\nThe work is on branch subagent/fix-the-login-bug-yz9q in /wt/fix." in text
+
+
+def test_a_prompt_no_argv_can_carry_runs_natively(
+    card_env: dict[str, str], fake: FakeLich, project: Path
+) -> None:
+    fake.script(open={"json": session("pending")})
+    payload = json.dumps(agent_payload(project, prompt="X")).replace('"X"', '"bad \\ud800"')
+    ran = run_hook(HOOK, payload, card_env)
+    assert (ran.returncode, ran.stderr) == (0, b"")
+    assert toast(ran.stdout).startswith('lich: ran "Fix the login bug" as a Claude Code subagent:')
+    assert fake.calls() == []
