@@ -138,6 +138,11 @@ CRUSH_PRE_TOOL = _payload(
     tool_input={"command": "ls -la"},
     session_id="crush-conversation-1",
 )
+STATUS_LINE = _payload(
+    hook_event_name="Status",
+    model={"id": "claude-opus-4", "display_name": "Opus"},
+    workspace={"current_dir": "/src/app", "project_dir": "/src/app"},
+)
 STOP_ANSWER = _payload(
     hook_event_name="Stop",
     stop_hook_active=False,
@@ -311,6 +316,14 @@ def build_rows(tmp: Path, lich: StandIn, reference: Path | None) -> list[Row]:
             f"{hook} PreToolUse claude",
             PRE_TOOL_BASH,
             main_loop,
+        ),
+        Row(
+            "status",
+            "claude status-line, no workers",
+            "noop",
+            f"{hook} status-line",
+            STATUS_LINE,
+            {**main_loop, "LICH_BIN": "/bin/false"},
         ),
         Row(
             "start",
