@@ -17,9 +17,12 @@ What runs, and how (the same for every row, so the ratios are fair):
     just before the spawn until the process has exited AND both pipes are
     closed: what a harness waits for. `--direct` execs the same argv without
     the shell, which removes the shell's ~1 ms from every row.
-  * rows run in a new random order each round, after warm-up rounds, and the
-    table shows medians; ratios, never absolute times, are judged, because
-    other work on the machine moves absolute times a lot.
+  * rows run in a new random order each round, after warm-up rounds. Each run
+    of a row is paired with an adjacent run of what it is judged against
+    (`python -c pass`, or the shell reference), the two in random order; the
+    ratio is the median of these paired ratios, which cancels the swings of
+    a shared machine's load that would move two medians taken apart. Ratios,
+    never absolute times, are judged; the time columns are plain medians.
   * the lich stand-in (lich_hooks.standin.server.StandIn) listens on loopback
     in this process. After every reporting run the next run starts only once
     the stand-in has the report, so a detached sender still importing requests
@@ -176,6 +179,7 @@ class Row:
         self.sends = kind in ("report", "reference")
         self.waits: list[float] = []
         self.receives: list[float] = []
+        self.ratios: list[float] = []  # each run / the adjacent run it is judged against
         self.errors: list[str] = []
 
 
@@ -492,19 +496,21 @@ def main(argv: list[str] | None = None) -> int:
                     bench.run(row)
                     row.receives.clear()
             before = bench.arrivals()
+            base_row = rows[0]
+            ref_row = next((row for row in rows if row.kind == "reference"), None)
             for _ in range(rounds):
-                order = rows[:]
+                order = rows[1:]
                 rng.shuffle(order)
                 for row in order:
-                    bench.measure(row)
+                    against = ref_row if row.kind == "report" and ref_row else base_row
+                    pair = [against, row]
+                    rng.shuffle(pair)
+                    for one in pair:
+                        bench.measure(one)
+                    row.ratios.append(row.waits[-1] / against.waits[-1])
             expected = before + sum(len(row.receives) for row in rows)
             if bench.settle(expected, 0.5) != expected:
                 failures.append("a row timed as a no-op sent reports to lich")
-
-    by_key = {row.key: row for row in rows}
-    base = statistics.median(by_key["pass"].waits)
-    ref_row = by_key.get("reference")
-    ref = statistics.median(ref_row.waits) if ref_row else None
 
     mode = "sh -c" if not args.direct else "direct exec"
     print(
@@ -525,25 +531,22 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         median = statistics.median(row.waits)
         p90 = quantile(row.waits, 0.9)
+        ratio = statistics.median(row.ratios) if row.ratios else 0.0
         ratio_text, goal_text, verdict = "", "", ""
         if row.kind == "noop":
-            ratio = median / base
             limit = NOOP_LIMIT * factor
             ratio_text, goal_text = f"{ratio:5.2f} x py", f"≤ {limit:g}"
             verdict = "ok" if ratio <= limit else "MISSED"
             if ratio > limit:
                 failures.append(f"{row.label}: {ratio:.2f} x python -c pass > {limit:g}")
-        elif row.kind == "report" and ref is not None:
-            ratio = median / ref
+        elif row.kind == "report" and ref_row is not None:
             limit = REPORT_LIMIT * factor
             ratio_text, goal_text = f"{ratio:5.2f} x sh", f"≤ {limit:g}"
             verdict = "ok" if ratio <= limit else "MISSED"
             if ratio > limit:
                 failures.append(f"{row.label}: {ratio:.2f} x shell reference > {limit:g}")
-        elif row.kind == "info":
-            ratio_text = f"{median / base:5.2f} x py"
-        elif row.kind == "reference":
-            ratio_text = f"{median / base:5.2f} x py"
+        elif row.kind in ("info", "reference"):
+            ratio_text = f"{ratio:5.2f} x py"
         receive_text = ""
         if row.receives:
             worst = max(row.receives)
@@ -564,8 +567,9 @@ def main(argv: list[str] | None = None) -> int:
             failures.append(f"{row.label}: {error}")
     print()
     print(
-        "ratio: median wait / median of `python -c pass` (x py) or of the shell reference (x sh);"
-        " lich has it: from spawn to the stand-in holding the report (median / max)."
+        "ratio: median over the rounds of (this run / the adjacent run of `python -c pass` (x py)"
+        " or of the shell reference (x sh)); lich has it: from spawn to the stand-in holding"
+        " the report (median / max)."
     )
     if failures:
         print()
