@@ -114,7 +114,9 @@ def run_under_claude(
     out = work / "out"
     out.mkdir(parents=True)
     payload_file = work / "payload.json"
-    payload_file.write_bytes(payload if isinstance(payload, bytes) else json.dumps(payload).encode())
+    payload_file.write_bytes(
+        payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    )
     argv = launcher_argv(shape, work / "bin", args)
     full_env = {
         **env,

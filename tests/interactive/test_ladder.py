@@ -73,7 +73,9 @@ def test_other_attended_values_are_not_evidence(tmp_path: Path, value: str) -> N
 
 @pytest.mark.parametrize("entrypoint", ["sdk-cli", "sdk-ts", "sdk-py", "sdk"])
 def test_sdk_entrypoint_is_not_interactive(tmp_path: Path, entrypoint: str) -> None:
-    evidence = check({"CLAUDE_CODE_ENTRYPOINT": entrypoint}, str(chain(tmp_path, ["claude"]).root), 20)
+    evidence = check(
+        {"CLAUDE_CODE_ENTRYPOINT": entrypoint}, str(chain(tmp_path, ["claude"]).root), 20
+    )
     assert (evidence.interactive, evidence.why) == (False, f"CLAUDE_CODE_ENTRYPOINT={entrypoint}")
 
 

@@ -29,11 +29,15 @@ from tests.support.runner import base_env, wait_for_log
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
-PROBE = shlex.quote(sys.executable) + " -c " + shlex.quote(
-    "import json, os\n"
-    "from lich_hooks import interactive\n"
-    "e = interactive.check(os.environ)\n"
-    "print(json.dumps([e.interactive, e.why]))"
+PROBE = (
+    shlex.quote(sys.executable)
+    + " -c "
+    + shlex.quote(
+        "import json, os\n"
+        "from lich_hooks import interactive\n"
+        "e = interactive.check(os.environ)\n"
+        "print(json.dumps([e.interactive, e.why]))"
+    )
 )
 STOP = {
     "session_id": "s-1",
@@ -46,9 +50,7 @@ STOP = {
 }
 
 
-def probe(
-    tmp: Path, shape: str, args: list[str], stdin: str, **environ: str
-) -> tuple[bool, str]:
+def probe(tmp: Path, shape: str, args: list[str], stdin: str, **environ: str) -> tuple[bool, str]:
     hooked = run_under_claude(tmp, shape, args, {}, base_env(tmp, **environ), stdin, PROBE)
     assert (hooked.returncode, hooked.stderr) == (0, b"")
     interactive, why = json.loads(hooked.stdout)
