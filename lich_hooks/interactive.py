@@ -10,8 +10,9 @@ the evidence, cheapest first, and stops at the first that decides:
    is not evidence and falls through.
 2. `CLAUDE_CODE_ENTRYPOINT` starting with `sdk` (`sdk-cli`, `sdk-ts`, …): no.
 3. The claude process that runs this hook: the nearest ancestor that is
-   `CLAUDE_PID`, or a native executable named `claude`, or an interpreter
-   (node, bun, deno, python) running a script named `claude`. `-p`/`--print`
+   `CLAUDE_PID`, or a native executable named `claude` (or the native
+   installer's `…/claude/versions/<version>`), or an interpreter (node, bun,
+   deno, python) running a script named `claude`. `-p`/`--print`
    in its argv, or a stdin that is not a terminal, means no. The *nearest*
    one matters: a `claude -p` run by a tool of an interactive claude has the
    interactive one further up, and must not borrow its answer.
@@ -43,6 +44,8 @@ PRINT_FLAGS = ("-p", "--print")
 PRINT_CLUSTERS = ("-cp", "-pc")
 INTERPRETERS = ("node", "nodejs", "bun", "deno", "python")
 CLAUDE_NAMES = ("claude", "claude.exe", "claude.js", "claude.mjs", "claude.cjs")
+# Where the native installer keeps its binaries, named by version only.
+NATIVE_VERSIONS = "/claude/versions/"
 # The npm package's entry point, when run by path instead of through its `claude` link.
 NPM_ENTRY = "/@anthropic-ai/claude-code/cli.js"
 TERMINALS = ("/dev/pts/", "/dev/tty", "/dev/console")
@@ -100,14 +103,22 @@ def is_claude(argv: list[str]) -> bool:
     """A native `claude` executable, or an interpreter running a script named `claude`."""
     if not argv:
         return False
-    name = _basename(argv[0])
-    if name in CLAUDE_NAMES:
+    if _is_claude_path(argv[0]):
         return True
-    if name.split(".")[0].rstrip("0123456789") in INTERPRETERS:
-        for arg in argv[1:]:
+    if _basename(argv[0]).split(".")[0].rstrip("0123456789") in INTERPRETERS:
+        args = argv[1:]
+        if args[:1] == ["run"]:  # `bun run …`, `deno run …`
+            args = args[1:]
+        for arg in args:
             if not arg.startswith("-"):
-                return _basename(arg) in CLAUDE_NAMES or arg.replace("\\", "/").endswith(NPM_ENTRY)
+                return _is_claude_path(arg) or arg.replace("\\", "/").endswith(NPM_ENTRY)
     return False
+
+
+def _is_claude_path(path: str) -> bool:
+    """Named claude, or the native installer's versioned binary run by its real path
+    (`~/.local/share/claude/versions/2.1.328`)."""
+    return _basename(path) in CLAUDE_NAMES or NATIVE_VERSIONS in path.replace("\\", "/")
 
 
 def find_claude(environ: Mapping[str, str], proc: str, start: int) -> tuple[int, list[str]] | None:

@@ -250,6 +250,9 @@ def test_a_corrupt_stat_ends_the_walk(tmp_path: Path) -> None:
         ["python3", "/tmp/x/claude"],
         ["/usr/bin/python3.11", "-u", "/tmp/x/claude", "-p"],
         ["node", "/lib/node_modules/@anthropic-ai/claude-code/cli.js"],
+        ["/home/u/.local/share/claude/versions/2.1.328", "--resume"],
+        ["bun", "run", "/x/claude"],
+        ["deno", "run", "-A", "/x/claude"],
     ],
 )
 def test_is_claude(argv: list[str]) -> None:
@@ -267,6 +270,8 @@ def test_is_claude(argv: list[str]) -> None:
         ["node"],
         ["node", "--inspect"],
         ["python3", "-c", "print('claude')"],
+        ["/home/u/.local/share/claude/versions"],
+        ["bun", "run", "build"],
     ],
 )
 def test_is_not_claude(argv: list[str]) -> None:
