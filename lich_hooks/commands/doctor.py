@@ -104,9 +104,14 @@ def check_listener(environ: Mapping[str, str]) -> list[Check]:
                 "open a new lich terminal; something changed LICH_PORT in this one",
             )
         ]
+    token = environ.get("LICH_TOKEN")
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=CONNECT_TIMEOUT):
-            pass
+        if token:
+            # One request both reaches the listener and tells whether it takes our token.
+            status = _probe(port, token)
+        else:
+            with socket.create_connection(("127.0.0.1", port), timeout=CONNECT_TIMEOUT):
+                status = None
     except OSError as error:
         return [
             Check(
@@ -117,14 +122,13 @@ def check_listener(environ: Mapping[str, str]) -> list[Check]:
                 "port: open a new card",
             )
         ]
-    checks = [Check("lich listener", OK, f"127.0.0.1:{port} accepts connections")]
-    token = environ.get("LICH_TOKEN")
-    if token:
-        checks.append(_check_token(port, token))
+    checks = [Check("lich listener", OK, f"127.0.0.1:{port} answers")]
+    if status is not None:
+        checks.append(_token_verdict(status))
     return checks
 
 
-def _check_token(port: int, token: str) -> Check:
+def _probe(port: int, token: str) -> int:
     """POST an empty body: lich answers 400 (bad body) to a good token, 401 to a bad one.
 
     The body is invalid on purpose, so lich records nothing.
@@ -144,11 +148,14 @@ def _check_token(port: int, token: str) -> Check:
                 "User-Agent": f"lich-hooks/{__version__} doctor",
             },
         )
-        status = connection.getresponse().status
-    except (OSError, http.client.HTTPException) as error:
-        return Check("lich token", WARN, f"could not ask lich ({type(error).__name__})")
+        return connection.getresponse().status
+    except http.client.HTTPException as error:
+        raise OSError(f"not an HTTP answer ({type(error).__name__})") from None
     finally:
         connection.close()
+
+
+def _token_verdict(status: int) -> Check:
     if status == 400:
         return Check("lich token", OK, "lich accepts LICH_TOKEN")
     if status == 401:
@@ -288,12 +295,12 @@ def _plugin_files(root: str) -> list[str]:
     return sorted(found)
 
 
-def _commands_in_file(path: str) -> list[str] | str:
+def _commands_in_file(path: str, jsonc: bool) -> list[str] | str:
     """Our commands in a JSON(C) file, or a string saying why it could not be read."""
     try:
         with open(path, "rb") as handle:
             data = handle.read(1 << 20)
-        parsed = jsontext.parse(data.decode("utf-8"), jsonc=True)
+        parsed = jsontext.parse(data.decode("utf-8"), jsonc=jsonc)
     except (OSError, UnicodeDecodeError, jsontext.JsonTextError) as error:
         return str(error)
     return settings_files.our_commands(parsed.root.value if parsed.root else None)
@@ -314,8 +321,9 @@ def check_registrations(environ: Mapping[str, str], project: str) -> list[Check]
     for key, label, path in places:
         if not os.path.isfile(path):
             continue
-        title = settings_files.HARNESSES[key].title
-        found = _commands_in_file(path)
+        harness = settings_files.HARNESSES[key]
+        title = harness.title
+        found = _commands_in_file(path, jsonc=harness.jsonc or label == "plugin")
         if isinstance(found, str):
             if label != "plugin":
                 checks.append(

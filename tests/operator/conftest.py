@@ -89,6 +89,7 @@ class Scratch:
             [str(LICH_HOOK), *args],
             env=env or self.env,
             cwd=cwd or self.project,
+            stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
             timeout=60,
@@ -113,7 +114,9 @@ def scratch(
     after = snapshot(paths)
     changed = [str(path) for path in paths if before[path] != after[path]]
     if changed:
-        pytest.fail(f"{request.node.name} changed real settings outside its scratch home: {changed}")
+        pytest.fail(
+            f"{request.node.name} changed real settings outside its scratch home: {changed}"
+        )
 
 
 __all__ = ["BIN_DIR", "Scratch"]

@@ -75,22 +75,22 @@ def test_rerun_changes_nothing(scratch: Scratch, harness: str) -> None:
 
 
 CLAUDE_WITH_OTHERS = """{
-    "permissions": {"allow": ["Bash(ls:*)"]},
-    "hooks": {
-        "SessionStart": [
-            {"hooks": [{"type": "command", "command": "lich-hook SessionStart claude", "timeout": 3}]},
-            {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}
-        ],
-        "PreToolUse": [
-            {"matcher": "Bash", "hooks": [{"type": "command", "command": "audit.sh"}]},
-            {"matcher": "Agent|Task|TaskStop", "hooks": [
-                {"type": "command", "command": "agent-logger"},
-                {"type": "command", "command": "/old/venv/bin/lich-hook PreToolUse claude"}
-            ]}
-        ],
-        "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]
-    },
-    "model": "opus"
+  "permissions": {"allow": ["Bash(ls:*)"]},
+  "hooks": {
+    "SessionStart": [
+      {"hooks": [{"type": "command", "command": "lich-hook SessionStart claude", "timeout": 3}]},
+      {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}
+    ],
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "audit.sh"}]},
+      {"matcher": "Agent|Task|TaskStop", "hooks": [
+        {"type": "command", "command": "agent-logger"},
+        {"type": "command", "command": "/old/venv/bin/lich-hook PreToolUse claude"}
+      ]}
+    ],
+    "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]
+  },
+  "model": "opus"
 }
 """
 
@@ -123,10 +123,10 @@ def test_upgrade_replaces_older_entries_and_keeps_everyone_elses(scratch: Scratc
     # Untouched lines keep their bytes; the backup is the file as it was.
     text = path.read_text()
     for line in (
-        '    "permissions": {"allow": ["Bash(ls:*)"]},',
-        '            {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}',
-        '            {"matcher": "Bash", "hooks": [{"type": "command", "command": "audit.sh"}]},',
-        '    "model": "opus"',
+        '  "permissions": {"allow": ["Bash(ls:*)"]},',
+        '      {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}',
+        '      {"matcher": "Bash", "hooks": [{"type": "command", "command": "audit.sh"}]},',
+        '  "model": "opus"',
     ):
         assert line in text.splitlines()
     assert Path(str(path) + ".lich-hook.bak").read_text() == CLAUDE_WITH_OTHERS
