@@ -235,7 +235,7 @@ def _same_file(a: str, b: str) -> bool:
 def judge_command(command: str, executable: str | None, environ: Mapping[str, str]) -> Check:
     """Does this registered command run an existing lich-hook, and is it this one?"""
     argv = settings_files.split(command)
-    program = argv[0]
+    program, what = argv[0], " ".join(argv[1:])
     if os.path.isabs(program):
         target: str | None = program
         how = program
@@ -244,15 +244,15 @@ def judge_command(command: str, executable: str | None, environ: Mapping[str, st
         how = f"{program} on PATH ({target or 'not found'})"
     if target is None or not os.path.isfile(target):
         return Check(
-            command,
+            what,
             FAIL,
             f"runs {how}, which does not exist",
             "register this installation by absolute path: lich-hook install <harness>",
         )
     if executable is not None and _same_file(target, executable):
-        return Check(command, OK, f"runs this installation ({how})")
+        return Check(what, OK, f"runs this installation ({how})")
     return Check(
-        command,
+        what,
         WARN,
         f"runs another installation: {how}",
         "lich-hook install <harness> switches it to this one",
@@ -304,6 +304,24 @@ def _commands_in_file(path: str, jsonc: bool) -> list[str] | str:
     except (OSError, UnicodeDecodeError, jsontext.JsonTextError) as error:
         return str(error)
     return settings_files.our_commands(parsed.root.value if parsed.root else None)
+
+
+def registered_in(
+    harness_key: str, environ: Mapping[str, str], project: str, jsonc_plugins: bool = True
+) -> list[str]:
+    """Every settings or plugin file of this harness that runs one of our commands."""
+    harness = settings_files.HARNESSES[harness_key]
+    places = [path for key, _, path in _settings_locations(environ, project) if key == harness_key]
+    for key, root in _plugin_roots(environ):
+        if key == harness_key and os.path.isdir(root):
+            places.extend(_plugin_files(root))
+    found = []
+    for path in dict.fromkeys(os.path.realpath(p) for p in places):
+        if os.path.isfile(path):
+            commands = _commands_in_file(path, jsonc=harness.jsonc or jsonc_plugins)
+            if isinstance(commands, list) and commands:
+                found.append(path)
+    return found
 
 
 def check_registrations(environ: Mapping[str, str], project: str) -> list[Check]:

@@ -236,7 +236,32 @@ def run(
         assert executable is not None
         for line in next_steps(harness, scope, executable):
             out(line)
+        _warn_duplicates(harness, result.path, env, where, out, color)
     return 0
+
+
+def _warn_duplicates(
+    harness: Harness,
+    path: str,
+    environ: Mapping[str, str],
+    project: str,
+    out: Callable[[str], None],
+    color: bool,
+) -> None:
+    """Two registrations run every event twice (two reports, two agent cards): say so."""
+    from lich_hooks.commands.doctor import registered_in
+
+    for other in registered_in(harness.key, environ, project):
+        if other != path:
+            out(
+                paint(
+                    f"Note: {harness.title} also runs lich-hook from {other}; every event "
+                    "would run it twice. Keep one (lich-hook uninstall "
+                    f"{harness.key} --scope …, or remove the plugin).",
+                    "yellow",
+                    color,
+                )
+            )
 
 
 def _document(result: Plan) -> object:

@@ -362,3 +362,10 @@ def test_new_files_get_the_usual_mode(scratch: Scratch) -> None:
     umask = os.umask(0)
     os.umask(umask)
     assert mode == 0o666 & ~umask
+
+
+def test_a_second_registration_is_pointed_out(scratch: Scratch) -> None:
+    assert scratch.cli("install", "codex", "--scope", "project").returncode == 0
+    ran = scratch.cli("install", "codex")
+    assert ran.returncode == 0
+    assert f"Note: Codex also runs lich-hook from {project_file(scratch, 'codex')}" in ran.stdout
