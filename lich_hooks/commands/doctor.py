@@ -330,15 +330,19 @@ def check_registrations(environ: Mapping[str, str], project: str) -> list[Check]
     except settings_files.Refused:
         executable = None
     checks: list[Check] = []
-    per_harness: dict[str, list[str]] = {}
+    per_harness: dict[str, dict[str, str]] = {}  # title -> source -> a path
+    keys: dict[str, str] = {}
     working = 0
     places: list[tuple[str, str, str]] = list(_settings_locations(environ, project))
     for key, root in _plugin_roots(environ):
         if os.path.isdir(root):
             places.extend((key, "plugin", path) for path in _plugin_files(root))
+    seen: set[str] = set()
     for key, label, path in places:
-        if not os.path.isfile(path):
-            continue
+        real = os.path.realpath(path)
+        if real in seen or not os.path.isfile(path):
+            continue  # the project may be the home: one file, counted once
+        seen.add(real)
         harness = settings_files.HARNESSES[key]
         title = harness.title
         found = _commands_in_file(path, jsonc=harness.jsonc or label == "plugin")
@@ -355,7 +359,10 @@ def check_registrations(environ: Mapping[str, str], project: str) -> list[Check]
             continue
         if not found:
             continue
-        per_harness.setdefault(title, []).append(path)
+        # Copies of one plugin (marketplace clone, cache) are one registration.
+        source = "plugin" if label == "plugin" else real
+        per_harness.setdefault(title, {}).setdefault(source, path)
+        keys[title] = key
         verdicts = [judge_command(command, executable, environ) for command in found]
         worst = _worst([v.status for v in verdicts])
         if worst != FAIL:
@@ -373,7 +380,8 @@ def check_registrations(environ: Mapping[str, str], project: str) -> list[Check]
                 commands=lines,
             )
         )
-    for title, paths in per_harness.items():
+    for title, sources in per_harness.items():
+        paths = list(sources.values())
         if len(paths) > 1:
             checks.append(
                 Check(
@@ -381,7 +389,7 @@ def check_registrations(environ: Mapping[str, str], project: str) -> list[Check]
                     WARN,
                     f"registered in {len(paths)} places: each event runs lich-hook "
                     f"{len(paths)} times",
-                    "keep one: `lich-hook uninstall <harness> --scope …` or remove the plugin",
+                    f"keep one: `lich-hook uninstall {keys[title]} --scope …` or remove the plugin",
                     files=paths,
                 )
             )

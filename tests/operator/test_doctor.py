@@ -200,3 +200,18 @@ def test_interactive_detection_is_shown(scratch: Scratch, in_lich: dict[str, str
         "interactive detection"
     ]
     assert "not interactive: CLAUDE_CODE_SESSION_ATTENDED=0" in str(row["summary"])
+
+
+def test_one_file_or_one_plugin_is_never_a_duplicate(
+    scratch: Scratch, in_lich: dict[str, str]
+) -> None:
+    # Run from the home itself: the user and project settings are the same file.
+    assert scratch.cli("install", "claude", cwd=scratch.home).returncode == 0
+    for copy in ("marketplaces/lich-hooks", "cache/lich-hooks/0.1.0"):
+        plugin = scratch.home / ".claude" / "plugins" / copy / "hooks" / "hooks.json"
+        plugin.parent.mkdir(parents=True)
+        plugin.write_text(registrations.render(registrations.files()["hooks/hooks.json"]))
+    report = json.loads(scratch.cli("doctor", "--json", env=in_lich, cwd=scratch.home).stdout)
+    duplicates = checks(report)["Claude Code duplicates"]
+    assert "registered in 2 places" in str(duplicates["summary"])  # settings + the plugin
+    assert report["ok"] is True
