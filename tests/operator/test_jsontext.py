@@ -117,3 +117,49 @@ def test_empty_text_is_no_document() -> None:
     parsed = jsontext.parse("  \n")
     assert parsed.root is None
     assert jsontext.edit(parsed, {"a": 1}) == '{\n  "a": 1\n}\n'
+
+
+# --- JSONC: a comment is kept or the edit is refused, never dropped silently -----------
+
+plain_text = st.text(alphabet="abcxyz 09", max_size=5)
+plain_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-99, 99) | plain_text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(plain_text, inner, max_size=3),
+    max_leaves=10,
+)
+plain_documents = st.dictionaries(plain_text, plain_values, max_size=4)
+
+
+@st.composite
+def commented(draw: st.DrawFn, document: dict[str, object]) -> tuple[str, list[str]]:
+    """`document` as JSONC with comments after some commas and opening brackets."""
+    text = json.dumps(document, indent=2)
+    out: list[str] = []
+    notes: list[str] = []
+    for char in text:
+        out.append(char)
+        if char in ",[{" and draw(st.integers(0, 3)) == 0:
+            note = f"c{len(notes)}"
+            notes.append(note)
+            out.append(f" /* {note} */" if draw(st.booleans()) else f" // {note}\n")
+    return "".join(out) + "\n", notes
+
+
+@given(st.data(), plain_documents)
+@settings(max_examples=200, deadline=None)
+def test_jsonc_edits_keep_every_comment_or_refuse(
+    data: st.DataObject, document: dict[str, object]
+) -> None:
+    text, notes = data.draw(commented(document))
+    parsed = jsontext.parse(text, jsonc=True)
+    assert parsed.root is not None and jsontext.same(parsed.root.value, document)
+    new = data.draw(changed(document))
+    try:
+        result = jsontext.edit(parsed, new, jsonc=True)
+    except jsontext.JsonTextError as error:
+        assert "comment" in str(error)
+        return
+    again = jsontext.parse(result, jsonc=True)
+    assert again.root is not None and jsontext.same(again.root.value, new)
+    for note in notes:
+        assert note in result
