@@ -295,15 +295,23 @@ def _plugin_files(root: str) -> list[str]:
     return sorted(found)
 
 
-def _commands_in_file(path: str, jsonc: bool) -> list[str] | str:
-    """Our commands in a JSON(C) file, or a string saying why it could not be read."""
+def _read_document(path: str, jsonc: bool) -> object:
+    """A JSON(C) file's value; a JsonTextError saying why it could not be read."""
     try:
         with open(path, "rb") as handle:
             data = handle.read(1 << 20)
         parsed = jsontext.parse(data.decode("utf-8"), jsonc=jsonc)
-    except (OSError, UnicodeDecodeError, jsontext.JsonTextError) as error:
+    except (OSError, UnicodeDecodeError) as error:
+        raise jsontext.JsonTextError(str(error)) from None
+    return parsed.root.value if parsed.root else None
+
+
+def _commands_in_file(path: str, jsonc: bool) -> list[str] | str:
+    """Our commands in a JSON(C) file, or a string saying why it could not be read."""
+    try:
+        return settings_files.our_commands(_read_document(path, jsonc))
+    except jsontext.JsonTextError as error:
         return str(error)
-    return settings_files.our_commands(parsed.root.value if parsed.root else None)
 
 
 def registered_in(
@@ -345,18 +353,29 @@ def check_registrations(environ: Mapping[str, str], project: str) -> list[Check]
         seen.add(real)
         harness = settings_files.HARNESSES[key]
         title = harness.title
-        found = _commands_in_file(path, jsonc=harness.jsonc or label == "plugin")
-        if isinstance(found, str):
+        try:
+            document = _read_document(path, jsonc=harness.jsonc or label == "plugin")
+        except jsontext.JsonTextError as error:
             if label != "plugin":
                 checks.append(
                     Check(
                         f"{title} {label}",
                         FAIL,
-                        f"{path} does not parse: {found}",
+                        f"{path} does not parse: {error}",
                         f"{title} may ignore this whole file: fix it",
                     )
                 )
             continue
+        if key == "claude" and isinstance(document, dict) and document.get("disableAllHooks"):
+            checks.append(
+                Check(
+                    f"{title} {label}",
+                    FAIL,
+                    f"{path} sets disableAllHooks: Claude Code runs no hook at all",
+                    f'remove "disableAllHooks" from {path}',
+                )
+            )
+        found = settings_files.our_commands(document)
         if not found:
             continue
         # Copies of one plugin (marketplace clone, cache) are one registration.

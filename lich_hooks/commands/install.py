@@ -228,7 +228,7 @@ def run(
         action = "Updated" if result.had_ours else "Installed"
         out(paint(f"{action} lich-hook for {label}: {result.path}", "green", color))
         assert executable is not None
-        for command in sorted(set(settings_files.our_commands(_document(result)))):
+        for command in dict.fromkeys(settings_files.our_commands(_document(result))):
             out(f"  runs: {command}")
     if backup:
         out(f"  backup of the previous file: {backup}")

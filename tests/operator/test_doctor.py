@@ -215,3 +215,13 @@ def test_one_file_or_one_plugin_is_never_a_duplicate(
     duplicates = checks(report)["Claude Code duplicates"]
     assert "registered in 2 places" in str(duplicates["summary"])  # settings + the plugin
     assert report["ok"] is True
+
+
+def test_claude_hooks_switched_off_are_a_failure(scratch: Scratch, in_lich: dict[str, str]) -> None:
+    scratch.cli("install", "claude")
+    local = scratch.project / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text('{"disableAllHooks": true}\n')
+    ran = scratch.cli("doctor", env=in_lich)
+    assert ran.returncode == 1
+    assert "sets disableAllHooks: Claude Code runs no hook at all" in ran.stdout
