@@ -8,15 +8,16 @@ commands/jsontext.py, the file handling in commands/install.py.
 
 "Ours" is decided by the command, never by an extra key: Codex rejects unknown
 keys and Antigravity silently discards them. A handler is ours when its command
-runs an executable named `lich-hook` with an event argument — the shipped
-registrations (`lich-hook SessionStart claude`) and every absolute path an
-older `install` wrote, from any virtualenv. On Antigravity the named hook
+is exactly `<…/lich-hook> <event> [<provider>]` — the shipped registrations
+(`lich-hook SessionStart claude`) and every absolute path an older `install`
+wrote, from any virtualenv. On Antigravity the named hook
 `lich` is ours as a whole.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
 EXECUTABLE_NAMES = ("lich-hook", "lich-hook.exe")
+_WORD = re.compile(r"[A-Za-z][A-Za-z_-]*")
 ANTIGRAVITY_NAME = "lich"
 SCOPES = ("user", "project")
 
@@ -185,9 +187,11 @@ def command_argv(value: object) -> list[str] | None:
     if not isinstance(value, str):
         return None
     argv = split(value)
-    if len(argv) < 2 or os.path.basename(argv[0].strip('"')) not in EXECUTABLE_NAMES:
+    if len(argv) not in (2, 3) or os.path.basename(argv[0].strip('"')) not in EXECUTABLE_NAMES:
         return None
-    if argv[1].startswith("-") or argv[1] == "status-line":
+    # `lich-hook <event> [<provider>]` and nothing else: a compound shell command
+    # that merely starts with lich-hook is someone's own, and stays.
+    if not all(_WORD.fullmatch(arg) for arg in argv[1:]) or argv[1] == "status-line":
         return None
     return argv
 

@@ -354,6 +354,9 @@ def test_paths_with_spaces_are_quoted(scratch: Scratch) -> None:
     assert not settings_files.is_ours({"command": "lich-hook-helper SessionStart"})
     assert not settings_files.is_ours({"command": "echo lich-hook SessionStart"})
     assert not settings_files.is_ours({"command": "lich-hook status-line"})
+    assert not settings_files.is_ours({"command": "lich-hook Stop claude && notify-send x"})
+    assert not settings_files.is_ours({"command": "lich-hook Stop claude 2>/dev/null"})
+    assert settings_files.is_ours({"command": "lich-hook session-start"})
 
 
 def test_new_files_get_the_usual_mode(scratch: Scratch) -> None:
