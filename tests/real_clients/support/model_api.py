@@ -5,11 +5,11 @@ script written into the conversation itself, so a test says what the model
 does by what it types:
 
 - a user text containing ``[[tool:<Name> {json input}]]`` makes the model call
-  that tool once (only when the request offers a tool of that name, so a
-  title or summary request that quotes the text gets plain text instead);
-- a conversation whose last user message carries a ``tool_result`` (Messages)
-  or a ``function_call_output`` (Responses) gets a final text;
-- anything else gets ``FINAL_TEXT``-style plain text.
+  that tool; several directives are played one per turn, in order (so a
+  deferred tool can be loaded with ToolSearch first). Only requests that offer
+  tools get them: a title or summary request quoting the text gets text;
+- once the directives are played, the next turn is ``AFTER_TOOL_TEXT``;
+- a prompt without directives gets ``REPLY_TEXT``.
 
 Every request is logged with its parsed body, so tests can assert on what the
 model was shown (the tool_result a hook's verdict became) and wait for turns
@@ -60,18 +60,67 @@ class Request:
         return f"<{self.method} {self.path} -> {self.reply}>"
 
 
-def find_directive(text: str) -> tuple[str, Json] | None:
-    """The first ``[[tool:Name {...}]]`` in `text`, as (name, input)."""
-    start = text.find(DIRECTIVE)
-    if start < 0:
-        return None
-    rest = text[start + len(DIRECTIVE) :]
-    name, _, tail = rest.partition(" ")
-    try:
-        value, _ = json.JSONDecoder().raw_decode(tail.lstrip())
-    except ValueError:
-        return None
-    return (name, value) if isinstance(value, dict) else None
+def find_directives(text: str) -> list[tuple[str, Json]]:
+    """Every top-level ``[[tool:Name {...}]]`` in `text`, in order, as (name, input).
+
+    A directive's JSON may itself hold directives (a prompt for a subagent):
+    those are skipped here and played by the subagent that reads that prompt.
+    """
+    found: list[tuple[str, Json]] = []
+    at = 0
+    while True:
+        start = text.find(DIRECTIVE, at)
+        if start < 0:
+            return found
+        rest = text[start + len(DIRECTIVE) :]
+        name, _, tail = rest.partition(" ")
+        stripped = tail.lstrip()
+        try:
+            value, used = json.JSONDecoder().raw_decode(stripped)
+        except ValueError:
+            at = start + len(DIRECTIVE)
+            continue
+        if isinstance(value, dict):
+            found.append((name, value))
+        at = len(text) - len(stripped) + used
+
+
+TASK_ID = "{{task_id}}"
+
+
+def _fill_task_id(tool_input: Json, messages: list[Json]) -> Json:
+    """Put the id of the last background task Claude Code reported where TASK_ID stands.
+
+    Lets a script stop a task whose id only exists at run time ("Command
+    running in background with ID: …", "agentId: …").
+    """
+    import re
+
+    raw = json.dumps(tool_input)
+    if TASK_ID not in raw:
+        return tool_input
+    ids = [
+        match
+        for message in messages
+        if message.get("role") == "user" and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+        for match in re.findall(r"(?:with ID|agentId): (\w+)", tool_result_text(block))
+    ]
+    value: Json = json.loads(raw.replace(TASK_ID, ids[-1] if ids else "no-task-seen"))
+    return value
+
+
+def _has_tool_result(content: object) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+    )
+
+
+def _has_tool_use(content: object) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_use" for b in content
+    )
 
 
 def _texts(content: object) -> list[str]:
@@ -159,23 +208,29 @@ class ModelAPI:
             self._changed.notify_all()
 
     def _messages_reply(self, request: Request) -> tuple[list[Json], str]:
-        """Content blocks and stop reason for one Messages API turn."""
-        # Claude Code 2.1.3xx appends a role "system" message after the user's: the
-        # turn is decided by the last *user* message.
-        users = [m for m in request.body.get("messages") or [] if m.get("role") == "user"]
-        content = users[-1].get("content") if users else None
-        if isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") == "tool_result" for b in content
-        ):
-            request.reply = "text-after-tool"
-            return [{"type": "text", "text": AFTER_TOOL_TEXT}], "end_turn"
-        directive = None
-        for text in _texts(content):
-            directive = find_directive(text)
-            if directive:
-                break
-        if directive and directive[0] in request.tool_names():
-            name, tool_input = directive
+        """Content blocks and stop reason for one Messages API turn.
+
+        The prompt is the last user message that is not a tool result (Claude
+        Code 2.1.3xx also appends role "system" messages, which are skipped).
+        Its directives run in order, one per turn: the k-th tool_use turn after
+        the prompt plays the k-th directive; once they are played, text.
+        """
+        messages = request.body.get("messages") or []
+        prompt_at = -1
+        for index, message in enumerate(messages):
+            if message.get("role") == "user" and not _has_tool_result(message.get("content")):
+                prompt_at = index
+        prompt = messages[prompt_at].get("content") if prompt_at >= 0 else None
+        played = sum(
+            1
+            for message in messages[prompt_at + 1 :]
+            if message.get("role") == "assistant" and _has_tool_use(message.get("content"))
+        )
+        directives = [d for text in _texts(prompt) for d in find_directives(text)]
+        # requests without tools (titles, summaries) quote the prompt: they get text
+        if request.tool_names() and played < len(directives):
+            name, tool_input = directives[played]
+            tool_input = _fill_task_id(tool_input, messages)
             request.reply = f"tool:{name}"
             block = {
                 "type": "tool_use",
@@ -184,6 +239,9 @@ class ModelAPI:
                 "input": tool_input,
             }
             return [block], "tool_use"
+        if played:
+            request.reply = "text-after-tool"
+            return [{"type": "text", "text": AFTER_TOOL_TEXT}], "end_turn"
         request.reply = "text"
         return [{"type": "text", "text": REPLY_TEXT}], "end_turn"
 
