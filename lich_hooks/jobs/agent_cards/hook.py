@@ -1,9 +1,141 @@
-"""Agent cards' PreToolUse entry point: not built yet; every call stays native."""
+"""Agent cards' PreToolUse entry point (SPEC §6).
+
+Claude Code runs this before every `Agent`/`Task`/`TaskStop` call (and before
+every tool call when someone registers it without a matcher), so the path that
+ends in "no verdict" imports nothing beyond `decide` and reads at most one
+small file. subprocess, json, signal and the text catalog load only once a call
+is being taken or a recorded worker stopped.
+"""
 
 from __future__ import annotations
 
+from lich_hooks.jobs.agent_cards import decide as rows
 from lich_hooks.outcome import Context, Outcome
 
 
 def run(ctx: Context) -> Outcome:
-    return Outcome("not-built")
+    payload = ctx.payload()
+    if payload is None:
+        return Outcome("bad-input")
+    tool = payload.get("tool_name")
+    if tool in rows.AGENT_TOOLS:
+        return _agent(ctx, payload.data)
+    if tool == rows.STOP_TOOL:
+        return _task_stop(ctx, payload.data)
+    return Outcome("not-an-agent-call")
+
+
+def _agent(ctx: Context, data: dict[str, object]) -> Outcome:
+    env = ctx.env
+    environ = ctx.environ
+    cwd = data.get("cwd")
+    cwd = cwd if isinstance(cwd, str) else None
+
+    def interactive() -> bool:
+        from lich_hooks.interactive import check
+
+        evidence = check(environ)
+        ctx.log.set(interactive=evidence.why)
+        return evidence.interactive
+
+    def current_branch() -> str | None:
+        from lich_hooks.jobs.agent_cards import lich_cli
+
+        return lich_cli.current_branch(cwd, environ)
+
+    probes = rows.Probes(interactive, env.bin_is_runnable, current_branch)
+    decision = rows.decide(data, env, probes)
+    ctx.log.set(probes=probes.ran)
+    if decision.kind == rows.NATIVE:
+        return Outcome(f"native:{decision.reason}")
+    if decision.kind == rows.TOAST:
+        from lich_hooks.jobs.agent_cards import verdict
+
+        assert decision.why is not None
+        description = _description(data)
+        stdout = verdict.toast(env.lang, description, decision.why, **decision.args)
+        return Outcome(f"toast:{decision.reason}", stdout=stdout)
+    assert decision.call is not None and env.bin is not None and env.card is not None
+    return _open(ctx, decision.call, probes, env.bin, env.card)
+
+
+def _description(data: dict[str, object]) -> str:
+    tool_input = data.get("tool_input")
+    value = tool_input.get("description") if isinstance(tool_input, dict) else None
+    return value if isinstance(value, str) else ""
+
+
+def _open(ctx: Context, call: rows.Call, probes: rows.Probes, lich_bin: str, card: str) -> Outcome:
+    import time
+
+    from lich_hooks.jobs.agent_cards import lich_cli, record, slug, verdict
+
+    branch = base = None
+    if call.isolated:
+        branch = slug.branch(call.description, call.tool_use_id)
+        base = probes.branch()
+    argv = lich_cli.open_argv(lich_bin, call, branch, base)
+    ctx.log.set(open_args=[*argv[1:-3], "--prompt", f"<{len(call.prompt)} chars>", "--json"])
+    result = lich_cli.run_open(argv, call.cwd, ctx.environ)
+    ctx.log.set(open=result.kind, open_exit=result.code)
+    if result.stderr_line:
+        ctx.log.set(open_stderr=result.stderr_line)
+    outcome = verdict.for_open(result, call, branch, ctx.env.lang, time.time())
+    if outcome.worker is not None:
+        recorded = record.add(ctx.environ, card, outcome.worker)
+        ctx.log.set(recorded=recorded)
+    return Outcome(outcome.decision, stdout=outcome.stdout)
+
+
+def _task_stop(ctx: Context, data: dict[str, object]) -> Outcome:
+    """SPEC §6.4: stop a worker this card opened; any other id is Claude Code's."""
+    env = ctx.env
+    if env.card is None or env.bin is None:
+        return Outcome("native:outside-lich")
+    tool_input = data.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return Outcome("native:no-tool-input")
+    task_id = tool_input.get("task_id") or tool_input.get("shell_id")
+    if not isinstance(task_id, str) or not task_id:
+        return Outcome("native:no-task-id")
+    from lich_hooks.jobs.agent_cards import record
+
+    worker = record.find(ctx.environ, env.card, task_id)
+    if worker is None:
+        return Outcome("native:not-our-task")
+    return _stop(ctx, worker, task_id, env.bin, env.card)
+
+
+def _stop(
+    ctx: Context, worker: dict[str, object], task_id: str, lich_bin: str, card: str
+) -> Outcome:
+    from lich_hooks.jobs.agent_cards import lich_cli, record, verdict
+    from lich_hooks.jobs.agent_cards.text import text
+
+    lang = ctx.env.lang
+    branch = worker.get("branch")
+    branch = branch if isinstance(branch, str) and branch else None
+    label = worker.get("label") if isinstance(worker.get("label"), str) else task_id
+    description = worker.get("description")
+    description = description if isinstance(description, str) else ""
+    taken: tuple[int, ...]
+    if branch is None:
+        args, taken = ["close", task_id], (0,)
+    else:
+        # `control` exits 2 when lich took the request.
+        args, taken = ["control", task_id, "abort"], (0, 2)
+    ran = lich_cli.run_lich(lich_bin, args, ctx.environ, lich_cli.CONTROL_SECONDS)
+    ctx.log.set(stop=args[0], stop_exit=ran.code)
+    if ran.code in taken:
+        record.remove(ctx.environ, card, task_id)
+        key = "stop_shared" if branch is None else "stop_isolated"
+        reason = text(lang, key, id=task_id, description=description, label=label, branch=branch)
+        return Outcome(f"deny:stopped-{args[0]}", stdout=verdict.deny(reason))
+    why = (
+        ran.error
+        or lich_cli.last_line(ran.stderr)
+        or lich_cli.last_line(ran.stdout)
+        or text(lang, "stop_refused_detail", code=ran.code)
+    )
+    reason = text(lang, "stop_refused", id=task_id, description=description, reason=why)
+    return Outcome("deny:stop-refused", stdout=verdict.deny(reason))

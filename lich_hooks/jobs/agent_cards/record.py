@@ -1,0 +1,116 @@
+"""The workers a card opened (SPEC §6.4), kept in the per-user state directory.
+
+One file per worker, `workers/<card>/<roster name>.json`, each written
+atomically: parallel Agent calls run their hooks at the same time, and with a
+file each they never write the same file, so no lock is needed and none can
+be left behind by a killed hook. Files are 0600 in 0700 directories.
+
+Unlike the mod, which forgets its workers when it reloads, this record outlives
+Claude Code restarts: TaskStop and the status line still know a worker opened
+before a `--resume`. Everything is best-effort: a broken directory loses the
+record, never the verdict (SPEC §9).
+"""
+
+from __future__ import annotations
+
+import os
+
+from lich_hooks import state
+from lich_hooks.payload import loads_object
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+SUFFIX = ".json"
+CHECKED = ".checked"  # when the status line last asked lich (dot: never a worker's file)
+
+
+def card_dir(environ: Mapping[str, str], card: str) -> str:
+    return os.path.join(state.state_dir(environ), "workers", state.file_key(card))
+
+
+def _path(environ: Mapping[str, str], card: str, name: str) -> str:
+    return os.path.join(card_dir(environ, card), state.file_key(name) + SUFFIX)
+
+
+def add(environ: Mapping[str, str], card: str, worker: dict[str, object]) -> bool:
+    """Remember a worker (its `name` is the key). False when the directory refused."""
+    import json
+
+    name = worker.get("name")
+    if not isinstance(name, str) or not name:
+        return False
+    try:
+        root = state.state_dir(environ)
+        state.ensure_dir(root)
+        state.ensure_dir(os.path.join(root, "workers"))
+        data = json.dumps(worker, ensure_ascii=True).encode("ascii")
+        state.write_atomic(_path(environ, card, name), data)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _load(path: str) -> dict[str, object] | None:
+    raw = state.read_bytes(path, limit=1 << 16)
+    if raw is None:
+        return None
+    worker = loads_object(raw)
+    if worker is None or not isinstance(worker.get("name"), str):
+        return None  # a corrupt file is no worker
+    return worker
+
+
+def find(environ: Mapping[str, str], card: str, name: str) -> dict[str, object] | None:
+    """The worker recorded under roster name `name`, or None. One file read."""
+    worker = _load(_path(environ, card, name))
+    return worker if worker is not None and worker.get("name") == name else None
+
+
+def remove(environ: Mapping[str, str], card: str, name: str) -> None:
+    try:
+        os.unlink(_path(environ, card, name))
+    except OSError:
+        pass
+
+
+def workers(environ: Mapping[str, str], card: str) -> list[dict[str, object]]:
+    """Every worker recorded for `card`, oldest first."""
+    directory = card_dir(environ, card)
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    found = []
+    for entry in names:
+        if entry.startswith(".") or not entry.endswith(SUFFIX):
+            continue
+        worker = _load(os.path.join(directory, entry))
+        if worker is not None:
+            found.append(worker)
+    found.sort(key=_when)
+    return found
+
+
+def _when(worker: dict[str, object]) -> float:
+    value = worker.get("when")
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+def checked_at(environ: Mapping[str, str], card: str) -> float | None:
+    """When lich's session list was last read for this card (wall clock), or None."""
+    raw = state.read_bytes(os.path.join(card_dir(environ, card), CHECKED), limit=64)
+    if raw is None:
+        return None
+    try:
+        return float(raw.decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def mark_checked(environ: Mapping[str, str], card: str, when: float) -> None:
+    try:
+        state.write_atomic(os.path.join(card_dir(environ, card), CHECKED), repr(when).encode())
+    except OSError:
+        pass

@@ -1,0 +1,72 @@
+"""Branch names for isolated workers (SPEC §6.2).
+
+The slug follows the shape of lich's own worktree dialog (2 to 5 words, 10 to
+40 characters, letters and digits of any script) so a worker's branch reads
+like one the user would have typed; the suffix, taken from the call's id,
+keeps two calls with the same description from landing on one branch (lich
+checks out an existing branch as it stands).
+"""
+
+from __future__ import annotations
+
+PREFIX = "subagent/"
+MAX_CHARS = 40
+MAX_WORDS = 5
+MIN_WORDS = 2
+MIN_CHARS = 10
+SUFFIX_CHARS = 4
+EMPTY = "agent"
+
+
+def _is_word_char(char: str) -> bool:
+    # str.isalnum() is Unicode letters (L*) and numbers (N*): any script.
+    return char.isalnum()
+
+
+def words(text: str) -> list[str]:
+    """The runs of letters and digits in `text`, lower-cased, in order."""
+    found: list[str] = []
+    current: list[str] = []
+    for char in text.lower():
+        if _is_word_char(char):
+            current.append(char)
+        elif current:
+            found.append("".join(current))
+            current = []
+    if current:
+        found.append("".join(current))
+    return found
+
+
+def slug(description: str) -> str:
+    """The slug of a task description: never empty, at most 40 characters."""
+    taken: list[str] = []
+    length = 0  # of "-".join(taken)
+    for word in words(description):
+        if len(taken) >= MAX_WORDS:
+            break
+        grown = length + len(word) + (1 if taken else 0)
+        if grown > MAX_CHARS and len(taken) >= MIN_WORDS and length >= MIN_CHARS:
+            break
+        taken.append(word)
+        length = grown
+    result = "-".join(taken)[:MAX_CHARS].rstrip("-")
+    return result or EMPTY
+
+
+def suffix(tool_use_id: str | None) -> str:
+    """The last four letters or digits of the call's id, lower-cased.
+
+    An id with none (Claude Code always sends one; a hand-written payload may
+    not) gets four random hex digits instead, so the branch is still fresh.
+    """
+    chars = [c for c in (tool_use_id or "") if _is_word_char(c)]
+    if not chars:
+        import os
+
+        return os.urandom(2).hex()
+    return "".join(chars[-SUFFIX_CHARS:]).lower()
+
+
+def branch(description: str, tool_use_id: str | None) -> str:
+    return f"{PREFIX}{slug(description)}-{suffix(tool_use_id)}"

@@ -1,0 +1,267 @@
+"""Every string agent cards show the model or the user, in one catalog.
+
+SPEC §6.3: English, Brazilian Portuguese, Simplified Chinese and Spanish,
+chosen by LICH_PROMPT_LANG; an unknown language or a key a language lacks
+falls back to English. Literal names ([lich], send_to_session,
+wait_for_answer, SendMessage, lich send, TaskStop, subagent/) stay literal in
+every language: the model calls them by those names.
+
+Claude Code shows a deny to the model as `PreToolUse:Agent hook error: <text>`
+(and to the user as `Error: …`), so every deny that reports success starts by
+saying it is not an error.
+
+Placeholders are `str.format` fields; values are inserted as they are.
+"""
+
+from __future__ import annotations
+
+LITERALS = (
+    "[lich]",
+    "send_to_session",
+    "wait_for_answer",
+    "SendMessage",
+    "lich send",
+    "TaskStop",
+    "subagent/",
+)
+
+EN: dict[str, str] = {
+    # toasts: the native agent runs, the user reads why
+    "toast": 'lich: ran "{description}" as a Claude Code subagent: {why}',
+    "why_cards_off_worker": (
+        "lich keeps this worker's subagents native (subagent cards are off for this session)"
+    ),
+    "why_too_large": "the task is {size} bytes, over lich's limit of {limit} bytes",
+    "why_bin_unusable": "LICH_BIN ({path}) is not an executable file",
+    "why_launch": "could not run lich ({error})",
+    "why_timeout": "lich open did not finish within {seconds} s",
+    "why_no_json": "lich open failed: {detail}",
+    "why_no_json_detail": "it printed no JSON (exit {code})",
+    "why_not_delivered": 'lich opened "{label}" but the task did not reach it: {detail}',
+    "why_not_delivered_detail": "lich gave no delivery (exit {code})",
+    # where the worker works
+    "where_isolated": "on branch {branch} in {path}, not in this checkout",
+    "where_shared": "in this same checkout ({path}), editing the same files you are",
+    "on_branch": " (on branch {branch})",
+    # denies the model reads
+    "pending": (
+        "Not an error: lich took this task and it is running now in lich session"
+        ' "{label}" (roster name {name}, which is also the id TaskStop takes). It works'
+        " {where}. Its full report will arrive at this prompt by itself as a [lich] note,"
+        " so do not redo the task and do not wait for a task notification. To reach the"
+        " worker, use send_to_session or lich send (SendMessage cannot reach it);"
+        " wait_for_answer also works."
+    ),
+    "unanswered_note": (
+        " Its first turn ended without an answer, usually because a command is still"
+        " running in its background; the report still arrives as a [lich] note."
+    ),
+    "answered": (
+        'Not an error: lich ran this task in session "{label}" (roster name {name}) and'
+        " it has already reported. Its report:\n\n{answer}\n\nThe work is {where}. To"
+        " reach the session, use send_to_session or lich send (SendMessage cannot reach it)."
+    ),
+    "never_reached": (
+        'The task never reached lich session "{label}"{on_branch} ({status}): open its'
+        " card in lich to see why."
+    ),
+    "unknown_status": (
+        'lich answered "{status}" about session "{label}"{on_branch}: open its card in lich.'
+    ),
+    "interrupted": (
+        "Interrupted while lich was opening a session for this task. A lich"
+        " session{on_branch} may already have it; if so, its report arrives at this prompt"
+        " as a [lich] note, so check before running the task again."
+    ),
+    # TaskStop
+    "stop_shared": (
+        'Successfully stopped task: {id} ({description}). lich closed its session "{label}".'
+    ),
+    "stop_isolated": (
+        "Successfully stopped task: {id} ({description}). lich stopped the turn of session"
+        ' "{label}"; its card and its worktree on branch {branch} stay for the user.'
+    ),
+    "stop_refused": "lich did not stop task {id} ({description}): {reason}",
+    "stop_refused_detail": "exit {code}",
+    # status line
+    "workers_one": "lich: {count} worker",
+    "workers_many": "lich: {count} workers",
+}
+
+PT_BR: dict[str, str] = {
+    "toast": 'lich: "{description}" rodou como subagente do Claude Code: {why}',
+    "why_cards_off_worker": (
+        "o lich mantém nativos os subagentes deste worker (os cards de subagente estão"
+        " desligados nesta sessão)"
+    ),
+    "why_too_large": "a tarefa tem {size} bytes, acima do limite de {limit} bytes do lich",
+    "why_bin_unusable": "LICH_BIN ({path}) não é um arquivo executável",
+    "why_launch": "não foi possível executar o lich ({error})",
+    "why_timeout": "lich open não terminou em {seconds} s",
+    "why_no_json": "lich open falhou: {detail}",
+    "why_no_json_detail": "não imprimiu JSON (saída {code})",
+    "why_not_delivered": 'o lich abriu "{label}", mas a tarefa não chegou lá: {detail}',
+    "why_not_delivered_detail": "o lich não informou a entrega (saída {code})",
+    "where_isolated": "no branch {branch} em {path}, não neste checkout",
+    "where_shared": "neste mesmo checkout ({path}), editando os mesmos arquivos que você",
+    "on_branch": " (no branch {branch})",
+    "pending": (
+        "Não é um erro: o lich assumiu esta tarefa e ela já está rodando na sessão do lich"
+        ' "{label}" (nome no roster {name}, que também é o id que TaskStop recebe). Ela'
+        " trabalha {where}. O relatório completo chega sozinho a este prompt como uma nota"
+        " [lich]; portanto não refaça a tarefa nem espere uma notificação de tarefa. Para"
+        " falar com o worker, use send_to_session ou lich send (SendMessage não o alcança);"
+        " wait_for_answer também funciona."
+    ),
+    "unanswered_note": (
+        " O primeiro turno terminou sem resposta, em geral porque um comando continua"
+        " rodando em segundo plano; o relatório ainda chega como nota [lich]."
+    ),
+    "answered": (
+        'Não é um erro: o lich executou esta tarefa na sessão "{label}" (nome no roster'
+        " {name}) e ela já entregou o relatório:\n\n{answer}\n\nO trabalho está {where}."
+        " Para falar com a sessão, use send_to_session ou lich send (SendMessage não a alcança)."
+    ),
+    "never_reached": (
+        'A tarefa nunca chegou à sessão do lich "{label}"{on_branch} ({status}): abra o'
+        " card dela no lich para ver o motivo."
+    ),
+    "unknown_status": (
+        'O lich respondeu "{status}" sobre a sessão "{label}"{on_branch}: abra o card dela no lich.'
+    ),
+    "interrupted": (
+        "Interrompido enquanto o lich abria uma sessão para esta tarefa. Uma sessão do"
+        " lich{on_branch} talvez já a tenha recebido; nesse caso o relatório chega a este"
+        " prompt como nota [lich], então confira antes de executar a tarefa de novo."
+    ),
+    "stop_shared": (
+        'Successfully stopped task: {id} ({description}). O lich fechou a sessão "{label}".'
+    ),
+    "stop_isolated": (
+        "Successfully stopped task: {id} ({description}). O lich interrompeu o turno da"
+        ' sessão "{label}"; o card e a worktree no branch {branch} ficam para o usuário.'
+    ),
+    "stop_refused": "O lich não parou a tarefa {id} ({description}): {reason}",
+    "stop_refused_detail": "saída {code}",
+    "workers_one": "lich: {count} worker",
+    "workers_many": "lich: {count} workers",
+}
+
+ZH_CN: dict[str, str] = {
+    "toast": "lich：“{description}”已作为 Claude Code 子代理运行：{why}",
+    "why_cards_off_worker": "lich 让此 worker 的子代理保持原生运行（此会话已关闭子代理卡片）",
+    "why_too_large": "任务为 {size} 字节，超过 lich 的 {limit} 字节上限",
+    "why_bin_unusable": "LICH_BIN（{path}）不是可执行文件",
+    "why_launch": "无法运行 lich（{error}）",
+    "why_timeout": "lich open 未在 {seconds} 秒内完成",
+    "why_no_json": "lich open 失败：{detail}",
+    "why_no_json_detail": "没有输出 JSON（退出码 {code}）",
+    "why_not_delivered": "lich 打开了“{label}”，但任务没有送达：{detail}",
+    "why_not_delivered_detail": "lich 没有给出送达结果（退出码 {code}）",
+    "where_isolated": "在 {path} 的分支 {branch} 上，而不是在当前检出中",
+    "where_shared": "在同一个检出（{path}）中，与你编辑相同的文件",
+    "on_branch": "（分支 {branch}）",
+    "pending": (
+        "这不是错误：lich 已接手此任务，它正在 lich 会话“{label}”中运行"
+        "（花名册名称 {name}，也是 TaskStop 使用的 id）。它{where}工作。"
+        "完整报告会自动以 [lich] 备注的形式送到此提示符，因此不要重做此任务，"
+        "也不要等待任务通知。要联系该 worker，请使用 send_to_session 或 lich send"
+        "（SendMessage 无法联系到它）；wait_for_answer 同样可用。"
+    ),
+    "unanswered_note": (
+        "它的第一轮没有给出回答就结束了，通常是因为后台仍有命令在运行；报告仍会以 [lich] 备注送达。"
+    ),
+    "answered": (
+        "这不是错误：lich 已在会话“{label}”（花名册名称 {name}）中完成此任务，"
+        "并已提交报告：\n\n{answer}\n\n工作成果{where}。要联系该会话，请使用 "
+        "send_to_session 或 lich send（SendMessage 无法联系到它）。"
+    ),
+    "never_reached": (
+        "任务从未送达 lich 会话“{label}”{on_branch}（{status}）：请在 lich 中打开它的卡片查看原因。"
+    ),
+    "unknown_status": (
+        "lich 对会话“{label}”{on_branch}的回答是“{status}”：请在 lich 中打开它的卡片。"
+    ),
+    "interrupted": (
+        "lich 正在为此任务打开会话时被中断。某个 lich 会话{on_branch}可能已经收到此任务；"
+        "如果是这样，它的报告会以 [lich] 备注送到此提示符，因此再次执行任务前请先确认。"
+    ),
+    "stop_shared": "Successfully stopped task: {id} ({description})。lich 已关闭其会话“{label}”。",
+    "stop_isolated": (
+        "Successfully stopped task: {id} ({description})。lich 已停止会话“{label}”的当前轮次；"
+        "它的卡片和分支 {branch} 上的 worktree 保留给用户。"
+    ),
+    "stop_refused": "lich 没有停止任务 {id}（{description}）：{reason}",
+    "stop_refused_detail": "退出码 {code}",
+    "workers_one": "lich：{count} 个 worker",
+    "workers_many": "lich：{count} 个 worker",
+}
+
+ES: dict[str, str] = {
+    "toast": 'lich: "{description}" se ejecutó como subagente de Claude Code: {why}',
+    "why_cards_off_worker": (
+        "lich mantiene nativos los subagentes de este worker (las tarjetas de subagente"
+        " están desactivadas en esta sesión)"
+    ),
+    "why_too_large": "la tarea tiene {size} bytes, más que el límite de {limit} bytes de lich",
+    "why_bin_unusable": "LICH_BIN ({path}) no es un archivo ejecutable",
+    "why_launch": "no se pudo ejecutar lich ({error})",
+    "why_timeout": "lich open no terminó en {seconds} s",
+    "why_no_json": "lich open falló: {detail}",
+    "why_no_json_detail": "no imprimió JSON (salida {code})",
+    "why_not_delivered": 'lich abrió "{label}", pero la tarea no llegó: {detail}',
+    "why_not_delivered_detail": "lich no informó la entrega (salida {code})",
+    "where_isolated": "en la rama {branch} en {path}, no en este checkout",
+    "where_shared": "en este mismo checkout ({path}), editando los mismos archivos que tú",
+    "on_branch": " (en la rama {branch})",
+    "pending": (
+        "No es un error: lich tomó esta tarea y ya se está ejecutando en la sesión de lich"
+        ' "{label}" (nombre en el roster {name}, que también es el id que recibe TaskStop).'
+        " Trabaja {where}. Su informe completo llegará solo a este prompt como una nota"
+        " [lich], así que no rehagas la tarea ni esperes una notificación de tarea. Para"
+        " hablar con el worker, usa send_to_session o lich send (SendMessage no lo alcanza);"
+        " wait_for_answer también funciona."
+    ),
+    "unanswered_note": (
+        " Su primer turno terminó sin respuesta, normalmente porque sigue un comando en"
+        " segundo plano; el informe igual llega como nota [lich]."
+    ),
+    "answered": (
+        'No es un error: lich ejecutó esta tarea en la sesión "{label}" (nombre en el'
+        " roster {name}) y ya entregó su informe:\n\n{answer}\n\nEl trabajo está {where}."
+        " Para hablar con la sesión, usa send_to_session o lich send (SendMessage no la alcanza)."
+    ),
+    "never_reached": (
+        'La tarea nunca llegó a la sesión de lich "{label}"{on_branch} ({status}): abre su'
+        " tarjeta en lich para ver por qué."
+    ),
+    "unknown_status": (
+        'lich respondió "{status}" sobre la sesión "{label}"{on_branch}: abre su tarjeta en lich.'
+    ),
+    "interrupted": (
+        "Interrumpido mientras lich abría una sesión para esta tarea. Puede que una sesión"
+        " de lich{on_branch} ya la tenga; en ese caso su informe llega a este prompt como"
+        " nota [lich], así que compruébalo antes de volver a ejecutar la tarea."
+    ),
+    "stop_shared": (
+        'Successfully stopped task: {id} ({description}). lich cerró su sesión "{label}".'
+    ),
+    "stop_isolated": (
+        "Successfully stopped task: {id} ({description}). lich detuvo el turno de la sesión"
+        ' "{label}"; su tarjeta y su worktree en la rama {branch} quedan para el usuario.'
+    ),
+    "stop_refused": "lich no detuvo la tarea {id} ({description}): {reason}",
+    "stop_refused_detail": "salida {code}",
+    "workers_one": "lich: {count} worker",
+    "workers_many": "lich: {count} workers",
+}
+
+CATALOG: dict[str, dict[str, str]] = {"en": EN, "pt-BR": PT_BR, "zh-CN": ZH_CN, "es": ES}
+
+
+def text(lang: str, key: str, **values: object) -> str:
+    """The `key` string in `lang` (English when either is unknown), filled in."""
+    template = CATALOG.get(lang, EN).get(key)
+    if template is None:
+        template = EN[key]
+    return template.format(**values)

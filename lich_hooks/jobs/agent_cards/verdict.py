@@ -1,0 +1,132 @@
+"""What Claude Code reads back (SPEC §6.3): a deny carrying lich's outcome, or a
+toast while the native agent runs.
+
+A classic hook cannot hand Claude Code a synthetic Agent result, so every
+outcome where lich has (or may have) the task is a deny whose reason tells the
+model what happened; only an open that certainly failed lets the native agent
+run, with a toast saying why.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.jobs.agent_cards import lich_cli
+from lich_hooks.jobs.agent_cards.text import text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lich_hooks.jobs.agent_cards.decide import Call
+
+RUNNING = ("pending", "unanswered")
+NEVER_REACHED = ("unread", "undelivered")
+
+
+def _encode(value: dict[str, object]) -> bytes:
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from the payload: escape it instead
+        return json.dumps(value).encode("ascii")
+
+
+def deny(reason: str) -> bytes:
+    return _encode(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
+    )
+
+
+def toast(lang: str, description: str, why: str, **values: object) -> bytes:
+    """The native agent runs; the user is told why it is not a card."""
+    reason = text(lang, why, **values)
+    return _encode({"systemMessage": text(lang, "toast", description=description, why=reason)})
+
+
+class Verdict:
+    """The stdout for one open, the log's word for it, and the worker to record."""
+
+    __slots__ = ("decision", "stdout", "worker")
+
+    def __init__(
+        self, decision: str, stdout: bytes, worker: dict[str, object] | None = None
+    ) -> None:
+        self.decision = decision
+        self.stdout = stdout
+        self.worker = worker
+
+
+def _str(session: dict[str, object], key: str) -> str | None:
+    value = session.get(key)
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def for_open(
+    result: lich_cli.OpenResult, call: Call, branch: str | None, lang: str, now: float
+) -> Verdict:
+    """SPEC §6.3, one row per outcome of `lich open`."""
+    on_branch = text(lang, "on_branch", branch=branch) if branch else ""
+    if result.kind == lich_cli.INTERRUPTED:
+        return Verdict("deny:interrupted", deny(text(lang, "interrupted", on_branch=on_branch)))
+    desc = call.description
+    if result.kind == lich_cli.LAUNCH_ERROR:
+        return Verdict(
+            "toast:launch-error", toast(lang, desc, "why_launch", error=result.error or "?")
+        )
+    if result.kind == lich_cli.TIMEOUT:
+        seconds = result.error or f"{lich_cli.OPEN_SECONDS:g}"
+        return Verdict("toast:timeout", toast(lang, desc, "why_timeout", seconds=seconds))
+    session = result.session
+    code = "?" if result.code is None else result.code
+    if session is None:
+        detail = result.stderr_line or text(lang, "why_no_json_detail", code=code)
+        return Verdict("toast:no-json", toast(lang, desc, "why_no_json", detail=detail))
+    name = _str(session, "name") or _str(session, "id") or "?"
+    label = _str(session, "label") or name
+    delivery = session.get("delivery")
+    if not isinstance(delivery, dict):
+        detail = result.stderr_line or text(lang, "why_not_delivered_detail", code=code)
+        return Verdict(
+            "toast:not-delivered",
+            toast(lang, desc, "why_not_delivered", label=label, detail=detail),
+        )
+    status = delivery.get("status")
+    status = status if isinstance(status, str) else str(status)
+    path = _str(session, "path") or call.cwd or "?"
+    if branch:
+        where = text(lang, "where_isolated", branch=branch, path=path)
+    else:
+        where = text(lang, "where_shared", path=path)
+    if status in RUNNING:
+        reason = text(lang, "pending", label=label, name=name, where=where)
+        if status == "unanswered":
+            reason += text(lang, "unanswered_note")
+        worker: dict[str, object] = {
+            "name": name,
+            "label": label,
+            "id": _str(session, "id"),
+            "description": desc,
+            "branch": branch,  # None: shares the asking session's checkout
+            "path": path,
+            "tool_use_id": call.tool_use_id,
+            "when": now,
+        }
+        return Verdict(f"deny:{status}", deny(reason), worker)
+    if status == "answered":
+        answer = delivery.get("answer")
+        answer = answer if isinstance(answer, str) else ""
+        reason = text(lang, "answered", label=label, name=name, answer=answer, where=where)
+        return Verdict("deny:answered", deny(reason))
+    if status in NEVER_REACHED:
+        reason = text(lang, "never_reached", label=label, on_branch=on_branch, status=status)
+        return Verdict(f"deny:{status}", deny(reason))
+    reason = text(lang, "unknown_status", label=label, on_branch=on_branch, status=status)
+    return Verdict("deny:other-status", deny(reason))
