@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
 from tests.real_clients.conftest import ClaudeEnv
 from tests.real_clients.support.agent_calls import (
     AGENT_CALL,
@@ -20,6 +20,7 @@ from tests.real_clients.support.claude import Terminal, hook_runs, run_print, wa
 from tests.real_clients.support.clients import Client
 from tests.real_clients.support.fake_lich import FakeLich, open_answer
 from tests.real_clients.support.model_api import (
+    TASK_ID,
     ModelAPI,
     Request,
     messages_tool_results,
@@ -31,35 +32,21 @@ pytestmark = pytest.mark.real_client
 HOOK_ERROR = "PreToolUse:Agent hook error: "
 
 
-def _asked_for(prompt: str) -> callable:  # type: ignore[valid-type]
+def _asked_for(prompt: str) -> Callable[[Request], bool]:
     """A model request whose prompt (first user text) is `prompt`: a subagent running natively."""
 
     def match(request: Request) -> bool:
         messages = request.body.get("messages") or []
         first = messages[0].get("content") if messages else None
-        texts = [b.get("text") for b in first if isinstance(b, dict)] if isinstance(first, list) else [first]
-        return prompt in texts
+        if isinstance(first, list):
+            return prompt in [b.get("text") for b in first if isinstance(b, dict)]
+        return first == prompt
 
     return match
 
 
-def _result_for(tool: str):  # type: ignore[no-untyped-def]
-    """A model request that shows the model the result of its `tool` call."""
-
-    def match(request: Request) -> bool:
-        uses = {
-            b.get("id")
-            for m in request.body.get("messages") or []
-            if m.get("role") == "assistant" and isinstance(m.get("content"), list)
-            for b in m["content"]
-            if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == tool
-        }
-        return any(r.get("tool_use_id") in uses for r in messages_tool_results(request.body))
-
-    return match
-
-
-def _tool_result(request: Request, tool: str) -> dict[str, object]:
+def _results_of(request: Request, tool: str) -> list[dict[str, Any]]:
+    """The tool_result blocks answering the model's `tool` calls in this request."""
     uses = {
         b.get("id")
         for m in request.body.get("messages") or []
@@ -67,11 +54,20 @@ def _tool_result(request: Request, tool: str) -> dict[str, object]:
         for b in m["content"]
         if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == tool
     }
-    [result] = [r for r in messages_tool_results(request.body) if r.get("tool_use_id") in uses]
+    return [r for r in messages_tool_results(request.body) if r.get("tool_use_id") in uses]
+
+
+def _result_for(tool: str) -> Callable[[Request], bool]:
+    """A model request that shows the model the result of its `tool` call."""
+    return lambda request: bool(_results_of(request, tool))
+
+
+def _tool_result(request: Request, tool: str) -> dict[str, Any]:
+    [result] = _results_of(request, tool)
     return result
 
 
-def _open_card(claude: Terminal, env: dict[str, str], model_api: ModelAPI) -> dict[str, object]:
+def _open_card(claude: Terminal, env: dict[str, str], model_api: ModelAPI) -> dict[str, Any]:
     """Type the Agent call, wait for its verdict to reach the model; the tool_result it got."""
     claude.wait_ready()
     claude.submit(agent_prompt())
@@ -123,7 +119,7 @@ def test_print_mode_agent_call_stays_native(
     assert ran.returncode == 0, ran.stderr
     [pre] = wait_for_hook(env, "PreToolUse")
     skip_if_stub(env, "PreToolUse")
-    assert pre["decision"] != "not-built"
+    assert pre["decision"] == "native:not-interactive"
     assert [c["argv"][0] for c in fake_lich.calls()] == []
     # the subagent ran in Claude Code and the model got its native result, not a verdict
     model_api.wait_for(_asked_for(AGENT_CALL["prompt"]), what="the native subagent's prompt")
@@ -163,8 +159,7 @@ def test_a_subagents_own_agent_call_stays_native(
         model_api.wait_for(_asked_for(inner["prompt"]), what="the nested subagent's prompt")
         runs = wait_for_hook(env, "PreToolUse", 2)
     skip_if_stub(env, "PreToolUse")
-    assert len(runs) == 2
-    assert all(r["decision"] != "not-built" for r in runs)
+    assert [r["decision"] for r in runs] == ["native:agent-type", "native:subagent-call"]
     assert fake_lich.calls() == []
 
 
@@ -191,5 +186,28 @@ def test_task_stop_on_the_cards_roster_name_closes_it(
         )
     closed = fake_lich.wait_for("close")
     assert closed["argv"] == ["close", name]
-    assert json.dumps(result)  # the model read lich's outcome
+    assert "Successfully stopped task" in tool_result_text(result)
+
+
+def test_task_stop_of_claude_codes_own_task_is_left_to_it(
+    claude_code: Client,
+    claude_setup: ClaudeEnv,
+    project: Path,
+    fake_lich: FakeLich,
+    model_api: ModelAPI,
+) -> None:
+    """The TaskStop registration does reach the hook for ids Claude Code knows; a task that is
+    not a lich worker gets no verdict and Claude Code stops it itself."""
+    env = claude_setup()
+    background = directive(
+        "Bash", {"command": "sleep 120", "run_in_background": True, "description": "Wait"}
+    )
+    ran = run_print(claude_code, background + " " + task_stop_prompt(TASK_ID), env, project)
+    assert ran.returncode == 0, ran.stderr
+    [pre] = wait_for_hook(env, "PreToolUse")
+    skip_if_stub(env, "PreToolUse")
+    assert pre["decision"] == "native:not-our-task"
+    assert fake_lich.calls() == []
+    result = _tool_result(model_api.wait_for(_result_for("TaskStop")), "TaskStop")
+    assert not result.get("is_error")
     assert "Successfully stopped task" in tool_result_text(result)

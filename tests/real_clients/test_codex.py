@@ -24,7 +24,9 @@ pytestmark = pytest.mark.real_client
 
 
 @pytest.fixture
-def codex_setup(codex: Client, tmp_path: Path, model_api: ModelAPI, lich: StandIn) -> dict[str, str]:
+def codex_setup(
+    codex: Client, tmp_path: Path, model_api: ModelAPI, lich: StandIn
+) -> dict[str, str]:
     if TRUST_FLAG not in exec_help(codex):
         pytest.skip(f"{codex.version} has no {TRUST_FLAG}: its hooks need interactive trust")
     codex_home = tmp_path / "codex-home"
@@ -38,6 +40,7 @@ def test_codex_exec_reports_its_session(
     ran = run_exec(codex, "say hello", codex_setup, project)
     assert ran.returncode == 0, ran.stderr
     assert REPLY_TEXT in ran.stdout
+    assert "hook: SessionStart Completed" in ran.stderr
     [record] = wait_for_hook(codex_setup, "SessionStart")
     assert (record["provider"], record["decision"]) == ("codex", "report")
     [request] = lich.wait(1)
@@ -63,5 +66,6 @@ def test_codex_skips_an_untrusted_hook_silently(
     assert REPLY_TEXT in ran.stdout
     # the turn is over and the model answered: a trusted hook would have run before it
     assert model_api.model_calls()
+    assert "hook: SessionStart" not in ran.stderr
     assert hook_runs(codex_setup) == []
     assert lich.received == []

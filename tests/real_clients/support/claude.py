@@ -113,7 +113,11 @@ def run_print(
     )
 
 
-_ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+_ANSI = re.compile(
+    rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]"  # CSI
+    rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC
+    rb"|\x1b[()][0-9A-Za-z]|\x1b[=>78]"  # charset, keypad, save/restore
+)
 
 
 class Terminal:

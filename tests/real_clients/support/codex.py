@@ -1,9 +1,11 @@
 """Drive the real Codex CLI offline: a CODEX_HOME pointing at the scripted Responses API.
 
 `config.toml` names a model provider whose base_url is the loopback server
-(wire_api "responses", no retries) and turns the hooks feature on;
-`hooks.json` is this checkout's registration (`registrations.codex_hooks()`),
-so `lich-hook` is found on PATH exactly as a user's install would have it.
+(wire_api "responses", no retries); nothing else: hooks are on by default in
+Codex 0.171 (`[features].hooks`, formerly `codex_hooks`), so a user's plain
+config is what is exercised. `hooks.json` is this checkout's registration
+(`registrations.codex_hooks()`), so `lich-hook` is found on PATH exactly as a
+user's install would have it.
 """
 
 from __future__ import annotations
@@ -32,9 +34,6 @@ base_url = "{base_url}/v1"
 wire_api = "responses"
 request_max_retries = 0
 stream_max_retries = 0
-
-[features]
-hooks = true
 """
     )
     (codex_home / "hooks.json").write_text(json.dumps({"hooks": codex_hooks()}, indent=2))

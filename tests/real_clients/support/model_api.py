@@ -140,7 +140,9 @@ def messages_tool_results(body: Json) -> list[Json]:
     for message in body.get("messages") or []:
         content = message.get("content")
         if message.get("role") == "user" and isinstance(content, list):
-            results += [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+            results += [
+                b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"
+            ]
     return results
 
 
@@ -344,8 +346,8 @@ class ModelAPI:
                 ]
                 for index, block in enumerate(blocks):
                     if block["type"] == "text":
-                        start = {"type": "text", "text": ""}
-                        delta = {"type": "text_delta", "text": block["text"]}
+                        start: Json = {"type": "text", "text": ""}
+                        delta: Json = {"type": "text_delta", "text": block["text"]}
                     else:
                         start = {**block, "input": {}}
                         delta = {
@@ -379,11 +381,17 @@ class ModelAPI:
             def _responses(self, items: list[Json]) -> None:
                 response_id = f"resp_{next(api._ids)}"
                 events: list[tuple[str, Json]] = [
-                    ("response.created", {"type": "response.created", "response": {"id": response_id}})
+                    (
+                        "response.created",
+                        {"type": "response.created", "response": {"id": response_id}},
+                    )
                 ]
                 for item in items:
                     events.append(
-                        ("response.output_item.done", {"type": "response.output_item.done", "item": item})
+                        (
+                            "response.output_item.done",
+                            {"type": "response.output_item.done", "item": item},
+                        )
                     )
                 events.append(
                     (
