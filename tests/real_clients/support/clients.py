@@ -68,6 +68,8 @@ def _install(package: str, version: str) -> Path:
                     "--no-fund",
                     "--no-save",
                     "--loglevel=error",
+                    "--fetch-retries=1",  # an unreachable registry is a quick skip, not a stall
+                    "--fetch-timeout=60000",
                     f"{package}@{version}",
                 ],
                 capture_output=True,
