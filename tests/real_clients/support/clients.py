@@ -76,13 +76,19 @@ def _install(package: str, version: str) -> Path:
                 text=True,
                 timeout=INSTALL_TIMEOUT,
                 check=False,
-                env={**os.environ, "npm_config_update_notifier": "false"},
+                env={
+                    **os.environ,
+                    "npm_config_update_notifier": "false",
+                    # npm's own cache and logs in the install folder, not the real ~/.npm
+                    "npm_config_cache": str(folder / ".npm-cache"),
+                },
             )
         except subprocess.TimeoutExpired:
             pytest.skip(f"npm install {package}@{version} took over {INSTALL_TIMEOUT}s")
         if proc.returncode != 0:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
             pytest.skip(f"npm install {package}@{version} failed: {' | '.join(tail)}")
+        shutil.rmtree(folder / ".npm-cache", ignore_errors=True)  # the tarballs, ~300 MB
         done.write_text(f"{package}@{version}\n")
     return folder
 
