@@ -27,11 +27,12 @@ pytestmark = pytest.mark.real_client
 def codex_setup(
     codex: Client, tmp_path: Path, model_api: ModelAPI, lich: StandIn
 ) -> dict[str, str]:
-    if TRUST_FLAG not in exec_help(codex):
-        pytest.skip(f"{codex.version} has no {TRUST_FLAG}: its hooks need interactive trust")
     codex_home = tmp_path / "codex-home"
     seed_codex_home(codex_home, model_api.base_url)
-    return codex_env(tmp_path, codex_home, **lich.env(CARD))
+    env = codex_env(tmp_path, codex_home, **lich.env(CARD))
+    if TRUST_FLAG not in exec_help(codex, env):
+        pytest.skip(f"{codex.version} has no {TRUST_FLAG}: its hooks need interactive trust")
+    return env
 
 
 def test_codex_exec_reports_its_session(

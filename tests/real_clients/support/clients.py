@@ -15,6 +15,7 @@ import fcntl
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -102,9 +103,18 @@ def _first(folder: Path, patterns: list[str]) -> Path | None:
 
 
 def _version(binary: Path) -> str:
-    proc = subprocess.run(
-        [str(binary), "--version"], capture_output=True, text=True, timeout=60, check=False
-    )
+    # even `--version` sets up state (Codex writes helpers under CODEX_HOME): a throwaway home
+    with tempfile.TemporaryDirectory(prefix="lich-client-home-") as home:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "LANG": "C.UTF-8"}
+        env["CODEX_HOME"] = os.path.join(home, ".codex")
+        proc = subprocess.run(
+            [str(binary), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env=env,
+        )
     if proc.returncode != 0:
         pytest.skip(f"{binary} --version failed: {proc.stderr.strip()[-200:]}")
     return proc.stdout.strip()

@@ -57,9 +57,10 @@ def codex_env(tmp: Path, codex_home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def exec_help(client: Client) -> str:
+def exec_help(client: Client, env: dict[str, str]) -> str:
     return subprocess.run(
         [str(client.binary), "exec", "--help"],
+        env=env,
         capture_output=True,
         text=True,
         timeout=60,
