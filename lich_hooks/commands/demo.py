@@ -51,8 +51,38 @@ CRUSH_SESSION = "db3492a0-4a6b-4335-8c0b-d4cc43fc4cb0"
 ANTIGRAVITY_CONVERSATION = "7bb32ee5-e8e3-42cd-a13c-849723bc4e57"
 
 
+# A stand-in `lich` executable for the agent-cards scenarios: `open` answers
+# that the worker has the task (delivery pending), `close` succeeds.
+STANDIN_LICH = """
+import json, os, sys
+if sys.argv[1:2] == ["open"]:
+    delivery = {"ticket": "t-7", "target": "fix-flaky-7", "status": "pending", "answer": None}
+    print(json.dumps({"id": "s-7", "label": "Fix the flaky test", "name": "fix-flaky-7",
+                      "path": os.getcwd(), "kind": "claude", "delivery": delivery}))
+"""
+
+
+def _standin_lich(directory: str) -> str:
+    path = os.path.join(directory, "lich")
+    with open(path, "w") as handle:
+        handle.write(f"#!{sys.executable}\n{STANDIN_LICH}")
+    os.chmod(path, 0o700)
+    return path
+
+
 def scenarios(cwd: str) -> list[Scenario]:
     claude_base = {"session_id": CLAUDE_SESSION, "transcript_path": "", "cwd": cwd}
+    card_env = {
+        "LICH_BIN": _standin_lich(cwd),
+        "LICH_SUBAGENT_DEPTH": "0",
+        "CLAUDE_CODE_SESSION_ATTENDED": "1",
+    }
+    agent_call = {
+        **claude_base,
+        "permission_mode": "auto",
+        "hook_event_name": "PreToolUse",
+        "tool_use_id": "toolu_01DemoFl4ky",
+    }
     return [
         Scenario(
             "claude",
@@ -74,6 +104,30 @@ def scenarios(cwd: str) -> list[Scenario]:
             },
             "a top-level session's turn ends: not a worker, nothing to answer",
             env={"LICH_SUBAGENT_DEPTH": "0", "CLAUDE_CODE_SESSION_ATTENDED": "1"},
+        ),
+        Scenario(
+            "claude",
+            "PreToolUse",
+            "claude",
+            {
+                **agent_call,
+                "tool_name": "Agent",
+                "tool_input": {
+                    "description": "Fix the flaky test",
+                    "prompt": "Find why test_login is flaky and fix it.",
+                    "subagent_type": "general-purpose",
+                },
+            },
+            "a general-purpose subagent runs as a lich card (stand-in lich: pending)",
+            env=card_env,
+        ),
+        Scenario(
+            "claude",
+            "PreToolUse",
+            "claude",
+            {**agent_call, "tool_name": "TaskStop", "tool_input": {"task_id": "fix-flaky-7"}},
+            "TaskStop names that worker: lich closes it",
+            env=card_env,
         ),
         Scenario(
             "codex",

@@ -141,20 +141,23 @@ def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> Op
     import subprocess
     import tempfile
 
-    def interrupted(signum: int, frame: object) -> None:
+    caught: list[int] = []
+
+    def on_signal(signum: int, frame: object) -> None:
         # Further signals must not cut the verdict we are about to print.
+        caught.append(signum)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise Interrupted()
 
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     seconds = open_seconds(environ)
-    proc = None
+    proc: subprocess.Popen[bytes] | None = None
     try:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             try:
                 for sig in previous:
-                    signal.signal(sig, interrupted)
+                    signal.signal(sig, on_signal)
                 try:
                     proc = subprocess.Popen(
                         argv,
@@ -163,7 +166,7 @@ def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> Op
                         stdin=subprocess.DEVNULL,
                         stdout=out,
                         stderr=err,
-                        start_new_session=True,
+                        start_new_session=True,  # Esc's signal to our group must miss it
                     )
                 except (OSError, ValueError, subprocess.SubprocessError) as error:
                     return OpenResult(LAUNCH_ERROR, error=_describe(error))
@@ -175,10 +178,14 @@ def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> Op
                     _kill_group(proc.pid)
                     proc.wait()
                     return OpenResult(TIMEOUT, error=f"{seconds:g}")
-                for sig, handler in previous.items():
-                    signal.signal(sig, handler)
             except Interrupted:
-                return OpenResult(INTERRUPTED)
+                if proc is None or proc.poll() is None:
+                    return OpenResult(INTERRUPTED)
+                code = proc.returncode  # it ended as the signal came: its answer stands
+            finally:
+                if not caught:
+                    for sig, handler in previous.items():
+                        signal.signal(sig, handler)
             out.seek(0)
             err.seek(0)
             stdout = out.read(16 << 20)

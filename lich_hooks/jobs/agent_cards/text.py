@@ -42,6 +42,8 @@ EN: dict[str, str] = {
     # where the worker works
     "where_isolated": "on branch {branch} in {path}, not in this checkout",
     "where_shared": "in this same checkout ({path}), editing the same files you are",
+    "done_isolated": "on branch {branch} in {path}",
+    "done_shared": "in this same checkout ({path})",
     "on_branch": " (on branch {branch})",
     # denies the model reads
     "pending": (
@@ -104,6 +106,8 @@ PT_BR: dict[str, str] = {
     "why_not_delivered_detail": "o lich não informou a entrega (saída {code})",
     "where_isolated": "no branch {branch} em {path}, não neste checkout",
     "where_shared": "neste mesmo checkout ({path}), editando os mesmos arquivos que você",
+    "done_isolated": "no branch {branch} em {path}",
+    "done_shared": "neste mesmo checkout ({path})",
     "on_branch": " (no branch {branch})",
     "pending": (
         "Não é um erro: o lich assumiu esta tarefa e ela já está rodando na sessão do lich"
@@ -160,6 +164,8 @@ ZH_CN: dict[str, str] = {
     "why_not_delivered_detail": "lich 没有给出送达结果（退出码 {code}）",
     "where_isolated": "在 {path} 的分支 {branch} 上，而不是在当前检出中",
     "where_shared": "在同一个检出（{path}）中，与你编辑相同的文件",
+    "done_isolated": "在 {path} 的分支 {branch} 上",
+    "done_shared": "在同一个检出（{path}）中",
     "on_branch": "（分支 {branch}）",
     "pending": (
         "这不是错误：lich 已接手此任务，它正在 lich 会话“{label}”中运行"
@@ -213,6 +219,8 @@ ES: dict[str, str] = {
     "why_not_delivered_detail": "lich no informó la entrega (salida {code})",
     "where_isolated": "en la rama {branch} en {path}, no en este checkout",
     "where_shared": "en este mismo checkout ({path}), editando los mismos archivos que tú",
+    "done_isolated": "en la rama {branch} en {path}",
+    "done_shared": "en este mismo checkout ({path})",
     "on_branch": " (en la rama {branch})",
     "pending": (
         "No es un error: lich tomó esta tarea y ya se está ejecutando en la sesión de lich"

@@ -123,7 +123,11 @@ def for_open(
     if status == "answered":
         answer = delivery.get("answer")
         answer = answer if isinstance(answer, str) else ""
-        reason = text(lang, "answered", label=label, name=name, answer=answer, where=where)
+        if branch:
+            done = text(lang, "done_isolated", branch=branch, path=path)
+        else:
+            done = text(lang, "done_shared", path=path)
+        reason = text(lang, "answered", label=label, name=name, answer=answer, where=done)
         return Verdict("deny:answered", deny(reason))
     if status in NEVER_REACHED:
         reason = text(lang, "never_reached", label=label, on_branch=on_branch, status=status)

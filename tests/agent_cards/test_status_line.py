@@ -1,0 +1,157 @@
+"""SPEC §6.4: `lich-hook status-line [-- <command…>]`."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from tests.agent_cards.fake_lich import FakeLich, agent_payload, reason, session
+from tests.support.runner import run_hook
+
+STATUS_PAYLOAD = {
+    "hook_event_name": "Status",
+    "session_id": "5b0c8f0e-3d1a-4c2e-9f7a-2b6d1e8c4a10",
+    "model": {"id": "claude-opus-4-5", "display_name": "Opus"},
+    "workspace": {"current_dir": "/work/project"},
+}
+
+
+def open_worker(
+    env: dict[str, str], fake: FakeLich, project: Path, name: str, isolated: bool = False
+) -> None:
+    fake.script(open={"json": session("pending", name=name)})
+    extra = {"isolation": "worktree"} if isolated else {}
+    ran = run_hook("PreToolUse claude", agent_payload(project, **extra), env)
+    assert reason(ran.stdout).startswith("Not an error:")
+
+
+def rows(*pairs: tuple[str, str]) -> dict[str, object]:
+    listed = [
+        {"label": n, "name": n, "project": "p", "kind": "claude", "state": s, "id": f"sess-{n}"}
+        for n, s in pairs
+    ]
+    return {"json": listed}
+
+
+def status(env: dict[str, str], *extra: str) -> bytes:
+    ran = run_hook("status-line " + " ".join(extra), STATUS_PAYLOAD, env)
+    assert (ran.returncode, ran.stderr) == (0, b"")
+    return ran.stdout
+
+
+def sessions_calls(fake: FakeLich) -> int:
+    return sum(1 for argv in fake.argvs() if argv == ["sessions", "--json"])
+
+
+def test_nothing_at_zero_and_lich_not_asked(card_env: dict[str, str], fake: FakeLich) -> None:
+    assert status(card_env) == b""
+    assert fake.calls() == []
+
+
+def test_counts_running_workers(card_env: dict[str, str], fake: FakeLich, project: Path) -> None:
+    open_worker(card_env, fake, project, "w-a")
+    fake.script(sessions=rows(("w-a", "running")))
+    assert status(card_env) == b"lich: 1 worker\n"
+    open_worker(card_env, fake, project, "w-b")
+    # within the 5 s window the record alone counts: a new worker shows at once
+    assert status(card_env) == b"lich: 2 workers\n"
+
+
+def test_finished_workers_drop_out(card_env: dict[str, str], fake: FakeLich, project: Path) -> None:
+    open_worker(card_env, fake, project, "shared-gone")
+    open_worker(card_env, fake, project, "shared-busy")
+    open_worker(card_env, fake, project, "iso-done", isolated=True)
+    open_worker(card_env, fake, project, "iso-busy", isolated=True)
+    open_worker(card_env, fake, project, "iso-gone", isolated=True)
+    fake.script(
+        sessions=rows(
+            ("shared-busy", "done"),  # a shared worker is finished only when unlisted
+            ("iso-done", "done"),
+            ("iso-busy", "running"),
+        )
+    )
+    assert status(card_env) == b"lich: 2 workers\n"
+    names = {p.stem for p in (Path(card_env["LICH_HOOK_STATE_DIR"]) / "workers/card-1").iterdir()}
+    assert names - {".checked"} == {"shared-busy", "iso-busy"}
+
+
+def test_a_renamed_worker_is_matched_by_session_id(
+    card_env: dict[str, str], fake: FakeLich, project: Path
+) -> None:
+    open_worker(card_env, fake, project, "w-a")
+    fake.script(
+        sessions={"json": [{"label": "x", "name": "renamed", "state": "running", "id": "sess-w-a"}]}
+    )
+    assert status(card_env) == b"lich: 1 worker\n"
+
+
+def test_failing_sessions_keeps_the_count(
+    card_env: dict[str, str], fake: FakeLich, project: Path
+) -> None:
+    open_worker(card_env, fake, project, "w-a")
+    open_worker(card_env, fake, project, "w-b")
+    fake.script(sessions={"exit": 1, "stderr": "lich is not running\n"})
+    assert status(card_env) == b"lich: 2 workers\n"
+    assert sessions_calls(fake) == 1
+    fake.script(sessions={"stdout": "not json"})
+    expire_cache(card_env)
+    assert status(card_env) == b"lich: 2 workers\n"
+    assert sessions_calls(fake) == 2
+
+
+def expire_cache(env: dict[str, str]) -> None:
+    checked = Path(env["LICH_HOOK_STATE_DIR"]) / "workers" / "card-1" / ".checked"
+    checked.write_text(repr(time.time() - 60))
+
+
+def test_lich_is_asked_at_most_every_five_seconds(
+    card_env: dict[str, str], fake: FakeLich, project: Path
+) -> None:
+    open_worker(card_env, fake, project, "w-a")
+    fake.script(sessions=rows(("w-a", "running")))
+    assert status(card_env) == b"lich: 1 worker\n"
+    fake.script(sessions=rows())  # lich no longer lists it, but the cache still holds
+    assert status(card_env) == b"lich: 1 worker\n"
+    assert sessions_calls(fake) == 1
+    expire_cache(card_env)
+    assert status(card_env) == b""
+    assert sessions_calls(fake) == 2
+
+
+def user_status_line(tmp: Path) -> str:
+    script = tmp / "my-status.py"
+    script.write_text(
+        "import json, sys\n"
+        "data = json.load(sys.stdin)\n"
+        "print(f\"[{data['model']['display_name']}] {sys.argv[1]}\")\n"
+    )
+    return f"{sys.executable} {script} 'two words'"
+
+
+def test_composes_with_the_users_command(
+    tmp_path: Path, card_env: dict[str, str], fake: FakeLich, project: Path
+) -> None:
+    command = user_status_line(tmp_path)
+    assert status(card_env, "--", command) == b"[Opus] two words\n"
+    open_worker(card_env, fake, project, "w-a")
+    fake.script(sessions=rows(("w-a", "running")))
+    assert status(card_env, "--", command) == b"[Opus] two words\nlich: 1 worker\n"
+
+
+def test_users_command_alone_outside_lich(tmp_path: Path, card_env: dict[str, str]) -> None:
+    env = {k: v for k, v in card_env.items() if not k.startswith("LICH_SESSION")}
+    assert status(env, "--", user_status_line(tmp_path)) == b"[Opus] two words\n"
+
+
+def test_missing_user_command_prints_only_ours(card_env: dict[str, str]) -> None:
+    assert status(card_env, "--", "/nonexistent/status") == b""
+
+
+def test_language(card_env: dict[str, str], fake: FakeLich, project: Path) -> None:
+    open_worker(card_env, fake, project, "w-a")
+    fake.script(sessions=rows(("w-a", "running")))
+    out = status({**card_env, "LICH_PROMPT_LANG": "zh-CN"})
+    assert out.decode() == "lich：1 个 worker\n"
+    assert json.dumps(STATUS_PAYLOAD)  # payload stays JSON for the user's command
