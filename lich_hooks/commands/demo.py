@@ -130,6 +130,20 @@ def scenarios(cwd: str) -> list[Scenario]:
             env=card_env,
         ),
         Scenario(
+            "claude",
+            "Stop",
+            "claude",
+            {
+                **claude_base,
+                "hook_event_name": "Stop",
+                "stop_hook_active": False,
+                "last_assistant_message": "Rewrote docs/cli.md; the tests pass.",
+                "background_tasks": [],
+            },
+            "a worker's turn ends: its last message answers the task",
+            env={"LICH_SUBAGENT_DEPTH": "1", "CLAUDE_CODE_SESSION_ATTENDED": "1"},
+        ),
+        Scenario(
             "codex",
             "SessionStart",
             "codex",

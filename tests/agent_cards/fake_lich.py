@@ -31,8 +31,10 @@ with open(os.environ["FAKE_LICH_SCRIPT"]) as handle:
     script = json.load(handle)
 step = script.get(sys.argv[1] if len(sys.argv) > 1 else "", {})
 if "pidfile" in step:
-    with open(step["pidfile"], "w") as handle:
+    # written aside and renamed, so a test waiting for the file never reads it half-written
+    with open(step["pidfile"] + ".tmp", "w") as handle:
         handle.write(str(os.getpid()))
+    os.replace(step["pidfile"] + ".tmp", step["pidfile"])
 if "wait_for" in step:
     deadline = time.monotonic() + 60
     while not os.path.exists(step["wait_for"]) and time.monotonic() < deadline:

@@ -54,6 +54,10 @@ EN: dict[str, str] = {
         " worker, use send_to_session or lich send (SendMessage cannot reach it);"
         " wait_for_answer also works."
     ),
+    "stop_hint": (
+        " If TaskStop answers that it has no task with that id (Claude Code checks its own"
+        " tasks before any hook sees the call), run `{stop}` to stop the worker instead."
+    ),
     "unanswered_note": (
         " Its first turn ended without an answer, usually because a command is still"
         " running in its background; the report still arrives as a [lich] note."
@@ -117,6 +121,11 @@ PT_BR: dict[str, str] = {
         " falar com o worker, use send_to_session ou lich send (SendMessage não o alcança);"
         " wait_for_answer também funciona."
     ),
+    "stop_hint": (
+        " Se TaskStop responder que não há tarefa com esse id (o Claude Code confere as"
+        " próprias tarefas antes de qualquer hook ver a chamada), rode `{stop}` para parar"
+        " o worker."
+    ),
     "unanswered_note": (
         " O primeiro turno terminou sem resposta, em geral porque um comando continua"
         " rodando em segundo plano; o relatório ainda chega como nota [lich]."
@@ -174,6 +183,10 @@ ZH_CN: dict[str, str] = {
         "也不要等待任务通知。要联系该 worker，请使用 send_to_session 或 lich send"
         "（SendMessage 无法联系到它）；wait_for_answer 同样可用。"
     ),
+    "stop_hint": (
+        "如果 TaskStop 回答没有这个 id 的任务(Claude Code 会在任何 hook 看到调用之前先检查"
+        "它自己的任务),请改为运行 `{stop}` 来停止该 worker。"
+    ),
     "unanswered_note": (
         "它的第一轮没有给出回答就结束了，通常是因为后台仍有命令在运行；报告仍会以 [lich] 备注送达。"
     ),
@@ -229,6 +242,11 @@ ES: dict[str, str] = {
         " [lich], así que no rehagas la tarea ni esperes una notificación de tarea. Para"
         " hablar con el worker, usa send_to_session o lich send (SendMessage no lo alcanza);"
         " wait_for_answer también funciona."
+    ),
+    "stop_hint": (
+        " Si TaskStop responde que no hay ninguna tarea con ese id (Claude Code revisa sus"
+        " propias tareas antes de que ningún hook vea la llamada), ejecuta `{stop}` para"
+        " detener al worker."
     ),
     "unanswered_note": (
         " Su primer turno terminó sin respuesta, normalmente porque sigue un comando en"

@@ -107,6 +107,10 @@ def for_open(
         where = text(lang, "where_shared", path=path)
     if status in RUNNING:
         reason = text(lang, "pending", label=label, name=name, where=where)
+        # Measured on Claude Code 2.1.328: TaskStop refuses ids it did not issue before
+        # PreToolUse runs, so the model also gets the lich command that stops the worker.
+        stop = f"lich control {name} abort" if branch else f"lich close {name}"
+        reason += text(lang, "stop_hint", stop=stop)
         if status == "unanswered":
             reason += text(lang, "unanswered_note")
         worker: dict[str, object] = {

@@ -1,0 +1,287 @@
+"""`lich-hook install <harness>` / `uninstall <harness>` (SPEC §8).
+
+Merges our registration into the harness's own settings file so that its
+entries run this installation by absolute path, and takes them out again.
+The contract with the user's file:
+
+- entries are ours by their command (settings_files.py); an upgrade replaces
+  ours in place, a re-run writes nothing;
+- everyone else's entries, events and keys keep their meaning, and their bytes
+  wherever our edit does not pass through them (commands/jsontext.py);
+- a file that does not parse, or has a shape we do not understand, is refused
+  and left untouched;
+- before a write the old file is copied next to it (`<name>.lich-hook.bak`), and
+  the new one replaces it atomically with the old file's permissions; a
+  symlinked settings file (dotfile managers) is written through the link.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+
+from lich_hooks import settings_files
+from lich_hooks.commands import jsontext
+from lich_hooks.commands.style import paint
+from lich_hooks.settings_files import HARNESSES, Harness, Refused
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+BACKUP_SUFFIX = ".lich-hook.bak"
+
+
+class Plan:
+    """What an install or uninstall would do to one file, before anything is written."""
+
+    def __init__(
+        self,
+        harness: Harness,
+        scope: str,
+        path: str,
+        old_text: str | None,
+        new_text: str,
+        had_ours: bool,
+    ) -> None:
+        self.harness = harness
+        self.scope = scope
+        self.path = path
+        self.old_text = old_text
+        self.new_text = new_text
+        self.had_ours = had_ours
+
+    @property
+    def changed(self) -> bool:
+        return self.old_text != self.new_text
+
+    def diff(self) -> str:
+        old = (self.old_text or "").splitlines(keepends=True)
+        new = self.new_text.splitlines(keepends=True)
+        label = self.path if self.old_text is not None else "/dev/null"
+        lines = difflib.unified_diff(old, new, fromfile=label, tofile=self.path)
+        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def read_text(path: str) -> str | None:
+    """The file's text, None when it does not exist; Refused when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise Refused(f"cannot read {path}: {error.strerror or error}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused(f"{path} is not UTF-8 text; nothing was changed") from None
+
+
+def plan(
+    harness: Harness,
+    scope: str,
+    executable: str | None,
+    environ: Mapping[str, str],
+    project: str,
+) -> Plan:
+    """Compute the new file for installing `executable` (None: uninstall)."""
+    path = os.path.realpath(harness.path(scope, environ, project))
+    old_text = read_text(path)
+    parsed = None
+    document: object = None
+    if old_text is not None:
+        try:
+            parsed = jsontext.parse(old_text, jsonc=harness.jsonc)
+        except jsontext.JsonTextError as error:
+            raise Refused(
+                f"{path} does not parse ({error}); nothing was changed. "
+                "Fix the file (or move it aside) and run this again."
+            ) from None
+        document = parsed.root.value if parsed.root is not None else None
+    had_ours = bool(settings_files.our_commands(document))
+    if executable is None and not had_ours:
+        return Plan(harness, scope, path, old_text, old_text or "", False)
+    try:
+        new_document = settings_files.merge(harness, document, executable)
+    except Refused as error:
+        raise Refused(f"{path}: {error}; nothing was changed") from None
+    if parsed is not None and parsed.root is not None:
+        if jsontext.same(parsed.root.value, new_document):
+            return Plan(harness, scope, path, old_text, old_text or "", had_ours)
+        try:
+            new_text = jsontext.edit(parsed, new_document, jsonc=harness.jsonc)
+        except jsontext.JsonTextError as error:
+            raise Refused(f"{path}: {error}; nothing was changed") from None
+    else:
+        new_text = jsontext.dumps(new_document) + "\n"
+    return Plan(harness, scope, path, old_text, new_text, had_ours)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_file(path: str, data: bytes, mode: int | None) -> None:
+    """Replace `path` atomically; `mode` None means a new file's usual 0666 & ~umask."""
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    final_mode = (0o666 & ~_umask()) if mode is None else mode
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, final_mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def apply(plan: Plan) -> str | None:
+    """Write the plan: backup first, then the new file. Returns the backup's path."""
+    backup = None
+    mode = None
+    if plan.old_text is not None:
+        mode = os.stat(plan.path).st_mode & 0o7777
+        backup = plan.path + BACKUP_SUFFIX
+        with open(plan.path, "rb") as handle:
+            original = handle.read()
+        write_file(backup, original, mode)
+    write_file(plan.path, plan.new_text.encode("utf-8"), mode)
+    return backup
+
+
+def next_steps(harness: Harness, scope: str, executable: str) -> list[str]:
+    exe = settings_files.quote(executable)
+    if harness.key == "claude":
+        return [
+            "Next: start a new Claude Code session (or review them with /hooks).",
+            "To show lich workers in the status line, add to the same file:",
+            f'  "statusLine": {{"type": "command", "command": "{exe} status-line"}}',
+            f'  (with a status line command already there: "{exe} status-line -- <your command>")',
+        ]
+    if harness.key == "codex":
+        steps = [
+            "Next: Codex runs new or changed hooks only once you trust them: "
+            "start codex and run /hooks to review and trust them.",
+        ]
+        if scope == "project":
+            steps.append("Project hooks load only when Codex trusts this project's .codex folder.")
+        return steps
+    if harness.key == "crush":
+        return ["Next: restart Crush; the first tool call of each session reports it to lich."]
+    return [
+        "Next: restart Antigravity (agy); its first model call in a lich card reports it.",
+        "Antigravity ignores a hooks.json it cannot parse as a whole: keep it strict JSON.",
+    ]
+
+
+def run(
+    harness_key: str,
+    scope: str = "user",
+    dry_run: bool = False,
+    uninstall: bool = False,
+    out: Callable[[str], None] = print,
+    environ: Mapping[str, str] | None = None,
+    project: str | None = None,
+    color: bool = False,
+) -> int:
+    """Exit code: 0 done (or nothing to do), 1 refused."""
+    harness = HARNESSES[harness_key]
+    env = os.environ if environ is None else environ
+    where = os.getcwd() if project is None else project
+    verb = "uninstall" if uninstall else "install"
+    try:
+        executable = None if uninstall else settings_files.this_executable()
+        result = plan(harness, scope, executable, env, where)
+    except Refused as error:
+        out(paint(f"lich-hook: {verb} refused: {error}", "red", color))
+        return 1
+    label = f"{harness.title} ({scope} scope)"
+    if uninstall and not result.had_ours:
+        out(f"No lich-hook entries for {label} in {result.path}: nothing to remove.")
+        return 0
+    if not result.changed:
+        out(f"Already installed for {label} in {result.path}: nothing written.")
+        return 0
+    if dry_run:
+        out(_colour_diff(result.diff(), color).rstrip("\n"))
+        out(paint(f"(dry run: {result.path} was not changed)", "dim", color))
+        return 0
+    try:
+        backup = apply(result)
+    except OSError as error:
+        out(paint(f"lich-hook: {verb} failed: cannot write {result.path}: {error}", "red", color))
+        return 1
+    if uninstall:
+        out(paint(f"Removed lich-hook from {label}: {result.path}", "green", color))
+    else:
+        action = "Updated" if result.had_ours else "Installed"
+        out(paint(f"{action} lich-hook for {label}: {result.path}", "green", color))
+        assert executable is not None
+        for command in dict.fromkeys(settings_files.our_commands(_document(result))):
+            out(f"  runs: {command}")
+    if backup:
+        out(f"  backup of the previous file: {backup}")
+    if not uninstall:
+        assert executable is not None
+        for line in next_steps(harness, scope, executable):
+            out(line)
+        _warn_duplicates(harness, result.path, env, where, out, color)
+    return 0
+
+
+def _warn_duplicates(
+    harness: Harness,
+    path: str,
+    environ: Mapping[str, str],
+    project: str,
+    out: Callable[[str], None],
+    color: bool,
+) -> None:
+    """Two registrations run every event twice (two reports, two agent cards): say so."""
+    from lich_hooks.commands.doctor import registered_in
+
+    for other in registered_in(harness.key, environ, project):
+        if other != path:
+            out(
+                paint(
+                    f"Note: {harness.title} also runs lich-hook from {other}; every event "
+                    "would run it twice. Keep one (lich-hook uninstall "
+                    f"{harness.key} --scope …, or remove the plugin).",
+                    "yellow",
+                    color,
+                )
+            )
+
+
+def _document(result: Plan) -> object:
+    parsed = jsontext.parse(result.new_text, jsonc=result.harness.jsonc)
+    return parsed.root.value if parsed.root is not None else None
+
+
+def _colour_diff(text: str, on: bool) -> str:
+    if not on:
+        return text
+    lines = []
+    for line in text.splitlines():
+        if line.startswith(("+++", "---")):
+            lines.append(paint(line, "bold", on))
+        elif line.startswith("+"):
+            lines.append(paint(line, "green", on))
+        elif line.startswith("-"):
+            lines.append(paint(line, "red", on))
+        elif line.startswith("@@"):
+            lines.append(paint(line, "cyan", on))
+        else:
+            lines.append(line)
+    return "\n".join(lines) + "\n"

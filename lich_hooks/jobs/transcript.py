@@ -1,0 +1,173 @@
+"""The last assistant message of a Claude Code transcript (JSONL), read from the end.
+
+Only an older Claude Code, whose Stop payload has no `last_assistant_message`,
+needs this (SPEC §4). Transcripts grow to many megabytes, so this reads
+backwards in blocks and stops after MAX_BYTES: an answer buried deeper than
+that, a missing file, a FIFO, or lines that do not parse all come out as "no
+message", which the caller reports as a blank turn.
+
+What counts (Claude Code writes one line per content block, the blocks of one
+API message sharing `message.id`):
+- lines of other types (`system`, `summary`, `file-history-snapshot`, …),
+  `isSidechain` lines (an older Claude Code's subagents) and `isMeta` lines
+  are skipped;
+- the first conversational line from the end must be the assistant's: a user
+  line there (a prompt, or a tool result the model has not answered yet) means
+  the turn's final message is not in the file (yet), so there is no message;
+- the lines of that one assistant message are gathered and their text blocks
+  joined with a newline; a message that still calls a tool is not a final
+  message either, so it also counts as none;
+- an API error Claude Code logged as a synthetic assistant message
+  (`isApiErrorMessage`) is reported as such, so the caller can treat it like
+  the StopFailure it stands for.
+"""
+
+from __future__ import annotations
+
+import os
+
+from lich_hooks.payload import loads_object
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+MAX_BYTES = 4 << 20
+BLOCK = 1 << 16
+
+API_ERROR = "api-error"
+
+
+class Found:
+    """What the transcript says about the turn's last message."""
+
+    __slots__ = ("kind", "text")
+
+    def __init__(self, kind: str, text: str = "") -> None:
+        self.kind = kind  # "text", "none", "unreadable" or API_ERROR
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Found({self.kind!r}, {self.text[:40]!r})"
+
+
+def last_assistant(path: str, limit: int = MAX_BYTES) -> Found:
+    """The final assistant message's text, or why there is none."""
+    lines = _lines_from_end(os.path.expanduser(path), limit)
+    if lines is None:
+        return Found("unreadable")
+    group: list[dict[str, object]] = []
+    group_id: object = None
+    for line in lines:
+        if b'"user"' not in line and b'"assistant"' not in line:
+            continue  # not conversational: no need to parse it
+        entry = loads_object(line)
+        if entry is None or entry.get("isSidechain") is True or entry.get("isMeta") is True:
+            continue
+        kind = entry.get("type")
+        if kind not in ("user", "assistant"):
+            continue
+        message = entry.get("message")
+        if not isinstance(message, dict):
+            continue
+        if kind == "user" or (group and message.get("id") != group_id):
+            break
+        if not group and entry.get("isApiErrorMessage") is True:
+            return Found(API_ERROR, _text_of([message]))
+        group_id = message.get("id")
+        group.append(message)
+        if group_id is None:
+            break  # no id to gather other blocks by: this line is the message
+    if not group:
+        return Found("none")
+    group.reverse()
+    if any(_has_tool_use(message) for message in group):
+        return Found("none")
+    return Found("text", _text_of(group))
+
+
+def _text_of(messages: list[dict[str, object]]) -> str:
+    parts: list[str] = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "text":
+                    text = block.get("text")
+                    if isinstance(text, str):
+                        parts.append(text)
+    return "\n".join(parts)
+
+
+def _has_tool_use(message: dict[str, object]) -> bool:
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("type") == "tool_use" for block in content
+    )
+
+
+def _lines_from_end(path: str, limit: int) -> Iterator[bytes] | None:
+    """The file's non-empty lines, last first, from its last `limit` bytes.
+
+    A regular file only (O_NONBLOCK so a FIFO cannot hang us before fstat
+    says what it is). Blocks are read backwards only as far as the caller
+    keeps asking; a line cut by the limit is dropped, never half-parsed.
+    """
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        return None
+    return _backwards(fd, info.st_size, max(0, info.st_size - limit))
+
+
+def _backwards(fd: int, end: int, start: int) -> Iterator[bytes]:
+    try:
+        pos = end
+        # Pieces of the line that continues into what we already read, last
+        # piece first; joined once its start is found (no quadratic copying
+        # for a line that spans many blocks).
+        pieces: list[bytes] = []
+        while pos > start:
+            size = min(BLOCK, pos - start)
+            pos -= size
+            chunk = _read_at(fd, size, pos)
+            if len(chunk) != size:
+                return  # the file shrank under us: stop, nothing half-read
+            cut = chunk.find(b"\n")
+            if cut < 0:
+                pieces.append(chunk)
+                continue
+            pieces.append(chunk[cut + 1 :])
+            lines = b"".join(reversed(pieces)).split(b"\n")
+            for line in reversed(lines):
+                if line.strip():
+                    yield line
+            pieces = [chunk[:cut]]
+        if start == 0:
+            line = b"".join(reversed(pieces))
+            if line.strip():
+                yield line
+    except OSError:
+        return
+    finally:
+        os.close(fd)
+
+
+def _read_at(fd: int, size: int, pos: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(fd, size, pos)
+    os.lseek(fd, pos, os.SEEK_SET)  # Windows
+    return os.read(fd, size)

@@ -1,0 +1,354 @@
+"""Where each harness keeps its hook settings, what shape they have, and which
+entries in them are ours (SPEC §8, `install`, `uninstall`, `doctor`).
+
+All locations come from one `environ` mapping and one project directory, so
+tests (and `doctor`) can point every harness at a scratch home. The merge is
+plain data in, plain data out: the text-preserving write lives in
+commands/jsontext.py, the file handling in commands/install.py.
+
+"Ours" is decided by the command, never by an extra key: Codex rejects unknown
+keys and Antigravity silently discards them. A handler is ours when its command
+is exactly `<…/lich-hook> <event> [<provider>]` — the shipped registrations
+(`lich-hook SessionStart claude`) and every absolute path an older `install`
+wrote, from any virtualenv. On Antigravity the named hook
+`lich` is ours as a whole.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+
+from lich_hooks import registrations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+EXECUTABLE_NAMES = ("lich-hook", "lich-hook.exe")
+_WORD = re.compile(r"[A-Za-z][A-Za-z_-]*")
+ANTIGRAVITY_NAME = "lich"
+SCOPES = ("user", "project")
+
+
+class Refused(Exception):
+    """The file's content is not a shape we can merge into safely: leave it alone."""
+
+
+class Harness:
+    """One harness: how it names itself, where its settings live, what we register."""
+
+    def __init__(
+        self,
+        key: str,
+        title: str,
+        jsonc: bool,
+        registration: Callable[[], dict[str, object]],
+        plugin_file: str,
+    ) -> None:
+        self.key = key
+        self.title = title
+        self.jsonc = jsonc  # accepts comments and trailing commas
+        self.registration = registration
+        self.plugin_file = plugin_file  # the shipped file in this repository
+
+    def path(self, scope: str, environ: Mapping[str, str], project: str) -> str:
+        return _PATHS[self.key](scope, environ, project)
+
+
+def home(environ: Mapping[str, str]) -> str:
+    return environ.get("HOME") or environ.get("USERPROFILE") or os.path.expanduser("~")
+
+
+def _claude_path(scope: str, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        return os.path.join(project, ".claude", "settings.json")
+    base = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home(environ), ".claude")
+    return os.path.join(base, "settings.json")
+
+
+def _codex_path(scope: str, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        return os.path.join(project, ".codex", "hooks.json")
+    base = environ.get("CODEX_HOME") or os.path.join(home(environ), ".codex")
+    return os.path.join(base, "hooks.json")
+
+
+def _crush_path(scope: str, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        # Crush reads `.crush.json` before `crush.json`: edit the one in use.
+        for name in (".crush.json", "crush.json"):
+            candidate = os.path.join(project, name)
+            if os.path.exists(candidate):
+                return candidate
+        return os.path.join(project, "crush.json")
+    override = environ.get("CRUSH_GLOBAL_CONFIG")
+    if override:
+        return os.path.join(override, "crush.json")
+    if sys.platform == "win32" and environ.get("LOCALAPPDATA"):
+        return os.path.join(environ["LOCALAPPDATA"], "crush", "crush.json")
+    base = environ.get("XDG_CONFIG_HOME") or os.path.join(home(environ), ".config")
+    return os.path.join(base, "crush", "crush.json")
+
+
+def _antigravity_path(scope: str, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        return os.path.join(project, ".agents", "hooks.json")
+    return os.path.join(home(environ), ".gemini", "config", "hooks.json")
+
+
+_PATHS: dict[str, Callable[[str, Mapping[str, str], str], str]] = {
+    "claude": _claude_path,
+    "codex": _codex_path,
+    "crush": _crush_path,
+    "antigravity": _antigravity_path,
+}
+
+HARNESSES = {
+    harness.key: harness
+    for harness in (
+        Harness(
+            "claude",
+            "Claude Code",
+            False,
+            lambda: {"hooks": registrations.claude_hooks()},
+            "hooks/hooks.json",
+        ),
+        Harness(
+            "codex",
+            "Codex",
+            False,
+            lambda: {"hooks": registrations.codex_hooks()},
+            "codex-hooks.json",
+        ),
+        Harness(
+            "crush",
+            "Crush",
+            True,
+            lambda: {"hooks": registrations.crush_hooks()},
+            "crush-hooks.json",
+        ),
+        Harness("antigravity", "Antigravity", False, registrations.antigravity_hooks, "hooks.json"),
+    )
+}
+
+
+# --- the executable and our commands ----------------------------------------------
+
+
+def this_executable() -> str:
+    """The absolute path of this installation's `lich-hook` console script.
+
+    The script installed next to the running interpreter (a virtualenv's or
+    pipx's bin/Scripts directory) is the one that imports this very package:
+    never a pyenv shim or whatever `python3` is first on PATH. sys.executable is
+    deliberately not resolved: a venv's python is a symlink to the base one.
+    """
+    bin_dir = os.path.dirname(os.path.abspath(sys.executable))
+    names = ("lich-hook.exe", "lich-hook") if sys.platform == "win32" else ("lich-hook",)
+    for name in names:
+        candidate = os.path.join(bin_dir, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0) in EXECUTABLE_NAMES and os.path.isfile(argv0):
+        return os.path.abspath(argv0)
+    import sysconfig
+
+    scripts = sysconfig.get_path("scripts")
+    for name in names:
+        candidate = os.path.join(scripts, name)
+        if os.path.isfile(candidate):
+            return candidate
+    raise Refused(
+        "cannot find this installation's lich-hook script next to "
+        f"{sys.executable}; reinstall lich-hooks (pipx install lich-hooks)"
+    )
+
+
+def quote(path: str) -> str:
+    """`path` as one word for the shell the harness runs commands with."""
+    if sys.platform == "win32":
+        return f'"{path}"' if (" " in path or "&" in path) else path
+    return shlex.quote(path)
+
+
+def split(command: str) -> list[str]:
+    try:
+        return shlex.split(command, posix=sys.platform != "win32")
+    except ValueError:
+        return command.split()
+
+
+def command_argv(value: object) -> list[str] | None:
+    """The argv of a handler's command when it is one of ours, else None."""
+    if not isinstance(value, str):
+        return None
+    argv = split(value)
+    if len(argv) not in (2, 3) or os.path.basename(argv[0].strip('"')) not in EXECUTABLE_NAMES:
+        return None
+    # `lich-hook <event> [<provider>]` and nothing else: a compound shell command
+    # that merely starts with lich-hook is someone's own, and stays.
+    if not all(_WORD.fullmatch(arg) for arg in argv[1:]) or argv[1] == "status-line":
+        return None
+    return argv
+
+
+def is_ours(handler: object) -> bool:
+    return isinstance(handler, dict) and command_argv(handler.get("command")) is not None
+
+
+def with_executable(value: object, executable: str) -> object:
+    """A registration (from registrations.py) whose commands run `executable`."""
+    if isinstance(value, dict):
+        result: dict[str, object] = {}
+        for key, item in value.items():
+            argv = command_argv(item) if key == "command" else None
+            if argv is not None:
+                result[key] = " ".join([quote(executable), *argv[1:]])
+            else:
+                result[key] = with_executable(item, executable)
+        return result
+    if isinstance(value, list):
+        return [with_executable(item, executable) for item in value]
+    return value
+
+
+def desired(harness: Harness, executable: str) -> dict[str, object]:
+    value = with_executable(harness.registration(), executable)
+    assert isinstance(value, dict)
+    return value
+
+
+# --- the merge ---------------------------------------------------------------------
+
+
+def _strip(entries: list[object]) -> tuple[list[object], int | None]:
+    """`entries` without our handlers, and the index where our first entry stood.
+
+    An entry is either a handler (`command` in it: Crush, Antigravity's flat
+    events) or a group `{matcher, hooks: [handler…]}`. A group left empty by
+    the removal was ours and goes; a group with someone else's handlers stays
+    with only theirs.
+    """
+    kept: list[object] = []
+    at: int | None = None
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("hooks"), list):
+            handlers = entry["hooks"]
+            theirs = [h for h in handlers if not is_ours(h)]
+            if len(theirs) == len(handlers):
+                kept.append(entry)
+                continue
+            if theirs:
+                kept.append({**entry, "hooks": theirs})
+            if at is None:
+                at = len(kept)  # ours goes after a group we shared with someone
+        elif is_ours(entry):
+            if at is None:
+                at = len(kept)
+        else:
+            kept.append(entry)
+    return kept, at
+
+
+def merge_events(
+    events: dict[str, object], wanted: Mapping[str, object], where: str
+) -> dict[str, object]:
+    """`events` (event name → entries) with ours removed and `wanted` put in.
+
+    Our entries are replaced where they stood, so a re-run changes nothing and
+    an upgrade keeps its place among others' hooks; new ones are appended.
+    """
+    result: dict[str, object] = {}
+    for name, entries in events.items():
+        if not isinstance(entries, list):
+            if name in wanted:
+                raise Refused(f"{where}.{name} is not a list")
+            result[name] = entries
+            continue
+        kept, at = _strip(entries)
+        if name in wanted:
+            ours = wanted[name]
+            assert isinstance(ours, list)
+            index = len(kept) if at is None else at
+            result[name] = kept[:index] + list(ours) + kept[index:]
+        elif kept or at is None:
+            result[name] = kept
+    for name, ours in wanted.items():
+        if name not in events:
+            result[name] = ours
+    return result
+
+
+def merge(harness: Harness, document: object, executable: str | None) -> dict[str, object]:
+    """The settings document with our registration for `executable` (None: removed)."""
+    if document is None:
+        document = {}
+    if not isinstance(document, dict):
+        raise Refused("the file's top level is not a JSON object")
+    want = desired(harness, executable) if executable else {}
+    if harness.key == "antigravity":
+        return _merge_antigravity(document, want)
+    result = dict(document)
+    hooks = document.get("hooks")
+    wanted = want.get("hooks", {})
+    assert isinstance(wanted, dict)
+    if hooks is None:
+        if wanted:
+            result["hooks"] = dict(wanted)
+        return result
+    if not isinstance(hooks, dict):
+        raise Refused('"hooks" is not a JSON object')
+    merged = merge_events(hooks, wanted, "hooks")
+    if merged or not hooks or wanted:
+        result["hooks"] = merged
+    else:
+        del result["hooks"]  # only ours were there
+    return result
+
+
+def _merge_antigravity(document: dict[str, object], want: dict[str, object]) -> dict[str, object]:
+    result: dict[str, object] = {}
+    for name, hook in document.items():
+        if name == ANTIGRAVITY_NAME:
+            if ANTIGRAVITY_NAME in want:
+                result[name] = want[ANTIGRAVITY_NAME]
+            continue
+        if isinstance(hook, dict):
+            cleaned: dict[str, object] = {}
+            changed = False
+            for key, value in hook.items():
+                if isinstance(value, list):
+                    kept, at = _strip(value)
+                    changed = changed or at is not None
+                    if kept or at is None:
+                        cleaned[key] = kept
+                else:
+                    cleaned[key] = value
+            if cleaned or not changed:
+                result[name] = cleaned
+        else:
+            result[name] = hook
+    for name, hook in want.items():
+        if name not in result:
+            result[name] = hook
+    return result
+
+
+# --- what doctor reads ---------------------------------------------------------------
+
+
+def our_commands(document: object) -> list[str]:
+    """Every command of ours anywhere in a settings document."""
+    from lich_hooks.commands.jsontext import walk
+
+    found = []
+    for value in walk(document):
+        if isinstance(value, dict) and is_ours(value):
+            command = value["command"]
+            assert isinstance(command, str)
+            found.append(command)
+    return found

@@ -1,0 +1,227 @@
+"""Drive the real Claude Code: a throwaway HOME, `claude -p`, and `claude` on a pseudo-terminal.
+
+The HOME is seeded the way a user who finished onboarding has it: the API key
+approved, the project trusted, and `~/.claude/settings.json` registering this
+checkout's `lich-hook` exactly as the shipped registration does
+(`lich_hooks.registrations.claude_hooks()`, found on PATH in this venv).
+Everything the CLI writes (HOME, TMPDIR) stays under the test's tmp folder.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import signal
+import struct
+import subprocess
+import termios
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from lich_hooks.registrations import claude_hooks
+from tests.real_clients.support.clients import Client
+from tests.support.runner import BIN_DIR, log_records
+
+API_KEY = "sk-ant-api03-lich-hooks-offline-test-key-" + "x" * 40
+
+
+def seed_home(home: Path, project: Path, permission_mode: str | None = None) -> None:
+    """A HOME where `claude` starts straight into the project, with our hooks registered."""
+    (home / ".claude").mkdir(parents=True, exist_ok=True)
+    state = {
+        "hasCompletedOnboarding": True,
+        "lastOnboardingVersion": "2.1.328",
+        "theme": "dark",
+        "autoUpdates": False,
+        "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []},
+        "projects": {
+            str(project): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
+        },
+    }
+    (home / ".claude.json").write_text(json.dumps(state, indent=2))
+    settings: dict[str, Any] = {"hooks": claude_hooks()}
+    if permission_mode is not None:
+        settings["permissions"] = {"defaultMode": permission_mode}
+    (home / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2))
+
+
+def claude_env(tmp: Path, home: Path, base_url: str, **extra: str) -> dict[str, str]:
+    """The CLI's environment: offline, no updater, no telemetry; lich's variables in `extra`."""
+    tmpdir = tmp / "tmpdir"
+    tmpdir.mkdir(exist_ok=True)
+    env = {
+        "PATH": f"{BIN_DIR}{os.pathsep}/usr/local/bin{os.pathsep}/usr/bin{os.pathsep}/bin",
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "TMPDIR": str(tmpdir),
+        "LANG": "C.UTF-8",
+        "TERM": "xterm-256color",
+        "ANTHROPIC_API_KEY": API_KEY,
+        "ANTHROPIC_BASE_URL": base_url,
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "LICH_HOOK_LOG": str(tmp / "hook.log"),
+        "LICH_HOOK_STATE_DIR": str(tmp / "state"),
+    }
+    env.update(extra)
+    return env
+
+
+def hook_runs(env: dict[str, str], event: str | None = None) -> list[dict[str, object]]:
+    """lich-hook's own log lines (one per hook run), optionally for one event."""
+    return [r for r in log_records(env) if event is None or r.get("event") == event]
+
+
+def wait_for_hook(
+    env: dict[str, str], event: str, count: int = 1, timeout: float = 60.0
+) -> list[dict[str, object]]:
+    """Wait until lich-hook logged `count` runs of `event` (each run logs once, after its send)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        runs = hook_runs(env, event)
+        if len(runs) >= count:
+            return runs
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"{count} {event} hook run(s) expected within {timeout:.0f}s; log: {hook_runs(env)}"
+            )
+        time.sleep(0.05)
+
+
+def run_print(
+    client: Client, prompt: str, env: dict[str, str], cwd: Path, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`claude -p <prompt>`, the way a script (or a tool inside a lich session) runs it."""
+    return subprocess.run(
+        [str(client.binary), "-p", prompt],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+_ANSI = re.compile(
+    rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]"  # CSI
+    rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC
+    rb"|\x1b[()][0-9A-Za-z]|\x1b[=>78]"  # charset, keypad, save/restore
+)
+
+
+class Terminal:
+    """An interactive `claude` on a pseudo-terminal, typed into like a person would.
+
+    The screen is kept as the raw byte stream with escape sequences and all
+    whitespace removed: enough to see that the input box is up and that the
+    typed text arrived, which is all the driver needs before pressing Enter.
+    """
+
+    def __init__(
+        self, client: Client, env: dict[str, str], cwd: Path, rows: int = 50, cols: int = 200
+    ) -> None:
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        self.proc = subprocess.Popen(
+            [str(client.binary)],
+            env=env,
+            cwd=cwd,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+            close_fds=True,
+        )
+        os.close(slave)
+        self._master = master
+        self._raw = bytearray()
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self._master, 65536)
+            except OSError:
+                data = b""
+            with self._changed:
+                if not data:
+                    self._changed.notify_all()
+                    return
+                self._raw.extend(data)
+                self._changed.notify_all()
+
+    def screen(self) -> str:
+        """Everything printed so far, without escapes or whitespace."""
+        with self._changed:
+            raw = bytes(self._raw)
+        text = _ANSI.sub(b"", raw).decode("utf-8", "replace")
+        return re.sub(r"\s+", "", text)
+
+    def wait_for_text(self, text: str, timeout: float = 60.0, after: int = 0) -> int:
+        """Wait until `text` (whitespace ignored) shows up past offset `after`; its end offset."""
+        needle = re.sub(r"\s+", "", text)
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            found = screen.find(needle, after)
+            if found >= 0:
+                return found + len(needle)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self.proc.poll() is not None:
+                raise AssertionError(
+                    f"{text!r} never appeared on claude's screen (exit {self.proc.poll()}); "
+                    f"screen tail: {screen[-1500:]!r}"
+                )
+            with self._changed:
+                self._changed.wait(min(remaining, 0.5))
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        """The input box is drawn (its `❯` prompt and the mode line under it)."""
+        self.wait_for_text("❯", timeout)
+
+    def submit(self, prompt: str, timeout: float = 30.0) -> None:
+        """Type `prompt`, wait until the input box shows it, then press Enter."""
+        mark = len(self.screen())
+        os.write(self._master, prompt.encode())
+        # the box echoes what was typed; Enter before that could land mid-paste
+        tail = prompt[-20:]
+        self.wait_for_text(tail, timeout, after=max(0, mark - 1))
+        os.write(self._master, b"\r")
+
+    def close(self) -> None:
+        """End the session: SIGTERM to the process group this Terminal started, then SIGKILL."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            if self.proc.poll() is not None:
+                break
+            try:
+                os.killpg(self.proc.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                break
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                continue
+        try:
+            os.close(self._master)
+        except OSError:
+            pass
+        self._reader.join(timeout=5)
+
+    def __enter__(self) -> Terminal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,142 @@
+"""The real CLIs, installed once per version from the npm registry into a cache folder.
+
+Both CLIs ship their native binary inside an npm package (an optional
+dependency per platform), so `npm install --ignore-scripts` is all it takes and
+nothing is downloaded when they run. The cache lives in the repository's
+ignored `.cache/clients/<package>-<version>/` (or `$LICH_TEST_CLIENTS_DIR`), never
+in the real home. No npm, no registry, or an unsupported platform is a skip
+with the reason, never a failure: these tests prove the hooks against real
+clients when they can be had, they are not the only proof.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+
+# Pinned so a run is reproducible. 2.1.328 is the Claude Code the spec measured (§6.3, §6.5, §7).
+CLAUDE_CODE_VERSION = os.environ.get("LICH_TEST_CLAUDE_CODE_VERSION", "2.1.328")
+CODEX_VERSION = os.environ.get("LICH_TEST_CODEX_VERSION", "0.171.0")
+INSTALL_TIMEOUT = 600
+
+
+def cache_root() -> Path:
+    configured = os.environ.get("LICH_TEST_CLIENTS_DIR")
+    return Path(configured) if configured else REPO / ".cache" / "clients"
+
+
+class Client:
+    """An installed CLI: its native binary and the version it reports."""
+
+    def __init__(self, name: str, binary: Path, version: str) -> None:
+        self.name = name
+        self.binary = binary
+        self.version = version
+
+    def __repr__(self) -> str:
+        return f"{self.name} {self.version} ({self.binary})"
+
+
+def _install(package: str, version: str) -> Path:
+    """`npm install --prefix <cache>/<pkg>-<version> <package>@<version>`, once; skip on failure."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip(f"npm is not on PATH: cannot install {package}@{version}")
+    folder = cache_root() / f"{package.replace('/', '+').lstrip('@')}-{version}"
+    folder.mkdir(parents=True, exist_ok=True)
+    done = folder / ".installed"
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel sessions install once
+        if done.exists():
+            return folder
+        try:
+            proc = subprocess.run(
+                [
+                    npm,
+                    "install",
+                    "--prefix",
+                    str(folder),
+                    "--ignore-scripts",  # the native binary needs no postinstall when run directly
+                    "--no-audit",
+                    "--no-fund",
+                    "--no-save",
+                    "--loglevel=error",
+                    "--fetch-retries=1",  # an unreachable registry is a quick skip, not a stall
+                    "--fetch-timeout=60000",
+                    f"{package}@{version}",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=INSTALL_TIMEOUT,
+                check=False,
+                env={
+                    **os.environ,
+                    "npm_config_update_notifier": "false",
+                    # npm's own cache and logs in the install folder, not the real ~/.npm
+                    "npm_config_cache": str(folder / ".npm-cache"),
+                },
+            )
+        except subprocess.TimeoutExpired:
+            pytest.skip(f"npm install {package}@{version} took over {INSTALL_TIMEOUT}s")
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+            pytest.skip(f"npm install {package}@{version} failed: {' | '.join(tail)}")
+        shutil.rmtree(folder / ".npm-cache", ignore_errors=True)  # the tarballs, ~300 MB
+        done.write_text(f"{package}@{version}\n")
+    return folder
+
+
+def _first(folder: Path, patterns: list[str]) -> Path | None:
+    for pattern in patterns:
+        for path in sorted(folder.glob(pattern)):
+            if path.is_file() and os.access(path, os.X_OK):
+                return path
+    return None
+
+
+def _version(binary: Path) -> str:
+    # even `--version` sets up state (Codex writes helpers under CODEX_HOME): a throwaway home
+    with tempfile.TemporaryDirectory(prefix="lich-client-home-") as home:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "LANG": "C.UTF-8"}
+        env["CODEX_HOME"] = os.path.join(home, ".codex")
+        proc = subprocess.run(
+            [str(binary), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env=env,
+        )
+    if proc.returncode != 0:
+        pytest.skip(f"{binary} --version failed: {proc.stderr.strip()[-200:]}")
+    return proc.stdout.strip()
+
+
+def claude_code() -> Client:
+    folder = _install("@anthropic-ai/claude-code", CLAUDE_CODE_VERSION)
+    binary = _first(folder, ["node_modules/@anthropic-ai/claude-code-*/claude"])
+    if binary is None:
+        pytest.skip(f"no native Claude Code binary for this platform under {folder}")
+    return Client("claude-code", binary, _version(binary))
+
+
+def codex() -> Client:
+    folder = _install("@openai/codex", CODEX_VERSION)
+    binary = _first(
+        folder,
+        [
+            "node_modules/@openai/codex-*/vendor/*/bin/codex",
+            "node_modules/@openai/codex-*/vendor/*/codex/codex",
+        ],
+    )
+    if binary is None:
+        pytest.skip(f"no native Codex binary for this platform under {folder}")
+    return Client("codex", binary, _version(binary))

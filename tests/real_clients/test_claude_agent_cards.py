@@ -1,0 +1,213 @@
+"""The real Claude Code's subagent calls: a card when interactive, native everywhere else."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.real_clients.conftest import ClaudeEnv
+from tests.real_clients.support.agent_calls import (
+    AGENT_CALL,
+    agent_prompt,
+    directive,
+    skip_if_stub,
+    task_stop_prompt,
+)
+from tests.real_clients.support.claude import Terminal, hook_runs, run_print, wait_for_hook
+from tests.real_clients.support.clients import Client
+from tests.real_clients.support.fake_lich import FakeLich, open_answer
+from tests.real_clients.support.model_api import (
+    TASK_ID,
+    ModelAPI,
+    Request,
+    messages_tool_results,
+    tool_result_text,
+)
+
+pytestmark = pytest.mark.real_client
+
+HOOK_ERROR = "PreToolUse:Agent hook error: "
+
+
+def _asked_for(prompt: str) -> Callable[[Request], bool]:
+    """A model request whose prompt (first user text) is `prompt`: a subagent running natively."""
+
+    def match(request: Request) -> bool:
+        messages = request.body.get("messages") or []
+        first = messages[0].get("content") if messages else None
+        if isinstance(first, list):
+            return prompt in [b.get("text") for b in first if isinstance(b, dict)]
+        return first == prompt
+
+    return match
+
+
+def _results_of(request: Request, tool: str) -> list[dict[str, Any]]:
+    """The tool_result blocks answering the model's `tool` calls in this request."""
+    uses = {
+        b.get("id")
+        for m in request.body.get("messages") or []
+        if m.get("role") == "assistant" and isinstance(m.get("content"), list)
+        for b in m["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == tool
+    }
+    return [r for r in messages_tool_results(request.body) if r.get("tool_use_id") in uses]
+
+
+def _result_for(tool: str) -> Callable[[Request], bool]:
+    """A model request that shows the model the result of its `tool` call."""
+    return lambda request: bool(_results_of(request, tool))
+
+
+def _tool_result(request: Request, tool: str) -> dict[str, Any]:
+    [result] = _results_of(request, tool)
+    return result
+
+
+def _open_card(claude: Terminal, env: dict[str, str], model_api: ModelAPI) -> dict[str, Any]:
+    """Type the Agent call, wait for its verdict to reach the model; the tool_result it got."""
+    claude.wait_ready()
+    claude.submit(agent_prompt())
+    wait_for_hook(env, "PreToolUse")
+    skip_if_stub(env, "PreToolUse")
+    shown = model_api.wait_for(_result_for("Agent"), what="the Agent call's tool_result")
+    wait_for_hook(env, "Stop")
+    return _tool_result(shown, "Agent")
+
+
+def test_interactive_agent_call_becomes_a_card(
+    claude_code: Client,
+    claude_setup: ClaudeEnv,
+    project: Path,
+    fake_lich: FakeLich,
+    model_api: ModelAPI,
+) -> None:
+    env = claude_setup()  # Claude Code's own default permission mode (auto in 2.1.3xx)
+    with Terminal(claude_code, env, project) as claude:
+        result = _open_card(claude, env, model_api)
+    opened = fake_lich.wait_for("open")
+    argv = opened["argv"]
+    assert argv[:4] == ["open", "--kind", "claude", "--subagent"]
+    assert argv[argv.index("--prompt") + 1] == AGENT_CALL["prompt"]
+    assert argv[-1] == "--json"
+    assert "--worktree" not in argv
+    assert Path(opened["cwd"]).resolve() == project.resolve()
+    # what the model read: the deny verdict, as Claude Code 2.1.328 frames it
+    assert result["is_error"] is True
+    text = tool_result_text(result)
+    assert text.startswith(HOOK_ERROR)
+    reason = text[len(HOOK_ERROR) :]
+    answer = open_answer()
+    assert answer["name"] in reason
+    assert "[lich]" in reason
+    # the task ran as a card, not natively: no subagent ever asked the model
+    assert not [r for r in model_api.model_calls() if _asked_for(AGENT_CALL["prompt"])(r)]
+
+
+def test_print_mode_agent_call_stays_native(
+    claude_code: Client,
+    claude_setup: ClaudeEnv,
+    project: Path,
+    fake_lich: FakeLich,
+    model_api: ModelAPI,
+) -> None:
+    env = claude_setup()
+    ran = run_print(claude_code, agent_prompt(), env, project)
+    assert ran.returncode == 0, ran.stderr
+    [pre] = wait_for_hook(env, "PreToolUse")
+    skip_if_stub(env, "PreToolUse")
+    assert pre["decision"] == "native:not-interactive"
+    assert [c["argv"][0] for c in fake_lich.calls()] == []
+    # the subagent ran in Claude Code and the model got its native result, not a verdict
+    model_api.wait_for(_asked_for(AGENT_CALL["prompt"]), what="the native subagent's prompt")
+    result = _tool_result(model_api.wait_for(_result_for("Agent")), "Agent")
+    assert not result.get("is_error")
+    assert not tool_result_text(result).startswith("PreToolUse:")
+
+
+def test_a_subagents_own_agent_call_stays_native(
+    claude_code: Client,
+    claude_setup: ClaudeEnv,
+    project: Path,
+    fake_lich: FakeLich,
+    model_api: ModelAPI,
+    tmp_path: Path,
+) -> None:
+    """A custom agent type runs natively (SPEC §6.1 row 2); its own general-purpose call has
+    agent_id (row 1) and must stay native too, although it is interactive and general-purpose."""
+    inner = {**AGENT_CALL, "prompt": "Inner work: list the test files."}
+    outer = {
+        "description": "Relay the work",
+        "prompt": "Relay this. " + directive("Agent", inner),
+        "subagent_type": "relay",
+    }
+    # native agents need no permission prompt in acceptEdits (auto mode's check needs Anthropic)
+    env = claude_setup(permission_mode="acceptEdits")
+    agents = tmp_path / "home" / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "relay.md").write_text(
+        "---\nname: relay\ndescription: Passes work on to another agent.\n---\n"
+        "You pass the work you get on to another agent.\n"
+    )
+    with Terminal(claude_code, env, project) as claude:
+        claude.wait_ready()
+        claude.submit(agent_prompt(outer))
+        # the inner subagent asking the model proves the nested call ran natively
+        model_api.wait_for(_asked_for(inner["prompt"]), what="the nested subagent's prompt")
+        runs = wait_for_hook(env, "PreToolUse", 2)
+    skip_if_stub(env, "PreToolUse")
+    assert [r["decision"] for r in runs] == ["native:agent-type", "native:subagent-call"]
+    assert fake_lich.calls() == []
+
+
+def test_task_stop_on_the_cards_roster_name_closes_it(
+    claude_code: Client,
+    claude_setup: ClaudeEnv,
+    project: Path,
+    fake_lich: FakeLich,
+    model_api: ModelAPI,
+) -> None:
+    env = claude_setup()
+    name = str(open_answer()["name"])
+    with Terminal(claude_code, env, project) as claude:
+        _open_card(claude, env, model_api)
+        claude.submit(task_stop_prompt(name))
+        shown = model_api.wait_for(_result_for("TaskStop"), what="the TaskStop call's tool_result")
+        wait_for_hook(env, "Stop", 2)
+    result = _tool_result(shown, "TaskStop")
+    stops = [r for r in hook_runs(env, "PreToolUse")][1:]
+    if not stops and "No task found with ID" in tool_result_text(result):
+        pytest.xfail(
+            "Claude Code validates TaskStop's task_id against its own tasks before any "
+            f"PreToolUse hook runs: the hook never saw {name!r} ({tool_result_text(result)!r})"
+        )
+    closed = fake_lich.wait_for("close")
+    assert closed["argv"] == ["close", name]
+    assert "Successfully stopped task" in tool_result_text(result)
+
+
+def test_task_stop_of_claude_codes_own_task_is_left_to_it(
+    claude_code: Client,
+    claude_setup: ClaudeEnv,
+    project: Path,
+    fake_lich: FakeLich,
+    model_api: ModelAPI,
+) -> None:
+    """The TaskStop registration does reach the hook for ids Claude Code knows; a task that is
+    not a lich worker gets no verdict and Claude Code stops it itself."""
+    env = claude_setup()
+    background = directive(
+        "Bash", {"command": "sleep 120", "run_in_background": True, "description": "Wait"}
+    )
+    ran = run_print(claude_code, background + " " + task_stop_prompt(TASK_ID), env, project)
+    assert ran.returncode == 0, ran.stderr
+    [pre] = wait_for_hook(env, "PreToolUse")
+    skip_if_stub(env, "PreToolUse")
+    assert pre["decision"] == "native:not-our-task"
+    assert fake_lich.calls() == []
+    result = _tool_result(model_api.wait_for(_result_for("TaskStop")), "TaskStop")
+    assert not result.get("is_error")
+    assert "Successfully stopped task" in tool_result_text(result)

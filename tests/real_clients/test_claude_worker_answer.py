@@ -1,0 +1,46 @@
+"""A lich worker's turn in the real Claude Code answers its errand, only when interactive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lich_hooks.standin.server import StandIn
+from tests.real_clients.conftest import CARD, ClaudeEnv
+from tests.real_clients.support.agent_calls import skip_if_stub
+from tests.real_clients.support.claude import Terminal, run_print, wait_for_hook
+from tests.real_clients.support.clients import Client
+from tests.real_clients.support.model_api import REPLY_TEXT, ModelAPI
+
+pytestmark = pytest.mark.real_client
+
+
+def test_interactive_worker_turn_answers_its_errand(
+    claude_code: Client, claude_setup: ClaudeEnv, project: Path, lich: StandIn, model_api: ModelAPI
+) -> None:
+    env = claude_setup(depth="1")
+    with Terminal(claude_code, env, project) as claude:
+        claude.wait_ready()
+        claude.submit("Do the errand and report.")
+        wait_for_hook(env, "Stop")
+    skip_if_stub(env, "Stop")
+    answers = [r for r in lich.wait(2) if r.endpoint == "mod/answer"]
+    assert [(r.status, r.accepted) for r in answers] == [
+        (204, {"session_id": CARD, "text": REPLY_TEXT})
+    ]
+
+
+def test_print_mode_inside_a_worker_never_answers(
+    claude_code: Client, claude_setup: ClaudeEnv, project: Path, lich: StandIn, model_api: ModelAPI
+) -> None:
+    """A `claude -p` a worker's tool starts inherits LICH_SUBAGENT_DEPTH=1; it is not the worker."""
+    env = claude_setup(depth="1")
+    ran = run_print(claude_code, "Summarise this file.", env, project)
+    assert ran.returncode == 0, ran.stderr
+    [stop] = wait_for_hook(env, "Stop")
+    skip_if_stub(env, "Stop")
+    assert stop["decision"] == "not-interactive"
+    # each hook run logs after its own send, so by now every report has arrived
+    wait_for_hook(env, "SessionStart")
+    assert [r.endpoint for r in lich.received] == ["session-start"]

@@ -1,0 +1,286 @@
+"""The transcript fallback (SPEC §4): an older Claude Code's Stop has no
+`last_assistant_message`, so the answer is the transcript's last assistant
+message, read from the end within a byte bound."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lich_hooks.jobs import transcript
+from lich_hooks.jobs.transcript import Found, last_assistant
+from lich_hooks.standin.server import StandIn
+from tests.support.runner import base_env, run_hook, wait_for_log
+from tests.worker_answer.contract import check_body
+
+
+def user(text: str, **extra: object) -> dict[str, object]:
+    return {"type": "user", "message": {"role": "user", "content": text}, **extra}
+
+
+def tool_result(tool_id: str = "toolu_1") -> dict[str, object]:
+    block = {"type": "tool_result", "tool_use_id": tool_id, "content": "ok"}
+    return {"type": "user", "message": {"role": "user", "content": [block]}}
+
+
+def assistant(*blocks: object, mid: str = "msg_1", **extra: object) -> dict[str, object]:
+    content = [{"type": "text", "text": b} if isinstance(b, str) else b for b in blocks]
+    message = {"id": mid, "role": "assistant", "content": content}
+    return {"type": "assistant", "message": message, **extra}
+
+
+TOOL_USE: dict[str, object] = {
+    "type": "tool_use",
+    "id": "toolu_1",
+    "name": "Bash",
+    "input": {"command": "ls"},
+}
+THINKING: dict[str, object] = {"type": "thinking", "thinking": "hmm", "signature": "x"}
+NOISE: list[object] = [
+    {"type": "system", "subtype": "stop_hook_summary", "content": "assistant"},
+    {"type": "file-history-snapshot", "snapshot": {}},
+    {"type": "summary", "summary": "assistant did things"},
+]
+
+
+def write(path: Path, entries: Sequence[object], trailing: bool = True) -> Path:
+    lines = [e if isinstance(e, str) else json.dumps(e) for e in entries]
+    path.write_text("\n".join(lines) + ("\n" if trailing else ""))
+    return path
+
+
+def found(tmp_path: Path, entries: Sequence[object], **kw: object) -> Found:
+    return last_assistant(str(write(tmp_path / "t.jsonl", entries, **kw)))  # type: ignore[arg-type]
+
+
+def test_the_last_assistant_message(tmp_path: Path) -> None:
+    entries = [
+        user("do it"),
+        assistant("Looking.", TOOL_USE, mid="m1"),
+        tool_result(),
+        assistant("All done.", mid="m2"),
+        *NOISE,
+    ]
+    result = found(tmp_path, entries)
+    assert (result.kind, result.text) == ("text", "All done.")
+
+
+def test_blocks_of_one_message_on_several_lines_are_joined(tmp_path: Path) -> None:
+    """Claude Code writes each content block of a message as its own line."""
+    entries = [
+        user("go"),
+        assistant(THINKING, mid="m9"),
+        assistant("First part.", mid="m9"),
+        assistant("Second part.", mid="m9"),
+    ]
+    assert found(tmp_path, entries).text == "First part.\nSecond part."
+
+
+def test_text_blocks_in_one_line_are_joined(tmp_path: Path) -> None:
+    entries = [assistant("One.", THINKING, "Two.")]
+    assert found(tmp_path, entries).text == "One.\nTwo."
+
+
+def test_a_string_content_is_the_text(tmp_path: Path) -> None:
+    entry = {"type": "assistant", "message": {"role": "assistant", "content": "Plain."}}
+    assert found(tmp_path, [entry]).text == "Plain."
+
+
+def test_an_earlier_message_is_not_joined(tmp_path: Path) -> None:
+    entries = [assistant("Old.", mid="m1"), assistant("New.", mid="m2")]
+    assert found(tmp_path, entries).text == "New."
+
+
+def test_sidechain_lines_are_skipped(tmp_path: Path) -> None:
+    entries = [
+        assistant("Main answer.", mid="m1"),
+        assistant("Subagent's.", mid="s1", isSidechain=True),
+    ]
+    assert found(tmp_path, entries).text == "Main answer."
+
+
+def test_meta_user_lines_are_skipped(tmp_path: Path) -> None:
+    entries = [assistant("Answer.", mid="m1"), user("<local-command-caveat>", isMeta=True)]
+    assert found(tmp_path, entries).text == "Answer."
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [
+        [
+            assistant("Old turn.", mid="m1"),
+            user("a new prompt"),
+        ],  # the turn's reply is not written yet
+        [user("go"), assistant("Let me look.", TOOL_USE, mid="m1")],  # not a final message
+        [user("go"), assistant("Let me look.", TOOL_USE, mid="m1"), tool_result()],
+        [user("go")],
+        [],
+        NOISE,
+        [assistant(THINKING, mid="m1")],  # a final message with no text
+    ],
+    ids=[
+        "prompt-last",
+        "tool-use-last",
+        "tool-result-last",
+        "no-assistant",
+        "empty",
+        "noise",
+        "no-text",
+    ],
+)
+def test_no_final_message(tmp_path: Path, entries: Sequence[object]) -> None:
+    result = found(tmp_path, entries)
+    assert result.kind == "none" or (result.kind == "text" and not result.text.strip())
+
+
+def test_api_error_message_is_recognised(tmp_path: Path) -> None:
+    entries = [user("go"), assistant("API Error: 529 overloaded", isApiErrorMessage=True, mid="e")]
+    assert found(tmp_path, entries).kind == transcript.API_ERROR
+
+
+def test_corrupt_lines_are_skipped(tmp_path: Path) -> None:
+    entries = [assistant("Answer.", mid="m1"), '{"type": "assistant", "message": {', "\x00garbage"]
+    assert found(tmp_path, entries).text == "Answer."
+
+
+def test_no_trailing_newline(tmp_path: Path) -> None:
+    assert found(tmp_path, [assistant("Answer.")], trailing=False).text == "Answer."
+
+
+@pytest.mark.parametrize("name", ["missing.jsonl", "dir", "fifo"])
+def test_unreadable(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    if name == "dir":
+        path.mkdir()
+    elif name == "fifo":
+        os.mkfifo(path)  # opening it must not block
+    assert last_assistant(str(path)).kind == "unreadable"
+
+
+def test_beyond_the_bound_is_not_found(tmp_path: Path) -> None:
+    entries = [
+        assistant("Deep answer.", mid="m1"),
+        *[{"type": "progress", "data": "x" * 1000}] * 50,
+    ]
+    path = write(tmp_path / "t.jsonl", entries)
+    assert last_assistant(str(path), limit=10_000).kind == "none"
+    assert last_assistant(str(path), limit=100_000).text == "Deep answer."
+
+
+def test_a_line_cut_by_the_bound_is_not_parsed(tmp_path: Path) -> None:
+    big = assistant("x" * 5000, mid="m1")
+    path = write(tmp_path / "t.jsonl", [big])
+    assert last_assistant(str(path), limit=4000).kind == "none"
+
+
+LINES = st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=30)
+
+
+@settings(max_examples=150)
+@given(LINES, st.integers(1, 50), st.booleans())
+def test_reading_backwards_in_blocks(lines: list[bytes], block: int, trailing: bool) -> None:
+    """Whatever the block size, the lines come back whole, last first."""
+    import tempfile
+
+    data = b"\n".join(lines) + (b"\n" if trailing else b"")
+    with tempfile.NamedTemporaryFile() as handle:
+        handle.write(data)
+        handle.flush()
+        saved = transcript.BLOCK
+        transcript.BLOCK = block
+        try:
+            produced = transcript._lines_from_end(handle.name, 1 << 20)
+            assert produced is not None
+            got = list(produced)
+        finally:
+            transcript.BLOCK = saved
+    assert got == [line for line in reversed(lines) if line.strip()]
+
+
+# -- through the console script ------------------------------------------------------
+
+
+def stop_without_message(
+    tmp_path: Path, lich: StandIn, transcript_path: object
+) -> dict[str, object]:
+    env = base_env(
+        tmp_path, **lich.env("card-t"), LICH_SUBAGENT_DEPTH="1", CLAUDE_CODE_SESSION_ATTENDED="1"
+    )
+    payload: dict[str, object] = {
+        "session_id": "s",
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    if transcript_path is not None:
+        payload["transcript_path"] = transcript_path
+    ran = run_hook("Stop claude", payload, env)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
+    [record] = wait_for_log(env, 1)
+    return record
+
+
+def test_older_claude_code_answers_from_the_transcript(tmp_path: Path, lich: StandIn) -> None:
+    path = write(tmp_path / "t.jsonl", [user("go"), assistant("From the transcript. ✅")])
+    record = stop_without_message(tmp_path, lich, str(path))
+    [request] = lich.wait(1)
+    assert check_body(request.body) == {"session_id": "card-t", "text": "From the transcript. ✅"}
+    assert record["transcript"] == "text"
+
+
+@pytest.mark.parametrize("where", ["missing", "corrupt", "absent", "empty-string", "number"])
+def test_no_usable_transcript_is_blank(tmp_path: Path, lich: StandIn, where: str) -> None:
+    path: object = {
+        "missing": str(tmp_path / "nope.jsonl"),
+        "corrupt": str(write(tmp_path / "c.jsonl", ["{not json", "\xff"])),
+        "absent": None,
+        "empty-string": "",
+        "number": 42,
+    }[where]
+    stop_without_message(tmp_path, lich, path)
+    [request] = lich.wait(1)
+    assert check_body(request.body) == {"session_id": "card-t", "unanswered": "blank"}
+
+
+def test_null_message_reads_the_transcript(tmp_path: Path, lich: StandIn) -> None:
+    path = write(tmp_path / "t.jsonl", [assistant("Answer.")])
+    env = base_env(
+        tmp_path, **lich.env("card-t"), LICH_SUBAGENT_DEPTH="1", CLAUDE_CODE_SESSION_ATTENDED="1"
+    )
+    payload: dict[str, object] = {
+        "session_id": "s",
+        "transcript_path": str(path),
+        "last_assistant_message": None,
+    }
+    run_hook("Stop claude", payload, env)
+    [request] = lich.wait(1)
+    assert check_body(request.body)["text"] == "Answer."
+
+
+def test_present_message_wins_over_the_transcript(tmp_path: Path, lich: StandIn) -> None:
+    path = write(tmp_path / "t.jsonl", [assistant("Stale.")])
+    env = base_env(
+        tmp_path, **lich.env("card-t"), LICH_SUBAGENT_DEPTH="1", CLAUDE_CODE_SESSION_ATTENDED="1"
+    )
+    payload: dict[str, object] = {
+        "session_id": "s",
+        "transcript_path": str(path),
+        "last_assistant_message": "",
+    }
+    run_hook("Stop claude", payload, env)
+    [request] = lich.wait(1)
+    assert check_body(request.body)["unanswered"] == "blank"
+
+
+def test_api_error_in_the_transcript_sends_nothing(tmp_path: Path, lich: StandIn) -> None:
+    path = write(
+        tmp_path / "t.jsonl", [user("go"), assistant("API Error: 500", isApiErrorMessage=True)]
+    )
+    record = stop_without_message(tmp_path, lich, str(path))
+    assert record["decision"] == "api-error"
+    assert lich.received == []
