@@ -557,10 +557,11 @@ def main(argv: list[str] | None = None) -> int:
             if row.kind == "report" and worst > limit_s:
                 verdict = "MISSED"
                 failures.append(f"{row.label}: lich had a report only after {worst:.2f} s")
-        print(
+        line = (
             f"{row.label:44} {median * 1000:6.1f}ms {p90 * 1000:6.1f}ms {ratio_text:>11} "
             f"{goal_text:>7}  {receive_text:>18} {verdict}"
         )
+        print(line.rstrip())
         if row.note:
             print(f"    note: {row.note}")
         for error in sorted(set(row.errors))[:3]:
