@@ -58,6 +58,7 @@ import time
 from pathlib import Path
 
 import lich_hooks
+from lich_hooks import state
 from lich_hooks.standin.server import Received, StandIn
 
 BIN_DIR = Path(sys.executable).parent
@@ -384,9 +385,8 @@ def prepare(bench: Bench, rows: list[Row]) -> None:
     crush.sends = True
     bench.run(crush)
     crush.receives.clear()
-    reported = Path(crush.env["LICH_HOOK_STATE_DIR"]) / "reported" / CARD
     deadline = time.monotonic() + 5
-    while not reported.exists() and time.monotonic() < deadline:
+    while state.last_reported(crush.env, CARD) is None and time.monotonic() < deadline:
         time.sleep(0.01)
     crush.sends = False
     sent: dict[str, Received] = {}
