@@ -70,7 +70,7 @@ REPORT_LIMIT = 1.0
 RECEIVE_LIMIT = 1.0  # seconds
 QUICK_FACTOR = 2.0
 
-# The shell reference. {version} is filled in; everything else is literal sh.
+# The shell reference. {release} and {version} are filled in; the rest is literal sh.
 REFERENCE_SH = r"""#!/bin/sh
 # report-session-start.sh <provider>: the sh + jq + curl reporter lich's plugin ships,
 # re-created for the benchmark. Outside lich, or without an id, it does nothing.
