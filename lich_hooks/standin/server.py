@@ -114,12 +114,8 @@ class StandIn:
                 else:
                     verdict = validate(endpoint, body)
                     status, accepted, reason = verdict.status, verdict.accepted, verdict.reason
-                self.send_response(status)
-                if status != 204:
-                    self.send_header("Content-Length", str(len((reason or "").encode())))
-                self.end_headers()
-                if status != 204 and reason:
-                    self.wfile.write(reason.encode())
+                # Recorded before answering: a client that has its answer (and a
+                # test that waits on that client) must find the request here.
                 standin._record(
                     Received(
                         self.path,
@@ -132,6 +128,12 @@ class StandIn:
                         reason,
                     )
                 )
+                self.send_response(status)
+                if status != 204:
+                    self.send_header("Content-Length", str(len((reason or "").encode())))
+                self.end_headers()
+                if status != 204 and reason:
+                    self.wfile.write(reason.encode())
 
             def log_message(self, format: str, *args: object) -> None:
                 pass
