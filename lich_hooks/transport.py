@@ -34,7 +34,10 @@ DEADLINE = 2.0
 def url(port: int, token: str, endpoint: str) -> str:
     from urllib.parse import quote
 
-    return f"http://{HOST}:{port}/{endpoint}?token={quote(token, safe='')}"
+    # surrogateescape: a token of bytes that are not UTF-8 is sent byte for byte
+    # (percent-encoded) instead of failing the send.
+    token_q = quote(token, safe="", errors="surrogateescape")
+    return f"http://{HOST}:{port}/{endpoint}?token={token_q}"
 
 
 def headers() -> dict[str, str]:

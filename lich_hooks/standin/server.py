@@ -65,7 +65,10 @@ class StandIn:
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._server.daemon_threads = True
         self.port: int = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll interval: close() (every test, every demo) waits one interval.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     def env(self, card: str = "card-1") -> dict[str, str]:
         """The variables lich would export into a card's terminal."""
