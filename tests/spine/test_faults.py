@@ -1,0 +1,230 @@
+"""SPEC §9: bad input and faults. The hook exits 0 with the harness's stdout and
+an empty stderr whatever happens; the harness never waits on lich (the sender
+is detached), and the sender itself gives up within its ~2 s deadline.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from lich_hooks.standin.server import StandIn
+from tests.spine.helpers import SID
+from tests.support import listeners
+from tests.support.runner import LICH_HOOK, base_env, run_hook, wait_for_log
+
+# Generous next to the 2 s deadline: the point is "bounded", not "fast".
+SENDER_BUDGET_MS = 2500
+RECORD_WAIT = 8.0
+
+HOOKS = [("PreInvocation antigravity", b"{}"), ("PreToolUse crush", b""), ("SessionStart claude", b"")]
+
+
+def _body(args: str) -> dict[str, object]:
+    if "antigravity" in args:
+        return {"conversationId": SID}
+    return {"session_id": SID, "tool_name": "bash"}
+
+
+# --- bad input ------------------------------------------------------------------
+
+NINE_MIB = b'{"session_id": "' + b"x" * (9 * 1024 * 1024) + b'"}'
+
+BAD_INPUT = {
+    "empty": b"",
+    "whitespace": b" \n\t ",
+    "not json": b"session_id=abc",
+    "truncated": b'{"session_id": "abc"',
+    "trailing garbage": b'{"session_id": "abc"} x',
+    "array": b'[{"session_id": "abc"}]',
+    "string": b'"abc"',
+    "number": b"42",
+    "null": b"null",
+    "non-utf8": b'{"session_id": "\xff\xfe"}',
+    "latin-1": '{"session_id": "café"}'.encode("latin-1"),
+    "deep nesting": b'{"a":' * 100_000 + b"1" + b"}" * 100_000,
+    "over 8 MiB": NINE_MIB,
+}
+
+
+@pytest.mark.parametrize(("args", "stdout"), HOOKS)
+@pytest.mark.parametrize("name", list(BAD_INPUT))
+def test_bad_input_sends_nothing(
+    name: str, args: str, stdout: bytes, lich: StandIn, lich_env: dict[str, str]
+) -> None:
+    ran = run_hook(args, BAD_INPUT[name], lich_env)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, stdout, b"")
+    [record] = wait_for_log(lich_env, 1)
+    assert record["decision"] == "bad-input"
+    assert lich.received == []
+
+
+def test_a_bom_and_surrounding_whitespace_are_still_json(
+    lich: StandIn, lich_env: dict[str, str]
+) -> None:
+    raw = "\ufeff \n" + json.dumps({"session_id": SID}) + "\n"
+    run_hook("SessionStart claude", raw.encode("utf-8"), lich_env)
+    [request] = lich.wait(1)
+    assert request.accepted is not None and request.accepted["provider_session_id"] == SID
+
+
+@pytest.mark.parametrize(("args", "stdout"), HOOKS)
+def test_stdin_never_closed_gives_up_in_about_two_seconds(
+    args: str, stdout: bytes, lich: StandIn, lich_env: dict[str, str]
+) -> None:
+    proc = subprocess.Popen(
+        ["/bin/sh", "-c", f"lich-hook {args}"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=lich_env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    started = time.monotonic()
+    proc.stdin.write(b'{"session_id": "never-closed"')  # a harness that never finishes
+    proc.stdin.flush()
+    try:
+        proc.wait(timeout=10)
+        elapsed = time.monotonic() - started
+        out, err = proc.stdout.read(), proc.stderr.read()
+    finally:
+        proc.stdin.close()  # only now, after the hook is gone
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdout.close()
+        proc.stderr.close()
+    assert (proc.returncode, out, err) == (0, stdout, b"")
+    assert 1.5 <= elapsed < 6, elapsed
+    [record] = wait_for_log(lich_env, 1)
+    assert record["decision"] == "bad-input"
+    assert lich.received == []
+
+
+# --- lich's environment ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "port", ["abc", "0", "70000", "80; x", " 80", "80 ", "+80", "-80", "0x50", "", "٨٠", "8080.0"]
+)
+def test_invalid_port_does_nothing(port: str, lich: StandIn, tmp_path: Path) -> None:
+    env = base_env(tmp_path, **{**lich.env(), "LICH_PORT": port})
+    ran = run_hook("PreInvocation antigravity", {"conversationId": SID}, env)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"{}", b"")
+    [record] = wait_for_log(env, 1)
+    assert record["decision"] == "outside-lich"
+    assert "outcome" not in record
+
+
+@pytest.mark.parametrize("name", ["LICH_TOKEN", "LICH_SESSION_ID", "LICH_PORT"])
+@pytest.mark.parametrize("value", ["", None])
+def test_empty_or_missing_variable_does_nothing(
+    name: str, value: str | None, lich: StandIn, tmp_path: Path
+) -> None:
+    env = base_env(tmp_path, **lich.env())
+    if value is None:
+        del env[name]
+    else:
+        env[name] = value
+    ran = run_hook("PreToolUse crush", {"session_id": SID}, env)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
+    [record] = wait_for_log(env, 1)
+    assert record["decision"] == "outside-lich"
+    assert lich.received == []
+
+
+# --- listeners that misbehave -----------------------------------------------------------
+
+
+def _fault(
+    listener: listeners.Listener, tmp_path: Path, args: str, stdout: bytes
+) -> tuple[float, dict[str, object]]:
+    env = base_env(tmp_path, **listener.env())
+    ran = run_hook(args, _body(args), env)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, stdout, b"")
+    records = wait_for_log(env, 1, timeout=RECORD_WAIT)
+    assert len(records) == 1, records
+    record = records[0]
+    assert record["decision"] == "report"
+    send_ms = record["send_ms"]
+    assert isinstance(send_ms, (int, float)) and send_ms <= SENDER_BUDGET_MS, record
+    return ran.seconds, record
+
+
+@pytest.mark.parametrize(("args", "stdout"), HOOKS)
+def test_hanging_listener(args: str, stdout: bytes, tmp_path: Path) -> None:
+    with listeners.Hanging() as hanging:
+        seconds, record = _fault(hanging, tmp_path, args, stdout)
+        assert hanging.connections == 1
+    assert record["outcome"] in ("failed", "deadline")
+    # The harness had its answer before the sender knew how the send ended.
+    assert seconds * 1000 < float(record["send_ms"]), (seconds, record)  # type: ignore[arg-type]
+
+
+def test_trickling_listener_is_cut_by_the_absolute_deadline(tmp_path: Path) -> None:
+    with listeners.Trickle(interval=0.2) as trickle:
+        seconds, record = _fault(trickle, tmp_path, "PreInvocation antigravity", b"{}")
+    # Every byte arrives inside the 1 s read timeout: only the deadline ends it.
+    assert record["outcome"] == "deadline"
+    assert 1500 <= float(record["send_ms"]) <= SENDER_BUDGET_MS  # type: ignore[arg-type]
+    assert seconds * 1000 < float(record["send_ms"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("args", "stdout"), HOOKS)
+def test_resetting_listener(args: str, stdout: bytes, tmp_path: Path) -> None:
+    with listeners.Reset() as reset:
+        _, record = _fault(reset, tmp_path, args, stdout)
+        assert reset.connections == 1
+    assert record["outcome"] == "failed"
+
+
+@pytest.mark.parametrize("status", [500, 400, 401])
+@pytest.mark.parametrize(("args", "stdout"), HOOKS)
+def test_refusing_listener(status: int, args: str, stdout: bytes, tmp_path: Path) -> None:
+    with listeners.Status(status) as refusing:
+        _, record = _fault(refusing, tmp_path, args, stdout)
+        assert len(refusing.requests) == 1
+    assert (record["outcome"], record["status"]) == ("refused", status)
+
+
+@pytest.mark.parametrize(("args", "stdout"), HOOKS)
+def test_nobody_listening(args: str, stdout: bytes, tmp_path: Path) -> None:
+    env = base_env(tmp_path, LICH_PORT=str(listeners.closed_port()), LICH_TOKEN="t0k3n", LICH_SESSION_ID="c")
+    ran = run_hook(args, _body(args), env)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, stdout, b"")
+    [record] = wait_for_log(env, 1)
+    assert record["outcome"] == "failed" and float(record["send_ms"]) <= SENDER_BUDGET_MS  # type: ignore[arg-type]
+
+
+def test_redirects_are_not_followed(lich: StandIn, tmp_path: Path) -> None:
+    with listeners.Status(307, b"") as redirecting:
+        env = base_env(tmp_path, **redirecting.env())
+        run_hook("SessionStart claude", {"session_id": SID}, env)
+        [record] = wait_for_log(env, 1)
+        assert redirecting.connections == 1
+    assert (record["outcome"], record["status"]) == ("refused", 307)
+    assert lich.received == []
+
+
+def test_proxy_settings_are_ignored(lich: StandIn, tmp_path: Path) -> None:
+    with listeners.CapturingProxy() as proxy:
+        url = f"http://127.0.0.1:{proxy.port}"
+        proxies = {
+            name: url
+            for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+        }
+        env = base_env(tmp_path, **lich.env(), **proxies, NO_PROXY="", no_proxy="")
+        ran = run_hook("SessionStart codex", {"session_id": SID}, env)
+        assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
+        [request] = lich.wait(1)
+        [record] = wait_for_log(env, 1)
+        assert record["outcome"] == "taken"
+        assert proxy.connections == 0 and proxy.requests == []
+    assert request.accepted is not None and request.accepted["provider"] == "codex"
+
+
+def test_console_script_is_installed() -> None:
+    assert LICH_HOOK.exists()
