@@ -118,4 +118,7 @@ def last_reported(environ: Mapping[str, str], card: str) -> str | None:
 
 
 def remember_reported(environ: Mapping[str, str], card: str, value: str) -> None:
+    # The state root itself is private too, not only the leaf write_atomic
+    # creates: makedirs gives intermediate directories the umask's mode.
+    ensure_dir(state_dir(environ))
     write_atomic(_reported_path(environ, card), value.encode("utf-8", "surrogatepass"))
