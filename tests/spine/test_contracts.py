@@ -84,7 +84,16 @@ def test_vendored_vectors_are_lichs() -> None:
 
 
 def test_checker_takes_what_the_client_must_send() -> None:
-    for provider in ("claude", "codex", "antigravity", "crush", "opencode", "omp", "cursor", "kiro"):
+    for provider in (
+        "claude",
+        "codex",
+        "antigravity",
+        "crush",
+        "opencode",
+        "omp",
+        "cursor",
+        "kiro",
+    ):
         body = {"session_id": "c", "provider_session_id": "p", "provider": provider}
         assert assert_client_body("session-start", orjson.dumps(body)) == body
     for body in ({"session_id": "s", "text": "Done."}, {"session_id": "s", "unanswered": "blank"}):

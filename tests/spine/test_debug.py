@@ -86,9 +86,7 @@ def test_log_without_debug_and_an_unwritable_log(lich: StandIn, tmp_path: Path) 
     assert run_hook("SessionStart claude", {"session_id": SID}, no_log).stderr == b""
 
 
-@pytest.mark.parametrize(
-    "token", ['quo"te', "back\\slash", "a,b:c}", "t", "tok en+/?&=", "ü令"]
-)
+@pytest.mark.parametrize("token", ['quo"te', "back\\slash", "a,b:c}", "t", "tok en+/?&=", "ü令"])
 def test_run_log_scrubs_every_form_and_stays_json(token: str, tmp_path: Path) -> None:
     path = tmp_path / "log"
     log = RunLog({"LICH_TOKEN": token, "LICH_HOOK_LOG": str(path)})

@@ -21,7 +21,11 @@ from tests.support.runner import LICH_HOOK, base_env, run_hook, wait_for_log
 SENDER_BUDGET_MS = 2500
 RECORD_WAIT = 8.0
 
-HOOKS = [("PreInvocation antigravity", b"{}"), ("PreToolUse crush", b""), ("SessionStart claude", b"")]
+HOOKS = [
+    ("PreInvocation antigravity", b"{}"),
+    ("PreToolUse crush", b""),
+    ("SessionStart claude", b""),
+]
 
 
 def _body(args: str) -> dict[str, object]:
@@ -192,7 +196,9 @@ def test_refusing_listener(status: int, args: str, stdout: bytes, tmp_path: Path
 
 @pytest.mark.parametrize(("args", "stdout"), HOOKS)
 def test_nobody_listening(args: str, stdout: bytes, tmp_path: Path) -> None:
-    env = base_env(tmp_path, LICH_PORT=str(listeners.closed_port()), LICH_TOKEN="t0k3n", LICH_SESSION_ID="c")
+    env = base_env(
+        tmp_path, LICH_PORT=str(listeners.closed_port()), LICH_TOKEN="t0k3n", LICH_SESSION_ID="c"
+    )
     ran = run_hook(args, _body(args), env)
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, stdout, b"")
     [record] = wait_for_log(env, 1)
@@ -214,7 +220,14 @@ def test_proxy_settings_are_ignored(lich: StandIn, tmp_path: Path) -> None:
         url = f"http://127.0.0.1:{proxy.port}"
         proxies = {
             name: url
-            for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+            for name in (
+                "HTTP_PROXY",
+                "http_proxy",
+                "HTTPS_PROXY",
+                "https_proxy",
+                "ALL_PROXY",
+                "all_proxy",
+            )
         }
         env = base_env(tmp_path, **lich.env(), **proxies, NO_PROXY="", no_proxy="")
         ran = run_hook("SessionStart codex", {"session_id": SID}, env)

@@ -13,16 +13,29 @@ from tests.support.runner import run_hook, wait_for_log
 
 @pytest.mark.parametrize(
     "event",
-    ["SessionStart", "sessionstart", "session-start", "session_start", "SESSION_START", "Session-Start"],
+    [
+        "SessionStart",
+        "sessionstart",
+        "session-start",
+        "session_start",
+        "SESSION_START",
+        "Session-Start",
+    ],
 )
 def test_event_spellings(event: str, lich: StandIn, lich_env: dict[str, str]) -> None:
     ran = run_hook(f"{event} claude", {"session_id": SID}, lich_env)
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
     [request] = lich.wait(1)
-    assert request.accepted == {"session_id": "card-1", "provider_session_id": SID, "provider": "claude"}
+    assert request.accepted == {
+        "session_id": "card-1",
+        "provider_session_id": SID,
+        "provider": "claude",
+    }
 
 
-@pytest.mark.parametrize("event", ["PreInvocation", "preinvocation", "pre-invocation", "PRE_INVOCATION"])
+@pytest.mark.parametrize(
+    "event", ["PreInvocation", "preinvocation", "pre-invocation", "PRE_INVOCATION"]
+)
 def test_antigravity_event_spellings_keep_its_stdout(
     event: str, lich: StandIn, lich_env: dict[str, str]
 ) -> None:

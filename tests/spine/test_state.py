@@ -107,7 +107,9 @@ def test_corrupt_reported_file_reports_then_heals(
     assert (reported / "card-1").read_text() == f"crush\n{SID}"
 
 
-def test_a_directory_where_the_reported_file_should_be(lich: StandIn, lich_env: dict[str, str]) -> None:
+def test_a_directory_where_the_reported_file_should_be(
+    lich: StandIn, lich_env: dict[str, str]
+) -> None:
     (Path(lich_env["LICH_HOOK_STATE_DIR"]) / "reported" / "card-1").mkdir(parents=True)
     records = _run_twice(lich_env, lich)
     assert [r["decision"] for r in records] == ["report", "report"]
@@ -117,7 +119,9 @@ def test_a_directory_where_the_reported_file_should_be(lich: StandIn, lich_env: 
 def test_parallel_calls_leave_a_valid_record(lich: StandIn, lich_env: dict[str, str]) -> None:
     """Crush runs hooks in parallel; concurrent writers must not corrupt the file."""
     procs = [
-        subprocess.Popen(["/bin/sh", "-c", f"lich-hook {CRUSH}"], stdin=subprocess.PIPE, env=lich_env)
+        subprocess.Popen(
+            ["/bin/sh", "-c", f"lich-hook {CRUSH}"], stdin=subprocess.PIPE, env=lich_env
+        )
         for _ in range(6)
     ]
     for proc in procs:
@@ -144,5 +148,11 @@ def test_card_ids_cannot_escape_the_state_dir(lich: StandIn, tmp_path: Path) -> 
     assert all(str(p).startswith(str((tmp_path / "state").resolve())) for p in inside)
     assert not (tmp_path.parent / "escape").exists()
     assert {r.accepted["session_id"] for r in lich.received if r.accepted} == {
-        "../../escape", "/abs/path", "a/b", ".", "..", "x" * 300, "ü"
+        "../../escape",
+        "/abs/path",
+        "a/b",
+        ".",
+        "..",
+        "x" * 300,
+        "ü",
     }

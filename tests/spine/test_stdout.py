@@ -33,7 +33,10 @@ def test_stdout_on_every_path(provider: str, event: str, tmp_path: Path, lich: S
     paths = {
         "outside lich": (base_env(tmp_path / "outside"), good),
         "bad input": (base_env(tmp_path / "bad", **lich.env()), b"{not json"),
-        "lich down": (base_env(tmp_path / "down", **{**lich.env(), "LICH_PORT": str(closed_port())}), good),
+        "lich down": (
+            base_env(tmp_path / "down", **{**lich.env(), "LICH_PORT": str(closed_port())}),
+            good,
+        ),
         "lich up": (base_env(tmp_path / "up", **lich.env()), good),
     }
     for name, (env, body) in paths.items():

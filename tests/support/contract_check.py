@@ -119,7 +119,9 @@ def assert_client_body(endpoint: str, body: bytes) -> dict[str, object]:
     for key in ENUMERATED:
         if key in parsed:
             allowed = enumerated_values(endpoint, key)
-            assert parsed[key] in allowed, f"{key}={parsed[key]!r} not in {sorted(map(str, allowed))}"
+            assert parsed[key] in allowed, (
+                f"{key}={parsed[key]!r} not in {sorted(map(str, allowed))}"
+            )
 
     verdict = validate(endpoint, body)
     assert verdict.status == 204, f"lich would refuse it: {verdict.status} {verdict.reason}"
