@@ -76,35 +76,40 @@ def test_a_bom_and_surrounding_whitespace_are_still_json(
     assert request.accepted is not None and request.accepted["provider_session_id"] == SID
 
 
-@pytest.mark.parametrize(("args", "stdout"), HOOKS)
 def test_stdin_never_closed_gives_up_in_about_two_seconds(
-    args: str, stdout: bytes, lich: StandIn, lich_env: dict[str, str]
+    lich: StandIn, lich_env: dict[str, str]
 ) -> None:
-    proc = subprocess.Popen(
-        ["/bin/sh", "-c", f"lich-hook {args}"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=lich_env,
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    """Each harness's hook at once (they wait in parallel): all give up near 2 s."""
+    procs = []
     started = time.monotonic()
-    proc.stdin.write(b'{"session_id": "never-closed"')  # a harness that never finishes
-    proc.stdin.flush()
+    for args, _ in HOOKS:
+        proc = subprocess.Popen(
+            ["/bin/sh", "-c", f"lich-hook {args}"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=lich_env,
+        )
+        assert proc.stdin is not None
+        proc.stdin.write(b'{"session_id": "never-closed"')  # a harness that never finishes
+        proc.stdin.flush()
+        procs.append(proc)
     try:
-        proc.wait(timeout=10)
-        elapsed = time.monotonic() - started
-        out, err = proc.stdout.read(), proc.stderr.read()
+        for (_, stdout), proc in zip(HOOKS, procs, strict=True):
+            assert proc.stdout is not None and proc.stderr is not None
+            proc.wait(timeout=10)
+            elapsed = time.monotonic() - started
+            assert (proc.returncode, proc.stdout.read(), proc.stderr.read()) == (0, stdout, b"")
+            assert 1.5 <= elapsed < 6, elapsed
     finally:
-        proc.stdin.close()  # only now, after the hook is gone
-        if proc.poll() is None:
-            proc.kill()
-        proc.stdout.close()
-        proc.stderr.close()
-    assert (proc.returncode, out, err) == (0, stdout, b"")
-    assert 1.5 <= elapsed < 6, elapsed
-    [record] = wait_for_log(lich_env, 1)
-    assert record["decision"] == "bad-input"
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()  # stdin only now, after the hook is gone
+    records = wait_for_log(lich_env, len(HOOKS))
+    assert [r["decision"] for r in records] == ["bad-input"] * len(HOOKS)
     assert lich.received == []
 
 
@@ -158,14 +163,23 @@ def _fault(
     return ran.seconds, record
 
 
-@pytest.mark.parametrize(("args", "stdout"), HOOKS)
-def test_hanging_listener(args: str, stdout: bytes, tmp_path: Path) -> None:
+def test_hanging_listener(tmp_path: Path) -> None:
     with listeners.Hanging() as hanging:
-        seconds, record = _fault(hanging, tmp_path, args, stdout)
-        assert hanging.connections == 1
-    assert record["outcome"] in ("failed", "deadline")
-    # The harness had its answer before the sender knew how the send ended.
-    assert seconds * 1000 < float(record["send_ms"]), (seconds, record)  # type: ignore[arg-type]
+        runs = []
+        for n, (args, stdout) in enumerate(HOOKS):
+            (tmp_path / str(n)).mkdir()
+            env = base_env(tmp_path / str(n), **hanging.env())
+            ran = run_hook(args, _body(args), env)
+            assert (ran.returncode, ran.stdout, ran.stderr) == (0, stdout, b"")
+            runs.append((ran.seconds, env))
+        for seconds, env in runs:
+            [record] = wait_for_log(env, 1, timeout=RECORD_WAIT)
+            assert record["outcome"] in ("failed", "deadline")
+            send_ms = float(record["send_ms"])  # type: ignore[arg-type]
+            assert send_ms <= SENDER_BUDGET_MS, record
+            # The harness had its answer before the sender knew how the send ended.
+            assert seconds * 1000 < send_ms, (seconds, record)
+        assert hanging.connections == len(HOOKS)
 
 
 def test_trickling_listener_is_cut_by_the_absolute_deadline(tmp_path: Path) -> None:
