@@ -255,3 +255,39 @@ def test_proxy_settings_are_ignored(lich: StandIn, tmp_path: Path) -> None:
 
 def test_console_script_is_installed() -> None:
     assert LICH_HOOK.exists()
+
+
+@pytest.mark.parametrize(("extra", "reported"), [(0, True), (1, False)], ids=["8 MiB", "8 MiB + 1"])
+def test_the_size_limit_is_exactly_8_mib(
+    extra: int, reported: bool, lich: StandIn, lich_env: dict[str, str]
+) -> None:
+    from lich_hooks.payload import MAX_BYTES
+
+    head = json.dumps({"session_id": SID}).encode()
+    raw = head + b" " * (MAX_BYTES - len(head) + extra)
+    run_hook("SessionStart codex", raw, lich_env)
+    [record] = wait_for_log(lich_env, 1)
+    assert record["decision"] == ("report" if reported else "bad-input")
+    assert len(lich.received) == (1 if reported else 0)
+
+
+def test_a_payload_written_in_slow_pieces_is_read_whole(
+    lich: StandIn, lich_env: dict[str, str]
+) -> None:
+    raw = json.dumps({"session_id": SID, "tool_name": "bash"}).encode()
+    proc = subprocess.Popen(
+        ["/bin/sh", "-c", "lich-hook PreToolUse crush"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=lich_env,
+    )
+    assert proc.stdin is not None
+    for piece in (raw[:5], raw[5:20], raw[20:]):
+        proc.stdin.write(piece)
+        proc.stdin.flush()
+        time.sleep(0.2)  # pacing the input like a slow harness, not synchronising
+    out, err = proc.communicate(timeout=10)
+    assert (proc.returncode, out, err) == (0, b"", b"")
+    [request] = lich.wait(1)
+    assert request.accepted is not None and request.accepted["provider"] == "crush"
