@@ -95,8 +95,6 @@ class StandIn:
         with self._changed:
             self.received.append(received)
             self._changed.notify_all()
-        if self._on_request is not None:
-            self._on_request(received)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         standin = self
@@ -119,24 +117,28 @@ class StandIn:
                     status, accepted, reason = verdict.status, verdict.accepted, verdict.reason
                 # Recorded before answering: a client that has its answer (and a
                 # test that waits on that client) must find the request here.
-                standin._record(
-                    Received(
-                        self.path,
-                        endpoint,
-                        token,
-                        {k.lower(): v for k, v in self.headers.items()},
-                        body,
-                        status,
-                        accepted,
-                        reason,
-                    )
+                received = Received(
+                    self.path,
+                    endpoint,
+                    token,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    body,
+                    status,
+                    accepted,
+                    reason,
                 )
+                standin._record(received)
                 self.send_response(status)
                 if status != 204:
                     self.send_header("Content-Length", str(len((reason or "").encode())))
                 self.end_headers()
                 if status != 204 and reason:
                     self.wfile.write(reason.encode())
+                self.wfile.flush()
+                # Shown only after the client has its answer: a slow or broken
+                # printer (listen's stdout) must not hold or fail the request.
+                if standin._on_request is not None:
+                    standin._on_request(received)
 
             def log_message(self, format: str, *args: object) -> None:
                 pass
