@@ -102,3 +102,23 @@ def test_listen_on_a_taken_port_says_so(tmp_path: Path) -> None:
     assert proc.stdout == ""
     assert f"cannot listen on 127.0.0.1:{port}" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_help_and_version_words_work_like_the_options(tmp_path: Path) -> None:
+    env = base_env(tmp_path)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(LICH_HOOK), *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+
+    assert run("help").stdout == run("--help").stdout != ""
+    assert run("help", "listen").stdout == run("listen", "--help").stdout
+    version = run("version")
+    assert (version.returncode, version.stdout) == (0, run("--version").stdout)
+    assert "lich-hook <event> [<provider>]" in run("--help").stdout
