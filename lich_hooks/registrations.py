@@ -105,7 +105,8 @@ def write(root: str) -> list[str]:
     for relative, value in files().items():
         path = os.path.join(root, relative)
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        with open(path, "w", encoding="utf-8") as handle:
+        # newline="\n": the files are byte-identical to render() on every platform
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(render(value))
         written.append(relative)
     return written

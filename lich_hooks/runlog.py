@@ -57,7 +57,10 @@ class RunLog:
 
             record = {"ts": round(time.time(), 3), "pid": os.getpid(), **self.fields}
             record.setdefault("ms", self.elapsed_ms())
-            line = self._scrub(json.dumps(record, ensure_ascii=False, default=str)) + "\n"
+            # Scrub values, then encode: scrubbing the encoded line would miss a
+            # token JSON escapes (quotes, backslashes) and could break the line.
+            record = {key: self._scrub_value(value) for key, value in record.items()}
+            line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
             fd = os.open(self._path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 os.write(fd, line.encode("utf-8", "replace"))
@@ -66,10 +69,28 @@ class RunLog:
         except Exception as error:
             self.debug(f"log not written: {type(error).__name__}")
 
+    def _scrub_value(self, value: object) -> object:
+        if isinstance(value, str):
+            return self._scrub(value)
+        if isinstance(value, (list, tuple)):
+            return [self._scrub_value(item) for item in value]
+        if isinstance(value, dict):
+            return {key: self._scrub_value(item) for key, item in value.items()}
+        return value
+
     def _scrub(self, text: str) -> str:
+        """`text` without the token, raw or URL-encoded.
+
+        Both forms are marked with NUL first (no environment value can hold
+        one) so the second pass cannot match inside the first one's
+        replacement, and a token of undecodable bytes is encoded the way
+        transport.url encodes it instead of raising.
+        """
         if self._secret:
-            text = text.replace(self._secret, "<token>")
             from urllib.parse import quote
 
-            text = text.replace(quote(self._secret, safe=""), "<token>")
+            encoded = quote(self._secret, safe="", errors="surrogateescape")
+            for form in sorted({self._secret, encoded}, key=len, reverse=True):
+                text = text.replace(form, "\0")
+            text = text.replace("\0", "<token>")
         return text

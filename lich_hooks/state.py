@@ -52,8 +52,11 @@ def ensure_dir(path: str) -> None:
     os.makedirs(path, mode=0o700, exist_ok=True)
     if os.name != "nt":
         mode = os.stat(path).st_mode & 0o777
-        if mode != 0o700:
-            os.chmod(path, 0o700)
+        if mode & 0o077:
+            # Only take group and other bits away: a directory the user made
+            # read-only stays read-only (the write that follows then fails, and
+            # the record is best-effort).
+            os.chmod(path, mode & 0o700)
 
 
 def read_bytes(path: str, limit: int = 1 << 20) -> bytes | None:
@@ -98,9 +101,14 @@ def _reported_path(environ: Mapping[str, str], card: str) -> str:
     return os.path.join(state_dir(environ), "reported", file_key(card))
 
 
+# As large as anything lich takes in one body: an id that fits in a report must
+# fit here too, or it is forgotten and re-reported on every call.
+REPORTED_LIMIT = 64 * 1024
+
+
 def last_reported(environ: Mapping[str, str], card: str) -> str | None:
     """`provider\\nid` as last accepted by lich for this card, or None."""
-    data = read_bytes(_reported_path(environ, card), limit=4096)
+    data = read_bytes(_reported_path(environ, card), limit=REPORTED_LIMIT)
     if data is None:
         return None
     try:
@@ -110,4 +118,7 @@ def last_reported(environ: Mapping[str, str], card: str) -> str | None:
 
 
 def remember_reported(environ: Mapping[str, str], card: str, value: str) -> None:
+    # The state root itself is private too, not only the leaf write_atomic
+    # creates: makedirs gives intermediate directories the umask's mode.
+    ensure_dir(state_dir(environ))
     write_atomic(_reported_path(environ, card), value.encode("utf-8", "surrogatepass"))

@@ -34,7 +34,10 @@ DEADLINE = 2.0
 def url(port: int, token: str, endpoint: str) -> str:
     from urllib.parse import quote
 
-    return f"http://{HOST}:{port}/{endpoint}?token={quote(token, safe='')}"
+    # surrogateescape: a token of bytes that are not UTF-8 is sent byte for byte
+    # (percent-encoded) instead of failing the send.
+    token_q = quote(token, safe="", errors="surrogateescape")
+    return f"http://{HOST}:{port}/{endpoint}?token={token_q}"
 
 
 def headers() -> dict[str, str]:
@@ -155,8 +158,16 @@ def _send_with_deadline(
 ) -> None:
     import threading
 
+    # Whoever takes this first (the deadline or the finished send) writes the
+    # one log line; without it a send ending at the deadline wrote two lines,
+    # or was killed halfway through recording the id it had just reported.
+    finishing = threading.Lock()
+    started = time.monotonic()
+
     def give_up() -> None:
-        log.set(outcome="deadline", status=None, error="deadline")
+        if not finishing.acquire(blocking=False):
+            return
+        log.set(outcome="deadline", status=None, error="deadline", send_ms=_ms(started))
         log.write()
         os._exit(0)
 
@@ -165,6 +176,8 @@ def _send_with_deadline(
     timer.start()
     result = post(env, endpoint, body)
     timer.cancel()
+    if not finishing.acquire(blocking=False):
+        threading.Event().wait()  # the deadline won: it writes the line and exits
     outcome = "taken" if result.taken else ("refused" if result.status else "failed")
     if result.taken and on_taken is not None:
         try:

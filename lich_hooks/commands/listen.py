@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 
 from lich_hooks.standin.server import Received, StandIn
@@ -15,7 +16,15 @@ def run(port: int, out: Callable[[str], None] = print, stop: threading.Event | N
     def show(received: Received) -> None:
         out(received.summary())
 
-    with StandIn(port=port, on_request=show) as lich:
+    try:
+        standin = StandIn(port=port, on_request=show)
+    except OSError as error:  # the port is taken, or not ours to bind
+        print(
+            f"lich-hook listen: cannot listen on 127.0.0.1:{port}: {error.strerror}",
+            file=sys.stderr,
+        )
+        return 1
+    with standin as lich:
         out("lich stand-in listening; in the shell you test from, run:")
         for key, value in lich.env("listen-card").items():
             out(f"export {key}={value}")

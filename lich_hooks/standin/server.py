@@ -65,7 +65,10 @@ class StandIn:
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._server.daemon_threads = True
         self.port: int = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll interval: close() (every test, every demo) waits one interval.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     def env(self, card: str = "card-1") -> dict[str, str]:
         """The variables lich would export into a card's terminal."""
@@ -92,8 +95,6 @@ class StandIn:
         with self._changed:
             self.received.append(received)
             self._changed.notify_all()
-        if self._on_request is not None:
-            self._on_request(received)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         standin = self
@@ -114,24 +115,30 @@ class StandIn:
                 else:
                     verdict = validate(endpoint, body)
                     status, accepted, reason = verdict.status, verdict.accepted, verdict.reason
+                # Recorded before answering: a client that has its answer (and a
+                # test that waits on that client) must find the request here.
+                received = Received(
+                    self.path,
+                    endpoint,
+                    token,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    body,
+                    status,
+                    accepted,
+                    reason,
+                )
+                standin._record(received)
                 self.send_response(status)
                 if status != 204:
                     self.send_header("Content-Length", str(len((reason or "").encode())))
                 self.end_headers()
                 if status != 204 and reason:
                     self.wfile.write(reason.encode())
-                standin._record(
-                    Received(
-                        self.path,
-                        endpoint,
-                        token,
-                        {k.lower(): v for k, v in self.headers.items()},
-                        body,
-                        status,
-                        accepted,
-                        reason,
-                    )
-                )
+                self.wfile.flush()
+                # Shown only after the client has its answer: a slow or broken
+                # printer (listen's stdout) must not hold or fail the request.
+                if standin._on_request is not None:
+                    standin._on_request(received)
 
             def log_message(self, format: str, *args: object) -> None:
                 pass

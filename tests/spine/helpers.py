@@ -1,0 +1,60 @@
+"""What the spine tests share: SPEC §5's stdout table written out independently
+of lich_hooks.harness (so the code is checked against the spec, not itself),
+and a few sample payloads shaped like each harness's."""
+
+from __future__ import annotations
+
+PROVIDERS = ("claude", "codex", "antigravity", "crush", "opencode", "omp", "cursor", "kiro")
+
+# The event each script-hook harness reports its session on (SPEC §3).
+REPORTING = {
+    "claude": "SessionStart",
+    "codex": "SessionStart",
+    "antigravity": "PreInvocation",
+    "crush": "PreToolUse",
+}
+
+EVENTS = (
+    "SessionStart",
+    "PreToolUse",
+    "PostToolUse",
+    "Stop",
+    "StopFailure",
+    "PreInvocation",
+    "PostInvocation",
+    "UserPromptSubmit",
+    "SessionEnd",
+    "NoSuchEvent",
+)
+
+SID = "5b0c8f0e-3d1a-4c2e-9f7a-2b6d1e8c4a10"
+CONV = "7bb32ee5-e8e3-42cd-a13c-849723bc4e57"
+
+
+def expected_stdout(provider: str, event: str) -> bytes:
+    """SPEC §5 when we have no verdict: Antigravity needs bytes, everyone else silence."""
+    if provider != "antigravity":
+        return b""
+    return {
+        "PreInvocation": b"{}",
+        "PostInvocation": b"{}",
+        "PostToolUse": b"{}",
+        "PreToolUse": b'{"decision":"allow"}',
+        "Stop": b'{"decision":""}',
+    }.get(event, b"")
+
+
+def payload(provider: str, event: str, conversation: str = SID) -> dict[str, object]:
+    """A payload shaped like the one `provider` sends on `event` (no Agent call)."""
+    if provider == "antigravity":
+        return {"conversationId": conversation, "hook_event_name": event}
+    body: dict[str, object] = {
+        "session_id": conversation,
+        "cwd": "/tmp",
+        "hook_event_name": event,
+    }
+    if event == "SessionStart":
+        body.update(source="startup", transcript_path="/tmp/t.jsonl")
+    if event in ("PreToolUse", "PostToolUse"):
+        body.update(tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="toolu_1")
+    return body

@@ -1,0 +1,124 @@
+"""`lich-hook demo` and `lich-hook listen` (SPEC §8), run as a person runs them."""
+
+from __future__ import annotations
+
+import queue
+import socket
+import subprocess
+import threading
+from pathlib import Path
+
+from tests.spine.helpers import SID
+from tests.support.runner import LICH_HOOK, base_env, run_hook, wait_for_log
+
+
+def test_demo_runs_every_harness(tmp_path: Path) -> None:
+    env = base_env(tmp_path)
+    proc = subprocess.run(
+        [str(LICH_HOOK), "demo"], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stderr == ""
+    out = proc.stdout
+    for heading in (
+        "== Claude Code (hooks/hooks.json)",
+        "== Codex (codex-hooks.json)",
+        "== Crush (crush-hooks.json)",
+        "== Antigravity (hooks.json)",
+    ):
+        assert heading in out, out
+    assert out.count("-> 204") == 4, out  # claude, codex, first crush call, first antigravity call
+    assert "lich received: (nothing)" in out  # the deduped second calls
+    assert "harness saw:   exit 0, stdout '{}'" in out
+    assert out.rstrip().endswith("all harnesses behaved")
+    assert not (Path(env["HOME"]) / ".local").exists()  # its state lived in a temporary dir
+
+
+def _lines(stream: object) -> queue.Queue[str]:
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        for line in stream:  # type: ignore[attr-defined]
+            lines.put(line.rstrip("\n"))
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines
+
+
+def test_listen_prints_exports_then_each_report(tmp_path: Path) -> None:
+    env = base_env(tmp_path)
+    proc = subprocess.Popen(
+        [str(LICH_HOOK), "listen"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        lines = _lines(proc.stdout)
+        exported: dict[str, str] = {}
+        while True:
+            line = lines.get(timeout=10)
+            if line.startswith("export "):
+                key, _, value = line[len("export ") :].partition("=")
+                exported[key] = value
+            if line.startswith("(Ctrl-C"):
+                break
+        assert set(exported) == {"LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID"}
+        hook_env = base_env(tmp_path, **exported)
+        ran = run_hook("SessionStart codex", {"session_id": SID}, hook_env)
+        assert ran.returncode == 0
+        report = lines.get(timeout=10)
+        assert report.startswith("POST /session-start -> 204 "), report
+        assert SID in report and "'provider': 'codex'" in report
+        run_hook("SessionStart aider", {"session_id": SID}, hook_env)  # unknown: nothing sent
+        run_hook("SessionStart claude", {"session_id": ""}, hook_env)  # no id: nothing sent
+        wait_for_log(hook_env, 3)
+        assert lines.empty()
+        assert exported["LICH_TOKEN"] not in report
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        assert proc.stderr is not None
+        proc.stderr.close()
+        assert proc.stdout is not None
+        proc.stdout.close()
+
+
+def test_listen_on_a_taken_port_says_so(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run(
+            [str(LICH_HOOK), "listen", "--port", str(port)],
+            env=base_env(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert f"cannot listen on 127.0.0.1:{port}" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_help_and_version_words_work_like_the_options(tmp_path: Path) -> None:
+    env = base_env(tmp_path)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(LICH_HOOK), *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+
+    assert run("help").stdout == run("--help").stdout != ""
+    assert run("help", "listen").stdout == run("listen", "--help").stdout
+    version = run("version")
+    assert (version.returncode, version.stdout) == (0, run("--version").stdout)
+    assert "lich-hook <event> [<provider>]" in run("--help").stdout
