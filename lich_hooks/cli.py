@@ -35,7 +35,7 @@ def _finish(code: int, whole_process: bool) -> int:
     """End a hook or status-line process without the interpreter's teardown.
 
     Teardown (atexit, module and GC cleanup) costs about 15% of a bare
-    `python -c pass`, measured in benchmarks/latency.py, and a hook has nothing
+    `python -c pass` (docs/performance.md), and a hook has nothing
     left for it to do: stdout was written with os.write, the log line is
     written, a report is in a separate sender process. Only Python-level
     buffers could hold bytes, so they are flushed first. Called with an argv
