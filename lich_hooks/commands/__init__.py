@@ -30,7 +30,9 @@ def _colour() -> bool:
     epilog=HOOK_USAGE,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-@click.version_option(__version__, "-V", "--version", prog_name="lich-hook")
+@click.version_option(
+    __version__, "-V", "--version", prog_name="lich-hook", message="%(prog)s %(version)s"
+)
 def cli() -> None:
     """lich-hook connects coding-agent CLIs to lich.
 
@@ -180,11 +182,6 @@ def _debug() -> bool:
 
 def run_cli(args: list[str]) -> int:
     """Run the click group on `args` and return its exit code (never raise)."""
-    # cli.py sends the words `help` and `version` here; click knows them as options.
-    if args[:1] == ["help"]:
-        args = [*args[1:2], "--help"]
-    elif args[:1] == ["version"]:
-        args = ["--version"]
     try:
         result = cli.main(args=args, prog_name="lich-hook", standalone_mode=False)
     except SystemExit as done:

@@ -27,7 +27,7 @@ def test_top_level_help_and_versions(scratch: Scratch) -> None:
         assert ran.returncode == 0
         assert "lich-hook doctor" in ran.stdout and "As a hook: lich-hook <event>" in ran.stdout
     assert "Usage: lich-hook install" in scratch.cli("help", "install").stdout
-    assert scratch.cli("--version").stdout == f"lich-hook, version {__version__}\n"
+    assert scratch.cli("--version").stdout == f"lich-hook {__version__}\n"
     assert scratch.cli("version").stdout == f"lich-hook {__version__}\n"
 
 

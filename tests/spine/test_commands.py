@@ -27,7 +27,8 @@ def test_demo_runs_every_harness(tmp_path: Path) -> None:
         "== Antigravity (hooks.json)",
     ):
         assert heading in out, out
-    assert out.count("-> 204") == 4, out  # claude, codex, first crush call, first antigravity call
+    # claude SessionStart, the worker's Stop, codex, the first crush call, the first antigravity call
+    assert out.count("-> 204") == 5, out
     assert "lich received: (nothing)" in out  # the deduped second calls
     assert "harness saw:   exit 0, stdout '{}'" in out
     assert out.rstrip().endswith("all harnesses behaved")
