@@ -27,7 +27,7 @@ def test_demo_runs_every_harness(tmp_path: Path) -> None:
         "== Antigravity (hooks.json)",
     ):
         assert heading in out, out
-    # claude SessionStart, the worker's Stop, codex, the first crush call, the first antigravity call
+    # claude SessionStart, the worker's Stop, codex, the first crush and antigravity calls
     assert out.count("-> 204") == 5, out
     assert "lich received: (nothing)" in out  # the deduped second calls
     assert "harness saw:   exit 0, stdout '{}'" in out
