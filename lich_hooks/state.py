@@ -69,14 +69,19 @@ def read_bytes(path: str, limit: int = 1 << 20) -> bytes | None:
     return data if len(data) <= limit else None
 
 
-def write_atomic(path: str, data: bytes) -> None:
+def write_atomic(path: str, data: bytes, mode: int = 0o600, private_dir: bool = True) -> None:
     """Replace `path` with `data` so a reader sees the old file or the new one, never half.
 
-    The temporary file is created 0600 with O_EXCL in the same directory, then
-    renamed over the target: rename is atomic on every platform we run on.
+    The temporary file is created 0600 with O_EXCL in the same directory, given
+    its final `mode`, then renamed over the target: rename is atomic on every
+    platform we run on. State files keep 0600 in a private directory; a
+    harness's settings file (`install`) keeps its own mode and directory.
     """
     directory = os.path.dirname(path)
-    ensure_dir(directory)
+    if private_dir:
+        ensure_dir(directory)
+    else:
+        os.makedirs(directory, exist_ok=True)
     tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     fd = os.open(tmp, flags, 0o600)
@@ -85,6 +90,8 @@ def write_atomic(path: str, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        if mode != 0o600:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -10,10 +10,14 @@ Errors are one line on stderr; a traceback only under LICH_HOOK_DEBUG.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
 from lich_hooks import __version__
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 HOOK_USAGE = "As a hook: lich-hook <event> [<provider>]  (payload on stdin; see docs/harnesses.md)"
 HARNESS_CHOICE = click.Choice(["claude", "codex", "crush", "antigravity"], case_sensitive=False)
@@ -93,16 +97,22 @@ def doctor_command(as_json: bool) -> None:
     raise SystemExit(doctor.run(as_json=as_json, out=click.echo, color=_colour()))
 
 
+def _settings_file_options(command: F) -> F:
+    """HARNESS, --scope and --dry-run: install and uninstall take the same three."""
+    dry_run = click.option("--dry-run", is_flag=True, help="Print the file's diff; change nothing.")
+    command = dry_run(command)
+    command = click.option(
+        "--scope",
+        type=click.Choice(["user", "project"]),
+        default="user",
+        show_default=True,
+        help=SCOPE_HELP,
+    )(command)
+    return click.argument("harness", type=HARNESS_CHOICE, metavar="HARNESS")(command)
+
+
 @cli.command(name="install")
-@click.argument("harness", type=HARNESS_CHOICE, metavar="HARNESS")
-@click.option(
-    "--scope",
-    type=click.Choice(["user", "project"]),
-    default="user",
-    show_default=True,
-    help=SCOPE_HELP,
-)
-@click.option("--dry-run", is_flag=True, help="Print the file's diff; change nothing.")
+@_settings_file_options
 def install_command(harness: str, scope: str, dry_run: bool) -> None:
     """Register lich-hook with HARNESS (claude, codex, crush, antigravity) in its own
     settings file, running this installation by absolute path.
@@ -121,15 +131,7 @@ def install_command(harness: str, scope: str, dry_run: bool) -> None:
 
 
 @cli.command(name="uninstall")
-@click.argument("harness", type=HARNESS_CHOICE, metavar="HARNESS")
-@click.option(
-    "--scope",
-    type=click.Choice(["user", "project"]),
-    default="user",
-    show_default=True,
-    help=SCOPE_HELP,
-)
-@click.option("--dry-run", is_flag=True, help="Print the file's diff; change nothing.")
+@_settings_file_options
 def uninstall_command(harness: str, scope: str, dry_run: bool) -> None:
     """Remove lich-hook's entries from HARNESS's settings file; nothing else changes.
 

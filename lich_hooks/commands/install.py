@@ -20,7 +20,7 @@ from __future__ import annotations
 import difflib
 import os
 
-from lich_hooks import settings_files
+from lich_hooks import settings_files, state
 from lich_hooks.commands import jsontext
 from lich_hooks.commands.style import paint
 from lich_hooks.settings_files import HARNESSES, Harness, Refused
@@ -126,24 +126,8 @@ def _umask() -> int:
 
 def write_file(path: str, data: bytes, mode: int | None) -> None:
     """Replace `path` atomically; `mode` None means a new file's usual 0666 & ~umask."""
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
     final_mode = (0o666 & ~_umask()) if mode is None else mode
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, final_mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    state.write_atomic(path, data, final_mode, private_dir=False)
 
 
 def apply(plan: Plan) -> str | None:
