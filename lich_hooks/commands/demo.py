@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 CARD = "demo-card"
+CALLS = "lich-calls.jsonl"
 
 
 class Scenario:
@@ -51,10 +53,13 @@ CRUSH_SESSION = "db3492a0-4a6b-4335-8c0b-d4cc43fc4cb0"
 ANTIGRAVITY_CONVERSATION = "7bb32ee5-e8e3-42cd-a13c-849723bc4e57"
 
 
-# A stand-in `lich` executable for the agent-cards scenarios: `open` answers
-# that the worker has the task (delivery pending), `close` succeeds.
+# A stand-in `lich` executable for the agent-cards scenarios: it notes each
+# argv beside itself (so the demo can show what lich was asked), `open`
+# answers that the worker has the task (delivery pending), `close` succeeds.
 STANDIN_LICH = """
 import json, os, sys
+with open(os.path.join(os.path.dirname(__file__), CALLS), "a") as calls:
+    calls.write(json.dumps(sys.argv[1:]) + "\\n")
 if sys.argv[1:2] == ["open"]:
     delivery = {"ticket": "t-7", "target": "fix-flaky-7", "status": "pending", "answer": None}
     print(json.dumps({"id": "s-7", "label": "Fix the flaky test", "name": "fix-flaky-7",
@@ -65,7 +70,7 @@ if sys.argv[1:2] == ["open"]:
 def _standin_lich(directory: str) -> str:
     path = os.path.join(directory, "lich")
     with open(path, "w") as handle:
-        handle.write(f"#!{sys.executable}\n{STANDIN_LICH}")
+        handle.write(f"#!{sys.executable}\nCALLS = {CALLS!r}\n{STANDIN_LICH}")
     os.chmod(path, 0o700)
     return path
 
@@ -293,6 +298,7 @@ def run(out: Callable[[str], None] = print, extra: list[Scenario] | None = None)
                 problems += 1
                 continue
             before = len(lich.received)
+            calls_before = _lich_calls(tmp)
             payload = json.dumps(scenario.payload).encode()
             proc = run_command(command, payload, {**base_env, **scenario.env}, tmp)
             runs += 1
@@ -302,6 +308,8 @@ def run(out: Callable[[str], None] = print, extra: list[Scenario] | None = None)
             out(f"    stdin:         {_short(payload.decode())}")
             for line in [_describe(received) for received in new] or ["(nothing)"]:
                 out(f"    lich received: {line}")
+            for argv in _lich_calls(tmp)[len(calls_before) :]:
+                out(f"    lich CLI ran:  {_short(shlex.join(['lich', *argv]))}")
             seen = proc.stdout.decode(errors="replace")
             out(
                 f"    harness saw:   exit {proc.returncode}, stdout {seen!r}"
@@ -312,6 +320,15 @@ def run(out: Callable[[str], None] = print, extra: list[Scenario] | None = None)
     out("")
     out("all harnesses behaved" if problems == 0 else f"{problems} problem(s) above")
     return 0 if problems == 0 else 1
+
+
+def _lich_calls(directory: str) -> list[list[str]]:
+    """Every argv the stand-in `lich` executable was run with, in order."""
+    try:
+        with open(os.path.join(directory, CALLS), encoding="utf-8") as handle:
+            return [json.loads(line) for line in handle if line.strip()]
+    except OSError:
+        return []
 
 
 def _describe(received: Received) -> str:
