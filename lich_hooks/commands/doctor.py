@@ -458,9 +458,26 @@ def check_interactive(environ: Mapping[str, str]) -> Check:
 
 def check_install(executable: str | None) -> Check:
     where = executable or "(console script not found)"
-    return Check(
-        "this installation", INFO, f"lich-hooks {__version__} at {where} (python {sys.executable})"
-    )
+    summary = f"lich-hooks {__version__} at {where} (python {sys.executable})"
+    if executable is not None and _wrapper_imports_re(executable):
+        return Check(
+            "this installation",
+            WARN,
+            summary + "; its launcher imports `re`, which costs every hook run about 5 ms",
+            fix="reinstall with pip 25.2 or newer (`pip install -U pip`), pipx or uv: "
+            "docs/performance.md",
+        )
+    return Check("this installation", INFO, summary)
+
+
+def _wrapper_imports_re(executable: str) -> bool:
+    """pip before 25.2 writes a console-script launcher that imports `re` first."""
+    try:
+        with open(executable, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return head.startswith(b"#!") and b"\nimport re\n" in head
 
 
 def check_debug(environ: Mapping[str, str]) -> Check:
