@@ -69,6 +69,7 @@ def run(
     log.set(event=event or event_arg, provider=provider or provider_arg)
     fallback = harness.default_stdout(provider, event)
     outcome = Outcome("nothing-to-do")
+    ctx: Context | None = None
     try:
         job = job_for(provider, event) if (provider and event) else None
         if job is None:
@@ -84,13 +85,11 @@ def run(
     log.set(decision=outcome.decision, decide_ms=log.elapsed_ms())
     log.debug(f"{event or event_arg} {provider or provider_arg}: {outcome.decision}")
     _write_all(stdout_fd, fallback if outcome.stdout is None else outcome.stdout)
-    if outcome.endpoint is not None and outcome.body is not None:
+    if ctx is not None and outcome.endpoint is not None and outcome.body is not None:
         try:
             from lich_hooks import transport
 
-            transport.send_detached(
-                LichEnv(environ), outcome.endpoint, outcome.body, log, outcome.on_taken
-            )
+            transport.send_detached(ctx.env, outcome.endpoint, outcome.body, log, outcome.on_taken)
             return 0
         except BaseException as error:
             log.set(error=f"{type(error).__name__}: {error}")
