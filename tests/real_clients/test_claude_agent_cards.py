@@ -101,8 +101,12 @@ def test_interactive_agent_call_becomes_a_card(
     assert text.startswith(HOOK_ERROR)
     reason = text[len(HOOK_ERROR) :]
     answer = open_answer()
+    assert reason.startswith("Not an error")
     assert answer["name"] in reason
     assert "[lich]" in reason
+    # TaskStop cannot reach the hook with a roster name (see the TaskStop test below), so the
+    # model is also told the lich command that stops the worker
+    assert f"`lich close {answer['name']}`" in reason
     # the task ran as a card, not natively: no subagent ever asked the model
     assert not [r for r in model_api.model_calls() if _asked_for(AGENT_CALL["prompt"])(r)]
 
