@@ -69,6 +69,10 @@ class RunLog:
         except Exception as error:
             self.debug(f"log not written: {type(error).__name__}")
 
+    def scrub(self, value: object) -> object:
+        """`value` (a string, or lists and dicts of them) with the token taken out."""
+        return self._scrub_value(value)
+
     def _scrub_value(self, value: object) -> object:
         if isinstance(value, str):
             return self._scrub(value)

@@ -6,8 +6,10 @@ variables, a listener that takes our token, and at least one harness
 registration that runs an existing lich-hook. Warnings (a duplicate
 registration, a state directory we cannot write) do not change it.
 
-Nothing here prints the token: it is shown as its length, and every line is
-scrubbed of it before it leaves, in case `lich version` or a path echoes it.
+Nothing here prints the token: it is shown as its length, and every check is
+scrubbed of it (as runlog.py scrubs the log) before it is encoded, in case
+`lich version` or a path echoes it: scrubbing the encoded text would miss a
+token that JSON or repr() escapes.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from lich_hooks import PLUGIN_RELEASE, __version__, interactive, settings_files,
 from lich_hooks.commands import jsontext
 from lich_hooks.commands.style import paint
 from lich_hooks.lichenv import LichEnv, parse_port
+from lich_hooks.runlog import RunLog
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -96,11 +99,12 @@ def check_listener(environ: Mapping[str, str]) -> list[Check]:
         return [Check("lich listener", SKIP, "no LICH_PORT")]
     port = parse_port(raw)
     if port is None:
+        shown = RunLog(environ).scrub(raw)  # before repr() escapes it
         return [
             Check(
                 "lich listener",
                 FAIL,
-                f"LICH_PORT={raw!r} is not a port (a decimal 1-65535)",
+                f"LICH_PORT={shown!r} is not a port (a decimal 1-65535)",
                 "open a new lich terminal; something changed LICH_PORT in this one",
             )
         ]
@@ -537,25 +541,22 @@ def run(
     env = os.environ if environ is None else environ
     checks = collect(env, os.getcwd() if project is None else project)
     ok = all(check.status != FAIL for check in checks)
-    token = env.get("LICH_TOKEN") or ""
-
-    def scrub(text: str) -> str:
-        return text.replace(token, "<token>") if token else text
-
+    rows = RunLog(env).scrub([c.as_dict() for c in checks])
+    assert isinstance(rows, list)
     if as_json:
         import json
 
-        report = {"ok": ok, "version": __version__, "checks": [c.as_dict() for c in checks]}
-        out(scrub(json.dumps(report, indent=2, ensure_ascii=False)))
+        report = {"ok": ok, "version": __version__, "checks": rows}
+        out(json.dumps(report, indent=2, ensure_ascii=False))
         return 0 if ok else 1
-    for check in checks:
-        mark, colour = _MARKS[check.status]
-        out(scrub(f"{paint(f'[{mark:>4}]', colour, color)} {check.name}: {check.summary}"))
-        commands = check.details.get("commands")
+    for row in rows:
+        mark, colour = _MARKS[row["status"]]
+        out(f"{paint(f'[{mark:>4}]', colour, color)} {row['name']}: {row['summary']}")
+        commands = row.get("details", {}).get("commands")
         for line in commands if isinstance(commands, list) else []:
-            out(scrub(f"         {line}"))
-        if check.fix and check.status in (FAIL, WARN):
-            out(scrub(f"         -> {check.fix}"))
+            out(f"         {line}")
+        if row.get("fix") and row["status"] in (FAIL, WARN):
+            out(f"         -> {row['fix']}")
     failed = sum(1 for c in checks if c.status == FAIL)
     if ok:
         out(paint("Everything reporting needs is in place.", "green", color))

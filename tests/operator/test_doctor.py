@@ -225,3 +225,23 @@ def test_claude_hooks_switched_off_are_a_failure(scratch: Scratch, in_lich: dict
     ran = scratch.cli("doctor", env=in_lich)
     assert ran.returncode == 1
     assert "sets disableAllHooks: Claude Code runs no hook at all" in ran.stdout
+
+
+def test_a_token_json_or_repr_would_escape_is_still_never_shown(scratch: Scratch) -> None:
+    """A token with a quote or a backslash must not slip past the scrub in an escaped form."""
+    token = 'tok"en\\xyz'
+    env = {
+        **scratch.env,
+        "LICH_TOKEN": token,
+        "LICH_SESSION_ID": "card-3",
+        "LICH_PORT": f"1{token}",
+        "LICH_BIN": f"/nowhere/{token}/lich",
+        "LICH_HOOK_LOG": f"/tmp/{token}.log",
+    }
+    forms = [token, json.dumps(token)[1:-1], repr(token)[1:-1], "en\\\\xyz", "en\\xyz"]
+    for args in (("doctor",), ("doctor", "--json")):
+        ran = scratch.cli(*args, env=env)
+        assert ran.returncode == 1
+        for form in forms:
+            assert form not in ran.stdout, (args, form, ran.stdout)
+        assert "<token>" in ran.stdout
