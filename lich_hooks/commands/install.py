@@ -18,6 +18,7 @@ The contract with the user's file:
 from __future__ import annotations
 
 import difflib
+import json
 import os
 
 from lich_hooks import settings_files, state
@@ -147,11 +148,16 @@ def apply(plan: Plan) -> str | None:
 def next_steps(harness: Harness, scope: str, executable: str) -> list[str]:
     exe = settings_files.quote(executable)
     if harness.key == "claude":
+        # json.dumps: the lines are pasted into settings.json, and a quoted path has quotes.
+        status = json.dumps(
+            {"type": "command", "command": f"{exe} status-line"}, ensure_ascii=False
+        )
+        wrapped = json.dumps(f"{exe} status-line -- <your command>", ensure_ascii=False)
         return [
             "Next: start a new Claude Code session (or review them with /hooks).",
             "To show lich workers in the status line, add to the same file:",
-            f'  "statusLine": {{"type": "command", "command": "{exe} status-line"}}',
-            f'  (with a status line command already there: "{exe} status-line -- <your command>")',
+            f'  "statusLine": {status}',
+            f"  (with a status line command already there: {wrapped})",
         ]
     if harness.key == "codex":
         steps = [

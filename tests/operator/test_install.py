@@ -372,3 +372,19 @@ def test_a_second_registration_is_pointed_out(scratch: Scratch) -> None:
     ran = scratch.cli("install", "codex")
     assert ran.returncode == 0
     assert f"Note: Codex also runs lich-hook from {project_file(scratch, 'codex')}" in ran.stdout
+
+
+def test_the_status_line_snippet_is_json_for_a_path_with_quotes() -> None:
+    """The printed statusLine lines are pasted into settings.json as they are."""
+    import shlex
+
+    from lich_hooks.commands import install
+
+    exe = '/opt/it\'s "mine"/bin/lich-hook'
+    lines = install.next_steps(settings_files.HARNESSES["claude"], "user", exe)
+    snippet = next(line for line in lines if '"statusLine"' in line)
+    status = json.loads("{" + snippet.strip() + "}")["statusLine"]
+    assert shlex.split(status["command"]) == [exe, "status-line"]
+    wrapped = next(line for line in lines if "<your command>" in line)
+    command = json.loads(wrapped[wrapped.index('"') : wrapped.rindex('"') + 1])
+    assert shlex.split(command)[:3] == [exe, "status-line", "--"]
