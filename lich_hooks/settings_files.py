@@ -196,6 +196,14 @@ def command_argv(value: object) -> list[str] | None:
     return argv
 
 
+def provider(command: str) -> str | None:
+    """The provider one of our commands runs for (omitted means claude); None: not ours."""
+    argv = command_argv(command)
+    if argv is None:
+        return None
+    return argv[2].lower() if len(argv) == 3 else "claude"
+
+
 def is_ours(handler: object) -> bool:
     return isinstance(handler, dict) and command_argv(handler.get("command")) is not None
 

@@ -310,12 +310,17 @@ def _read_document(path: str, jsonc: bool) -> object:
     return parsed.root.value if parsed.root else None
 
 
-def _commands_in_file(path: str, jsonc: bool) -> list[str] | str:
-    """Our commands in a JSON(C) file, or a string saying why it could not be read."""
-    try:
-        return settings_files.our_commands(_read_document(path, jsonc))
-    except jsontext.JsonTextError as error:
-        return str(error)
+def _ours(document: object, harness_key: str, plugin: bool) -> list[str]:
+    """Our commands in one of this harness's settings or plugin files.
+
+    A plugin folder is a clone of this repository, holding every harness's
+    registration file: only the commands for this harness's provider in it are
+    this harness's registration.
+    """
+    found = settings_files.our_commands(document)
+    if not plugin:
+        return found
+    return [command for command in found if settings_files.provider(command) == harness_key]
 
 
 def registered_in(
@@ -323,16 +328,27 @@ def registered_in(
 ) -> list[str]:
     """Every settings or plugin file of this harness that runs one of our commands."""
     harness = settings_files.HARNESSES[harness_key]
-    places = [path for key, _, path in _settings_locations(environ, project) if key == harness_key]
+    places = [
+        (path, False)
+        for key, _, path in _settings_locations(environ, project)
+        if key == harness_key
+    ]
     for key, root in _plugin_roots(environ):
         if key == harness_key and os.path.isdir(root):
-            places.extend(_plugin_files(root))
-    found = []
-    for path in dict.fromkeys(os.path.realpath(p) for p in places):
-        if os.path.isfile(path):
-            commands = _commands_in_file(path, jsonc=harness.jsonc or jsonc_plugins)
-            if isinstance(commands, list) and commands:
-                found.append(path)
+            places.extend((path, True) for path in _plugin_files(root))
+    found: list[str] = []
+    seen: set[str] = set()
+    for place, plugin in places:
+        path = os.path.realpath(place)
+        if path in seen or not os.path.isfile(path):
+            continue
+        seen.add(path)
+        try:
+            document = _read_document(path, jsonc=harness.jsonc or jsonc_plugins)
+        except jsontext.JsonTextError:
+            continue
+        if _ours(document, harness_key, plugin):
+            found.append(path)
     return found
 
 
@@ -379,7 +395,7 @@ def check_registrations(environ: Mapping[str, str], project: str) -> list[Check]
                     f'remove "disableAllHooks" from {path}',
                 )
             )
-        found = settings_files.our_commands(document)
+        found = _ours(document, key, label == "plugin")
         if not found:
             continue
         # Copies of one plugin (marketplace clone, cache) are one registration.

@@ -245,3 +245,27 @@ def test_a_token_json_or_repr_would_escape_is_still_never_shown(scratch: Scratch
         for form in forms:
             assert form not in ran.stdout, (args, form, ran.stdout)
         assert "<token>" in ran.stdout
+
+
+def test_a_plugin_clone_counts_only_its_own_harness_registration(
+    scratch: Scratch, in_lich: dict[str, str]
+) -> None:
+    """A plugin folder is a clone of this repository: it carries every harness's file."""
+    for harness, root in (
+        ("claude", scratch.home / ".claude" / "plugins" / "marketplaces" / "lich-hooks"),
+        ("codex", scratch.home / ".codex" / "plugins" / "lich-hooks"),
+    ):
+        registrations.write(str(root))
+        report = json.loads(scratch.cli("doctor", "--json", env=in_lich).stdout)
+        rows = report["checks"]
+        assert isinstance(rows, list)
+        title = {"claude": "Claude Code", "codex": "Codex"}[harness]
+        plugin_rows = [row for row in rows if row["name"] == f"{title} plugin"]
+        assert len(plugin_rows) == 1, plugin_rows
+        for line in plugin_rows[0]["details"]["commands"]:
+            assert line.split(":")[0].split()[-1] == harness, line
+    # install's duplicate note names the Claude Code plugin file, not its siblings.
+    ran = scratch.cli("install", "claude")
+    notes = [line for line in ran.stdout.splitlines() if line.startswith("Note:")]
+    assert len(notes) == 1, notes
+    assert "/hooks/hooks.json;" in notes[0]
