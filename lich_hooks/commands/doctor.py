@@ -272,6 +272,9 @@ def _settings_locations(environ: Mapping[str, str], project: str) -> list[tuple[
         if key == "claude":
             local = os.path.join(project, ".claude", "settings.local.json")
             found.append((key, "project local settings", local))
+        if key == "crush":  # Crush loads both; install edits only the first that exists
+            for name in (".crush.json", "crush.json"):
+                found.append((key, "project settings", os.path.join(project, name)))
     return found
 
 

@@ -269,3 +269,14 @@ def test_a_plugin_clone_counts_only_its_own_harness_registration(
     notes = [line for line in ran.stdout.splitlines() if line.startswith("Note:")]
     assert len(notes) == 1, notes
     assert "/hooks/hooks.json;" in notes[0]
+
+
+def test_crush_project_registrations_in_either_file_are_seen(
+    scratch: Scratch, in_lich: dict[str, str]
+) -> None:
+    """Crush loads both .crush.json and crush.json; ours may sit in the one install did not pick."""
+    assert scratch.cli("install", "crush", "--scope", "project").returncode == 0
+    (scratch.project / ".crush.json").write_text("{}\n")
+    report = json.loads(scratch.cli("doctor", "--json", env=in_lich).stdout)
+    assert checks(report)["Crush project settings"]["status"] == "ok"
+    assert report["ok"] is True
