@@ -20,10 +20,11 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import sys
 
 from lich_hooks import settings_files, state
 from lich_hooks.commands import jsontext
-from lich_hooks.commands.style import paint
+from lich_hooks.commands.style import paint, wanted
 from lich_hooks.settings_files import HARNESSES, Harness, Refused
 
 TYPE_CHECKING = False
@@ -185,7 +186,7 @@ def run(
     project: str | None = None,
     color: bool = False,
 ) -> int:
-    """Exit code: 0 done (or nothing to do), 1 refused."""
+    """Exit code: 0 done (or nothing to do), 1 refused (said on stderr)."""
     harness = HARNESSES[harness_key]
     env = os.environ if environ is None else environ
     where = os.getcwd() if project is None else project
@@ -194,7 +195,7 @@ def run(
         executable = None if uninstall else settings_files.this_executable()
         result = plan(harness, scope, executable, env, where)
     except Refused as error:
-        out(paint(f"lich-hook: {verb} refused: {error}", "red", color))
+        _error(f"lich-hook: {verb} refused: {error}")
         return 1
     label = f"{harness.title} ({scope} scope)"
     if uninstall and not result.had_ours:
@@ -210,7 +211,7 @@ def run(
     try:
         backup = apply(result)
     except OSError as error:
-        out(paint(f"lich-hook: {verb} failed: cannot write {result.path}: {error}", "red", color))
+        _error(f"lich-hook: {verb} failed: cannot write {result.path}: {error}")
         return 1
     if uninstall:
         out(paint(f"Removed lich-hook from {label}: {result.path}", "green", color))
@@ -228,6 +229,11 @@ def run(
             out(line)
         _warn_duplicates(harness, result.path, env, where, out, color)
     return 0
+
+
+def _error(text: str) -> None:
+    """One line on stderr, so `install --dry-run > change.diff` cannot swallow it."""
+    print(paint(text, "red", wanted(sys.stderr)), file=sys.stderr)
 
 
 def _warn_duplicates(

@@ -208,9 +208,12 @@ def test_shapes_we_cannot_merge_are_refused(
     path = user_file(scratch, harness)
     path.parent.mkdir(parents=True)
     path.write_text(content)
-    ran = scratch.cli("install", harness)
+    ran = scratch.cli("install", harness, "--dry-run")
     assert ran.returncode == 1
-    assert why in ran.stdout
+    # On stderr, so `install --dry-run > change.diff` does not bury it in the file.
+    assert why in ran.stderr
+    assert ran.stdout == ""
+    assert len(ran.stderr.strip().splitlines()) == 1
     assert path.read_text() == content
 
 
