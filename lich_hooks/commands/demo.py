@@ -68,9 +68,13 @@ if sys.argv[1:2] == ["open"]:
 
 
 def _standin_lich(directory: str) -> str:
+    """An executable `lich`: a sh launcher, since a #! line cannot hold a path with spaces."""
+    script = os.path.join(directory, "lich.py")
+    with open(script, "w") as handle:
+        handle.write(f"CALLS = {CALLS!r}\n{STANDIN_LICH}")
     path = os.path.join(directory, "lich")
     with open(path, "w") as handle:
-        handle.write(f"#!{sys.executable}\nCALLS = {CALLS!r}\n{STANDIN_LICH}")
+        handle.write(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(script)} "$@"\n')
     os.chmod(path, 0o700)
     return path
 
