@@ -32,6 +32,12 @@ LAUNCH_ERROR = "launch-error"
 TIMEOUT = "timeout"
 INTERRUPTED = "interrupted"
 
+# An open left running when the hook was interrupted. Held until the hook's
+# os._exit so its Popen is never finalised: the finaliser warns "subprocess …
+# is still running" on stderr when PYTHONWARNINGS or -X dev is set, and here
+# that is intended.
+_LEFT_RUNNING: list[object] = []
+
 
 class Interrupted(Exception):
     """SIGINT or SIGTERM reached the hook while `lich open` ran."""
@@ -180,6 +186,7 @@ def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> Op
                     return OpenResult(TIMEOUT, error=f"{seconds:g}")
             except Interrupted:
                 if proc is None or proc.poll() is None:
+                    _LEFT_RUNNING.append(proc)
                     return OpenResult(INTERRUPTED)
                 code = proc.returncode  # it ended as the signal came: its answer stands
             finally:
