@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -154,4 +153,3 @@ def test_language(card_env: dict[str, str], fake: FakeLich, project: Path) -> No
     fake.script(sessions=rows(("w-a", "running")))
     out = status({**card_env, "LICH_PROMPT_LANG": "zh-CN"})
     assert out.decode() == "lich：1 个 worker\n"
-    assert json.dumps(STATUS_PAYLOAD)  # payload stays JSON for the user's command
