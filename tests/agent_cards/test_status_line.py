@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -153,3 +155,17 @@ def test_language(card_env: dict[str, str], fake: FakeLich, project: Path) -> No
     fake.script(sessions=rows(("w-a", "running")))
     out = status({**card_env, "LICH_PROMPT_LANG": "zh-CN"})
     assert out.decode() == "lich：1 个 worker\n"
+
+
+def test_lich_answers_even_when_a_helper_keeps_its_output_open(
+    tmp_path: Path, card_env: dict[str, str], fake: FakeLich, project: Path
+) -> None:
+    # `sessions` exits 0 with the list; what it started must not turn that into
+    # "lich could not say" (which would keep a finished worker counted).
+    open_worker(card_env, fake, project, "w-a")
+    linger = tmp_path / "helper.pid"
+    fake.script(sessions={**rows(), "linger": str(linger)})
+    try:
+        assert status(card_env) == b""
+    finally:
+        os.kill(int(linger.read_text()), signal.SIGKILL)
