@@ -6,11 +6,13 @@ The test writes this program into its tmp directory as an executable script
 file ($FAKE_LICH_SCRIPT, a JSON object keyed by subcommand) tells it:
 
     {"open": {"json": {...}, "stdout": "...", "stderr": "...", "exit": 0,
-              "pidfile": "...", "wait_for": "...", "done_file": "..."}}
+              "pidfile": "...", "wait_for": "...", "done_file": "...", "linger": "..."}}
 
 `json` is printed JSON-encoded with every "$PID" replaced by the process id
 (so parallel opens get distinct roster names); `wait_for` blocks until that
-file exists (up to 60 s), which is how a test holds an open mid-flight.
+file exists (up to 60 s), which is how a test holds an open mid-flight;
+`linger` leaves a helper process (its pid in that file) holding stdout and
+stderr open after lich exits.
 """
 
 from __future__ import annotations
@@ -39,6 +41,12 @@ if "wait_for" in step:
     deadline = time.monotonic() + 60
     while not os.path.exists(step["wait_for"]) and time.monotonic() < deadline:
         time.sleep(0.02)
+if "linger" in step:
+    # a helper lich leaves behind, holding the inherited stdout and stderr open
+    import subprocess
+    helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    with open(step["linger"], "w") as handle:
+        handle.write(str(helper.pid))
 out = step.get("stdout", "")
 if "json" in step:
     out = json.dumps(step["json"]).replace("$PID", str(os.getpid()))

@@ -43,7 +43,8 @@ def test_interrupted_open_denies_and_leaves_lich_running(
             stdin=stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=card_env,
+            # warnings on, as in a developer's shell: leaving lich running must stay silent
+            env={**card_env, "PYTHONWARNINGS": "always"},
             start_new_session=True,  # its own group, as Claude Code kills a hook's group
         )
     try:

@@ -122,11 +122,12 @@ def test_taskstop_aborts_an_isolated_workers_turn(
     assert recorded(card_env) == {}
 
 
+@pytest.mark.parametrize("code", [1, 2])  # 2 means "taken" only for `control`
 def test_taskstop_refused_denies_with_lichs_reason(
-    card_env: dict[str, str], fake: FakeLich, project: Path
+    code: int, card_env: dict[str, str], fake: FakeLich, project: Path
 ) -> None:
     open_worker(card_env, fake, project, "w-shared")
-    fake.script(close={"exit": 1, "stderr": "error: no session named w-shared\n"})
+    fake.script(close={"exit": code, "stderr": "error: no session named w-shared\n"})
     ran = run_hook(HOOK, stop_payload(project, task_id="w-shared"), card_env)
     assert reason(ran.stdout) == (
         "lich did not stop task w-shared (Fix the login bug): error: no session named w-shared"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import json
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -154,4 +155,33 @@ def test_language(card_env: dict[str, str], fake: FakeLich, project: Path) -> No
     fake.script(sessions=rows(("w-a", "running")))
     out = status({**card_env, "LICH_PROMPT_LANG": "zh-CN"})
     assert out.decode() == "lich：1 个 worker\n"
-    assert json.dumps(STATUS_PAYLOAD)  # payload stays JSON for the user's command
+
+
+def test_lich_answers_even_when_a_helper_keeps_its_output_open(
+    tmp_path: Path, card_env: dict[str, str], fake: FakeLich, project: Path
+) -> None:
+    # `sessions` exits 0 with the list; what it started must not turn that into
+    # "lich could not say" (which would keep a finished worker counted).
+    open_worker(card_env, fake, project, "w-a")
+    linger = tmp_path / "helper.pid"
+    fake.script(sessions={**rows(), "linger": str(linger)})
+    try:
+        assert status(card_env) == b""
+    finally:
+        os.kill(int(linger.read_text()), signal.SIGKILL)
+
+
+def test_output_passes_through_whatever_pythons_stdout_encoding(
+    tmp_path: Path, card_env: dict[str, str], fake: FakeLich, project: Path
+) -> None:
+    # On Windows a piped stdout encodes as the ANSI code page (cp1252 here):
+    # an emoji in the user's line, or our Chinese text, must still come out.
+    script = tmp_path / "emoji-status.py"
+    script.write_text(
+        "import sys\nsys.stdout.buffer.write('🌿 main \\xff'.encode() + b'\\xff\\n')\n"
+    )
+    env = {**card_env, "PYTHONIOENCODING": "cp1252", "LICH_PROMPT_LANG": "zh-CN"}
+    open_worker(card_env, fake, project, "w-a")
+    fake.script(sessions=rows(("w-a", "running")))
+    out = status(env, "--", f"{sys.executable} {script}")
+    assert out == "🌿 main \xff".encode() + b"\xff\n" + "lich：1 个 worker\n".encode()

@@ -144,3 +144,29 @@ def test_the_branch_probe_runs_once() -> None:
     probes = rows.Probes(lambda: True, lambda: True, branch)
     assert probes.branch() == probes.branch() == "main"
     assert runs == [1]
+
+
+def test_chinese_uses_full_width_punctuation() -> None:
+    # ASCII brackets and commas inside Chinese prose read as typos; the
+    # English TaskStop result Claude Code itself prints is the one exception.
+    native = "Successfully stopped task: {id} ({description})"
+    for key, template in CATALOG["zh-CN"].items():
+        prose = template.replace(native, "")
+        assert not any(c in prose for c in "(),;"), key
+
+
+def test_chinese_pending_sentence_reads_whole() -> None:
+    shared = text("zh-CN", "where_shared", path="/p")
+    isolated = text("zh-CN", "where_isolated", branch="subagent/x-1a2b", path="/w")
+    pending = CATALOG["zh-CN"]["pending"]
+    assert "它{where}。" in pending
+    assert shared == "在同一个工作目录（/p）中工作，和你编辑的是同一批文件"
+    assert isolated == "在 /w 的分支 subagent/x-1a2b 上工作，而不是在当前工作目录中"
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"), [("pt-BR", "código de saída 3"), ("es", "código de salida 3")]
+)
+def test_exit_codes_are_named_as_such(lang: str, expected: str) -> None:
+    # a bare "saída"/"salida" also means "output"
+    assert text(lang, "stop_refused_detail", code=3) == expected

@@ -25,12 +25,21 @@ OPEN_SECONDS_VAR = "LICH_HOOK_OPEN_SECONDS"
 GIT_SECONDS = 5.0
 CONTROL_SECONDS = 30.0
 SESSIONS_SECONDS = 3.0
+# How much of a lich command's stdout and stderr is read back.
+STDOUT_LIMIT = 16 << 20
+STDERR_LIMIT = 1 << 20
 
 # How an open ended, besides "printed something" (see OpenResult.kind).
 PRINTED = "printed"
 LAUNCH_ERROR = "launch-error"
 TIMEOUT = "timeout"
 INTERRUPTED = "interrupted"
+
+# An open left running when the hook was interrupted. Held until the hook's
+# os._exit so its Popen is never finalised: the finaliser warns "subprocess …
+# is still running" on stderr when PYTHONWARNINGS or -X dev is set, and here
+# that is intended.
+_LEFT_RUNNING: list[object] = []
 
 
 class Interrupted(Exception):
@@ -180,6 +189,7 @@ def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> Op
                     return OpenResult(TIMEOUT, error=f"{seconds:g}")
             except Interrupted:
                 if proc is None or proc.poll() is None:
+                    _LEFT_RUNNING.append(proc)
                     return OpenResult(INTERRUPTED)
                 code = proc.returncode  # it ended as the signal came: its answer stands
             finally:
@@ -188,8 +198,8 @@ def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> Op
                         signal.signal(sig, handler)
             out.seek(0)
             err.seek(0)
-            stdout = out.read(16 << 20)
-            stderr = err.read(1 << 20)
+            stdout = out.read(STDOUT_LIMIT)
+            stderr = err.read(STDERR_LIMIT)
     except Interrupted:
         return OpenResult(INTERRUPTED)
     return OpenResult(
@@ -227,20 +237,33 @@ class Ran:
 
 
 def run_lich(lich_bin: str, args: list[str], environ: Mapping[str, str], seconds: float) -> Ran:
-    """`$LICH_BIN <args…>` with a limit: `close`, `control … abort`, `sessions --json`."""
+    """`$LICH_BIN <args…>` with a limit: `close`, `control … abort`, `sessions --json`.
+
+    Like the open, its output goes to temporary files and we wait for the
+    process, not for end-of-file: a helper lich leaves running with our pipes
+    would otherwise turn a finished command into a timeout, and the reads stay
+    bounded however much it prints.
+    """
     import subprocess
+    import tempfile
 
     try:
-        proc = subprocess.run(
-            [lich_bin, *args],
-            env=dict(environ),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=seconds,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return Ran(None, error=f"no answer within {seconds:g} s")
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            proc = subprocess.Popen(
+                [lich_bin, *args],
+                env=dict(environ),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+            )
+            try:
+                code = proc.wait(timeout=seconds)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                return Ran(None, error=f"no answer within {seconds:g} s")
+            out.seek(0)
+            err.seek(0)
+            return Ran(code, out.read(STDOUT_LIMIT), err.read(STDERR_LIMIT))
     except (OSError, ValueError, subprocess.SubprocessError) as error:
         return Ran(None, error=_describe(error))
-    return Ran(proc.returncode, proc.stdout, proc.stderr)

@@ -29,7 +29,7 @@ USER_COMMAND_SECONDS = 10.0
 def main(args: list[str]) -> int:
     environ = os.environ
     command = args[args.index("--") + 1 :] if "--" in args else []
-    parts: list[str] = []
+    parts: list[bytes] = []
     if command:
         from lich_hooks.payload import read_stdin
 
@@ -45,14 +45,15 @@ def main(args: list[str]) -> int:
         from lich_hooks.jobs.agent_cards.text import text
 
         lang = LichEnv(environ).lang
-        parts.append(text(lang, "workers_one" if count == 1 else "workers_many", count=count))
+        key = "workers_one" if count == 1 else "workers_many"
+        parts.append(text(lang, key, count=count).encode("utf-8"))
     if parts:
-        _write("\n".join(parts) + "\n")
+        _write(b"\n".join(parts) + b"\n")
     return 0
 
 
-def run_user_command(command: list[str], stdin: bytes) -> str:
-    """The user's status line, as it printed it (trailing newlines dropped)."""
+def run_user_command(command: list[str], stdin: bytes) -> bytes:
+    """The user's status line, byte for byte as it printed it (trailing newlines dropped)."""
     import subprocess
 
     try:
@@ -64,8 +65,8 @@ def run_user_command(command: list[str], stdin: bytes) -> str:
             check=False,
         )
     except (OSError, ValueError, subprocess.SubprocessError):
-        return ""
-    return proc.stdout.decode("utf-8", "replace").rstrip("\r\n")
+        return b""
+    return proc.stdout.rstrip(b"\r\n")
 
 
 def count_workers(environ: Mapping[str, str], now: float) -> int:
@@ -139,9 +140,11 @@ def finished(worker: dict[str, object], rows: list[dict[str, object]]) -> bool:
     return isolated and any(row.get("state") == "done" for row in listed)
 
 
-def _write(text: str) -> None:
+def _write(data: bytes) -> None:
+    """Bytes, not text: sys.stdout's encoding (a Windows code page, a C locale)
+    must not drop an emoji in the user's line or a translated count."""
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except (OSError, ValueError):
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    except (OSError, ValueError, AttributeError):
         pass

@@ -105,9 +105,9 @@ PT_BR: dict[str, str] = {
     "why_launch": "não foi possível executar o lich ({error})",
     "why_timeout": "lich open não terminou em {seconds} s",
     "why_no_json": "lich open falhou: {detail}",
-    "why_no_json_detail": "não imprimiu JSON (saída {code})",
+    "why_no_json_detail": "não imprimiu JSON (código de saída {code})",
     "why_not_delivered": 'o lich abriu "{label}", mas a tarefa não chegou lá: {detail}',
-    "why_not_delivered_detail": "o lich não informou a entrega (saída {code})",
+    "why_not_delivered_detail": "o lich não informou a entrega (código de saída {code})",
     "where_isolated": "no branch {branch} em {path}, não neste checkout",
     "where_shared": "neste mesmo checkout ({path}), editando os mesmos arquivos que você",
     "done_isolated": "no branch {branch} em {path}",
@@ -155,7 +155,7 @@ PT_BR: dict[str, str] = {
         ' sessão "{label}"; o card e a worktree no branch {branch} ficam para o usuário.'
     ),
     "stop_refused": "O lich não parou a tarefa {id} ({description}): {reason}",
-    "stop_refused_detail": "saída {code}",
+    "stop_refused_detail": "código de saída {code}",
     "workers_one": "lich: {count} worker",
     "workers_many": "lich: {count} workers",
 }
@@ -171,21 +171,21 @@ ZH_CN: dict[str, str] = {
     "why_no_json_detail": "没有输出 JSON（退出码 {code}）",
     "why_not_delivered": "lich 打开了“{label}”，但任务没有送达：{detail}",
     "why_not_delivered_detail": "lich 没有给出送达结果（退出码 {code}）",
-    "where_isolated": "在 {path} 的分支 {branch} 上，而不是在当前检出中",
-    "where_shared": "在同一个检出（{path}）中，与你编辑相同的文件",
+    "where_isolated": "在 {path} 的分支 {branch} 上工作，而不是在当前工作目录中",
+    "where_shared": "在同一个工作目录（{path}）中工作，和你编辑的是同一批文件",
     "done_isolated": "在 {path} 的分支 {branch} 上",
-    "done_shared": "在同一个检出（{path}）中",
+    "done_shared": "在同一个工作目录（{path}）中",
     "on_branch": "（分支 {branch}）",
     "pending": (
         "这不是错误：lich 已接手此任务，它正在 lich 会话“{label}”中运行"
-        "（花名册名称 {name}，也是 TaskStop 使用的 id）。它{where}工作。"
+        "（花名册名称 {name}，也是 TaskStop 使用的 id）。它{where}。"
         "完整报告会自动以 [lich] 备注的形式送到此提示符，因此不要重做此任务，"
         "也不要等待任务通知。要联系该 worker，请使用 send_to_session 或 lich send"
         "（SendMessage 无法联系到它）；wait_for_answer 同样可用。"
     ),
     "stop_hint": (
-        "如果 TaskStop 回答没有这个 id 的任务(Claude Code 会在任何 hook 看到调用之前先检查"
-        "它自己的任务),请改为运行 `{stop}` 来停止该 worker。"
+        "如果 TaskStop 回答没有这个 id 的任务（Claude Code 会在任何 hook 看到调用之前先检查"
+        "它自己的任务），请改为运行 `{stop}` 来停止该 worker。"
     ),
     "unanswered_note": (
         "它的第一轮没有给出回答就结束了，通常是因为后台仍有命令在运行；报告仍会以 [lich] 备注送达。"
@@ -227,9 +227,9 @@ ES: dict[str, str] = {
     "why_launch": "no se pudo ejecutar lich ({error})",
     "why_timeout": "lich open no terminó en {seconds} s",
     "why_no_json": "lich open falló: {detail}",
-    "why_no_json_detail": "no imprimió JSON (salida {code})",
+    "why_no_json_detail": "no imprimió JSON (código de salida {code})",
     "why_not_delivered": 'lich abrió "{label}", pero la tarea no llegó: {detail}',
-    "why_not_delivered_detail": "lich no informó la entrega (salida {code})",
+    "why_not_delivered_detail": "lich no informó la entrega (código de salida {code})",
     "where_isolated": "en la rama {branch} en {path}, no en este checkout",
     "where_shared": "en este mismo checkout ({path}), editando los mismos archivos que tú",
     "done_isolated": "en la rama {branch} en {path}",
@@ -277,7 +277,7 @@ ES: dict[str, str] = {
         ' "{label}"; su tarjeta y su worktree en la rama {branch} quedan para el usuario.'
     ),
     "stop_refused": "lich no detuvo la tarea {id} ({description}): {reason}",
-    "stop_refused_detail": "salida {code}",
+    "stop_refused_detail": "código de salida {code}",
     "workers_one": "lich: {count} worker",
     "workers_many": "lich: {count} workers",
 }
