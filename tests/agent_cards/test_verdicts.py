@@ -43,6 +43,19 @@ def test_pending_shared_denies_with_where_and_how(
     assert "do not redo" in text
 
 
+def test_pending_names_the_lich_stop_command_quoted_for_a_shell(
+    card_env: dict[str, str], fake: FakeLich, project: Path
+) -> None:
+    """TaskStop with a roster name never reaches the hook on Claude Code 2.1.328, so the
+    model is told the lich command; the name is lich's text and is pasted into a shell."""
+    fake.script(open={"json": session("pending", name="fix login;x")})
+    text = reason(run_hook(HOOK, agent_payload(project), card_env).stdout)
+    assert "`lich close 'fix login;x'`" in text
+    fake.script(open={"json": session("pending", name="fix-login-a1")})
+    text = reason(run_hook(HOOK, agent_payload(project, isolation="worktree"), card_env).stdout)
+    assert "`lich control fix-login-a1 abort`" in text
+
+
 def test_pending_isolated_names_the_branch(
     card_env: dict[str, str], fake: FakeLich, project: Path
 ) -> None:

@@ -109,7 +109,11 @@ def for_open(
         reason = text(lang, "pending", label=label, name=name, where=where)
         # Measured on Claude Code 2.1.328: TaskStop refuses ids it did not issue before
         # PreToolUse runs, so the model also gets the lich command that stops the worker.
-        stop = f"lich control {name} abort" if branch else f"lich close {name}"
+        # quoted: the model pastes it into a shell, and a roster name is lich's text
+        import shlex
+
+        quoted = shlex.quote(name)
+        stop = f"lich control {quoted} abort" if branch else f"lich close {quoted}"
         reason += text(lang, "stop_hint", stop=stop)
         if status == "unanswered":
             reason += text(lang, "unanswered_note")
