@@ -276,6 +276,9 @@ def build_rows(tmp: Path, lich: StandIn, reference: Path | None) -> list[Row]:
         "LANG": "C.UTF-8",
     }
     inside = {**outside, **lich.env(CARD)}
+    # Its own card: every SessionStart row reports in CARD, and a Crush call
+    # after another harness's report in its card rightly reports again.
+    crush_card = {**outside, **lich.env(CARD + "-crush")}
     claude = {**inside, "CLAUDE_CODE_SESSION_ATTENDED": "1", "CLAUDE_CODE_ENTRYPOINT": "cli"}
     main_loop = {**claude, "LICH_SUBAGENT_DEPTH": "0"}
     worker = {**claude, "LICH_SUBAGENT_DEPTH": "1"}
@@ -303,7 +306,7 @@ def build_rows(tmp: Path, lich: StandIn, reference: Path | None) -> list[Row]:
             "noop",
             f"{hook} PreToolUse crush",
             CRUSH_PRE_TOOL,
-            inside,
+            crush_card,
             "already-reported",
         ),
         Row(
@@ -386,7 +389,8 @@ def prepare(bench: Bench, rows: list[Row]) -> None:
     bench.run(crush)
     crush.receives.clear()
     deadline = time.monotonic() + 5
-    while state.last_reported(crush.env, CARD) is None and time.monotonic() < deadline:
+    card = crush.env["LICH_SESSION_ID"]
+    while state.last_reported(crush.env, card) is None and time.monotonic() < deadline:
         time.sleep(0.01)
     crush.sends = False
     sent: dict[str, Received] = {}

@@ -22,12 +22,21 @@ READ_SECONDS = 2.0
 _WHITESPACE = " \t\n\r"
 
 
-def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECONDS) -> bytes | None:
-    """All of stdin, or None when it is too large, unreadable, or not closed in time."""
-    try:
-        import select
-    except ImportError:  # pragma: no cover - every CPython has it
-        select = None  # type: ignore[assignment]
+def read_stdin(
+    fd: int = 0,
+    limit: int = MAX_BYTES,
+    seconds: float = READ_SECONDS,
+    poll: bool = os.name != "nt",
+) -> bytes | None:
+    """All of stdin, or None when it is too large, unreadable, or not closed in time.
+
+    `poll`: wait with select (POSIX). Windows cannot select on a pipe, so
+    there a thread reads and the hook stops waiting for it at the deadline.
+    """
+    if not poll:
+        return _read_in_thread(fd, limit, seconds)
+    import select
+
     deadline = time.monotonic() + seconds
     chunks: list[bytes] = []
     total = 0
@@ -36,10 +45,9 @@ def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECOND
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
-            if select is not None and os.name != "nt":
-                ready, _, _ = select.select([fd], [], [], remaining)
-                if not ready:
-                    return None
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                return None
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 return b"".join(chunks)
@@ -49,6 +57,39 @@ def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECOND
             chunks.append(chunk)
     except (OSError, ValueError):
         return None
+
+
+def _read_in_thread(fd: int, limit: int, seconds: float) -> bytes | None:
+    """Blocking reads in a daemon thread, waited on for `seconds` at most.
+
+    A harness that never closes stdin leaves the thread blocked; the hook
+    ends with os._exit (cli._finish), which does not wait for it.
+    """
+    import threading
+
+    result: list[bytes | None] = []
+
+    def pump() -> None:
+        chunks: list[bytes] = []
+        total = 0
+        try:
+            while True:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    result.append(b"".join(chunks))
+                    return
+                total += len(chunk)
+                if total > limit:
+                    break
+                chunks.append(chunk)
+        except (OSError, ValueError):
+            pass
+        result.append(None)
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    reader.join(seconds)
+    return result[0] if result else None
 
 
 class _ScanContext:

@@ -61,7 +61,10 @@ class RunLog:
             # token JSON escapes (quotes, backslashes) and could break the line.
             record = {key: self._scrub_value(value) for key, value in record.items()}
             line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
-            fd = os.open(self._path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            # O_NONBLOCK: a FIFO nobody reads (a `mkfifo` log whose reader
+            # quit) fails the open instead of blocking the hook forever.
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+            fd = os.open(self._path, flags, 0o600)
             try:
                 os.write(fd, line.encode("utf-8", "replace"))
             finally:

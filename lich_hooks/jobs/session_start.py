@@ -28,14 +28,15 @@ def run(ctx: Context) -> Outcome:
     if conversation is None:
         return Outcome("no-session-id")
     report = body(env.card, conversation, ctx.provider)
-    if (ctx.provider, ctx.event) not in DEDUPED:
-        return Outcome("report", endpoint=ENDPOINT, body=report)
-
     remembered = f"{ctx.provider}\n{conversation}"
-    if state.last_reported(ctx.environ, env.card) == remembered:
+    deduped = (ctx.provider, ctx.event) in DEDUPED
+    if deduped and state.last_reported(ctx.environ, env.card) == remembered:
         return Outcome("already-reported")
     card = env.card
 
+    # Every taken report is remembered, not only the deduped ones: a Claude
+    # Code or Codex run in the same card replaces the id lich holds, and a Crush
+    # or Antigravity resuming its old conversation there must then report again.
     def remember() -> None:
         state.remember_reported(ctx.environ, card, remembered)
 

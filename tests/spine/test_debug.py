@@ -4,6 +4,7 @@ line per run, and the token in neither, raw or URL-encoded."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from urllib.parse import quote
 
@@ -115,3 +116,11 @@ def test_undecodable_token_bytes_still_give_a_log_line(lich: StandIn, tmp_path: 
     assert record["decision"] == "report"
     [request] = lich.wait(1)
     assert request.path.endswith("?token=ab%FFcd")  # sent byte for byte (lich judges it)
+
+
+def test_a_log_fifo_nobody_reads_does_not_block_the_hook(tmp_path: Path) -> None:
+    fifo = tmp_path / "log.fifo"
+    os.mkfifo(fifo)
+    env = base_env(tmp_path, LICH_HOOK_LOG=str(fifo))
+    ran = run_hook("PreToolUse antigravity", {"conversationId": SID}, env, timeout=10)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b'{"decision":"allow"}', b"")

@@ -197,3 +197,22 @@ def test_other_events_of_reporting_harnesses_send_nothing(
     records = wait_for_log(lich_env, len(runs))
     assert [r["decision"] for r in records] == ["no-job"] * len(runs)
     assert lich.received == []
+
+
+@pytest.mark.parametrize("provider", ["antigravity", "crush"])
+@pytest.mark.parametrize("other", ["claude", "codex"])
+def test_a_report_from_another_harness_in_the_card_is_not_forgotten(
+    provider: str, other: str, lich: StandIn, lich_env: dict[str, str]
+) -> None:
+    """The last id lich took for the card may come from a SessionStart: a deduped
+    harness resuming its old conversation in that card afterwards reports again,
+    or lich keeps the other harness's id (and icon, and resume command)."""
+    event = REPORTING[provider]
+    run_hook(f"{event} {provider}", payload(provider, event, SID), lich_env)
+    wait_for_log(lich_env, 1)
+    run_hook(f"SessionStart {other}", payload(other, "SessionStart", CONV), lich_env)
+    wait_for_log(lich_env, 2)
+    run_hook(f"{event} {provider}", payload(provider, event, SID), lich_env)
+    assert _decisions(lich_env, 3) == ["report", "report", "report"]
+    providers = [(r.accepted or {}).get("provider") for r in lich.received]
+    assert providers == [provider, other, provider]
