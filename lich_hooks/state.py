@@ -129,3 +129,17 @@ def remember_reported(environ: Mapping[str, str], card: str, value: str) -> None
     # creates: makedirs gives intermediate directories the umask's mode.
     ensure_dir(state_dir(environ))
     write_atomic(_reported_path(environ, card), value.encode("utf-8", "surrogatepass"))
+
+
+def forget_reported(environ: Mapping[str, str], card: str) -> None:
+    """Drop the record before a new report goes out (best-effort).
+
+    Until lich answers 204 nobody knows which id it holds: if the answer is
+    lost (a timeout, the 2 s deadline), a stale record would make a later
+    return to the old id look already reported. Without a record, the next
+    Antigravity or Crush call simply reports again.
+    """
+    try:
+        os.unlink(_reported_path(environ, card))
+    except OSError:
+        pass

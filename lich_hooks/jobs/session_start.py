@@ -33,6 +33,7 @@ def run(ctx: Context) -> Outcome:
     if deduped and state.last_reported(ctx.environ, env.card) == remembered:
         return Outcome("already-reported")
     card = env.card
+    state.forget_reported(ctx.environ, card)
 
     # Every taken report is remembered, not only the deduped ones: a Claude
     # Code or Codex run in the same card replaces the id lich holds, and a Crush

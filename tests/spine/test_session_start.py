@@ -15,7 +15,7 @@ import pytest
 from lich_hooks.standin.server import StandIn
 from tests.spine.helpers import CONV, REPORTING, SID, payload
 from tests.support.contract_check import assert_client_body
-from tests.support.listeners import Status, closed_port
+from tests.support.listeners import Hanging, Status, closed_port
 from tests.support.runner import base_env, run_hook, wait_for_log
 
 
@@ -216,3 +216,25 @@ def test_a_report_from_another_harness_in_the_card_is_not_forgotten(
     assert _decisions(lich_env, 3) == ["report", "report", "report"]
     providers = [(r.accepted or {}).get("provider") for r in lich.received]
     assert providers == [provider, other, provider]
+
+
+@pytest.mark.parametrize("provider", sorted(REPORTING))
+def test_a_report_whose_answer_was_lost_leaves_no_stale_record(
+    provider: str, lich: StandIn, tmp_path: Path
+) -> None:
+    """lich may have stored an id whose 204 never came back (here: a listener that
+    reads the report and never answers). Nobody knows which id lich holds then, so
+    the next call of a deduped harness reports its id again instead of trusting
+    the record of an earlier report."""
+    event = REPORTING[provider]
+    good = base_env(tmp_path, **lich.env("card-1"))
+    run_hook(f"{event} {provider}", payload(provider, event, SID), good)
+    wait_for_log(good, 1)
+    with Hanging() as hanging:
+        lost = {**good, "LICH_PORT": str(hanging.port)}
+        run_hook("SessionStart claude", payload("claude", "SessionStart", CONV), lost)
+        [_, record] = wait_for_log(good, 2)
+    assert record["status"] is None and record["outcome"] in ("failed", "deadline")
+    run_hook(f"{event} {provider}", payload(provider, event, SID), good)
+    assert _decisions(good, 3) == ["report", "report", "report"]
+    assert len(lich.received) == 2
