@@ -86,6 +86,17 @@ def scenarios(cwd: str) -> list[Scenario]:
         "LICH_SUBAGENT_DEPTH": "0",
         "CLAUDE_CODE_SESSION_ATTENDED": "1",
     }
+
+    def stop(message: str) -> dict[str, object]:
+        """Claude Code's Stop payload for a turn that ended with `message`."""
+        return {
+            **claude_base,
+            "hook_event_name": "Stop",
+            "stop_hook_active": False,
+            "last_assistant_message": message,
+            "background_tasks": [],
+        }
+
     agent_call = {
         **claude_base,
         "permission_mode": "auto",
@@ -104,13 +115,7 @@ def scenarios(cwd: str) -> list[Scenario]:
             "claude",
             "Stop",
             "claude",
-            {
-                **claude_base,
-                "hook_event_name": "Stop",
-                "stop_hook_active": False,
-                "last_assistant_message": "Done.",
-                "background_tasks": [],
-            },
+            stop("Done."),
             "a top-level session's turn ends: not a worker, nothing to answer",
             env={"LICH_SUBAGENT_DEPTH": "0", "CLAUDE_CODE_SESSION_ATTENDED": "1"},
         ),
@@ -142,13 +147,7 @@ def scenarios(cwd: str) -> list[Scenario]:
             "claude",
             "Stop",
             "claude",
-            {
-                **claude_base,
-                "hook_event_name": "Stop",
-                "stop_hook_active": False,
-                "last_assistant_message": "Rewrote docs/cli.md; the tests pass.",
-                "background_tasks": [],
-            },
+            stop("Rewrote docs/cli.md; the tests pass."),
             "a worker's turn ends: its last message answers the task",
             env={"LICH_SUBAGENT_DEPTH": "1", "CLAUDE_CODE_SESSION_ATTENDED": "1"},
         ),
