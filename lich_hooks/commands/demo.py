@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 
-from lich_hooks import registrations
+from lich_hooks import registrations, settings_files
 from lich_hooks.standin.server import Received, StandIn
 
 TYPE_CHECKING = False
@@ -219,25 +219,11 @@ HARNESS_FILES = {
 
 def registered_commands() -> dict[str, set[str]]:
     """Every command string each shipped registration file runs."""
-    found: dict[str, set[str]] = {}
     files = registrations.files()
-    for harness, (_, path) in HARNESS_FILES.items():
-        found[harness] = set(_commands_in(files[path]))
-    return found
-
-
-def _commands_in(value: object) -> list[str]:
-    if isinstance(value, dict):
-        result = []
-        for key, item in value.items():
-            if key == "command" and isinstance(item, str):
-                result.append(item)
-            else:
-                result.extend(_commands_in(item))
-        return result
-    if isinstance(value, list):
-        return [c for item in value for c in _commands_in(item)]
-    return []
+    return {
+        harness: set(settings_files.our_commands(files[path]))
+        for harness, (_, path) in HARNESS_FILES.items()
+    }
 
 
 def run_command(
