@@ -48,8 +48,20 @@ def file_key(text: str) -> str:
 
 
 def ensure_dir(path: str) -> None:
-    """Create `path` (and parents) private to the user; tighten it if it exists."""
-    os.makedirs(path, mode=0o700, exist_ok=True)
+    """Create `path` private to the user, with any missing parents; tighten it if it exists.
+
+    os.makedirs gives the parents it creates the umask's mode, so the state
+    root under `reported/` or `workers/` would come out world-readable: every
+    directory created here is made 0700 instead.
+    """
+    if not os.path.isdir(path):
+        parent = os.path.dirname(path)
+        if parent and parent != path:
+            ensure_dir(parent)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
     if os.name != "nt":
         mode = os.stat(path).st_mode & 0o777
         if mode & 0o077:
@@ -125,9 +137,6 @@ def last_reported(environ: Mapping[str, str], card: str) -> str | None:
 
 
 def remember_reported(environ: Mapping[str, str], card: str, value: str) -> None:
-    # The state root itself is private too, not only the leaf write_atomic
-    # creates: makedirs gives intermediate directories the umask's mode.
-    ensure_dir(state_dir(environ))
     write_atomic(_reported_path(environ, card), value.encode("utf-8", "surrogatepass"))
 
 

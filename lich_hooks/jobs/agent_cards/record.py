@@ -42,9 +42,6 @@ def add(environ: Mapping[str, str], card: str, worker: dict[str, object]) -> boo
     if not isinstance(name, str) or not name:
         return False
     try:
-        root = state.state_dir(environ)
-        state.ensure_dir(root)
-        state.ensure_dir(os.path.join(root, "workers"))
         data = json.dumps(worker, ensure_ascii=True).encode("ascii")
         state.write_atomic(_path(environ, card, name), data)
     except (OSError, ValueError):
