@@ -133,7 +133,7 @@ def test_both_spellings_on_every_harness_conversation_id_wins(
         card_env = {**lich_env, "LICH_SESSION_ID": f"card-{n}"}
         run_hook(f"{event} {provider}", body, card_env)
         lich.wait(n)
-    got = sorted((r.accepted or {}).get("session_id", "") for r in lich.received)
+    got = sorted(str((r.accepted or {}).get("session_id", "")) for r in lich.received)
     assert len(got) == len(cases)
     by_card = {r.accepted["session_id"]: r.accepted for r in lich.received if r.accepted}
     for n, (_, expected) in enumerate(cases, start=1):

@@ -12,7 +12,9 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TypeAlias
 
 BIN_DIR = Path(sys.executable).parent
 LICH_HOOK = BIN_DIR / "lich-hook"
@@ -24,6 +26,9 @@ LICH_HOOK = BIN_DIR / "lich-hook"
 _watched_logs: set[Path] = set()
 _debug_errors: list[str] = []
 INTERNAL_ERROR = "internal-error"
+
+# What a test puts on a hook's stdin: raw bytes or text, or an object to JSON-encode.
+Stdin: TypeAlias = "bytes | str | Mapping[str, object] | None"
 
 
 class Ran:
@@ -90,14 +95,14 @@ def internal_errors() -> list[str]:
 
 def run_command(
     command: str,
-    payload: bytes | str | dict[str, object] | None,
+    payload: Stdin,
     env: dict[str, str],
     cwd: Path | None = None,
     timeout: float = 30,
 ) -> Ran:
     """`sh -c command` with `payload` on stdin (a dict is JSON-encoded)."""
-    if isinstance(payload, dict):
-        data = json.dumps(payload).encode()
+    if isinstance(payload, Mapping):
+        data = json.dumps(dict(payload)).encode()
     elif isinstance(payload, str):
         data = payload.encode()
     else:
@@ -121,7 +126,7 @@ def run_command(
 
 def run_hook(
     args: str,
-    payload: bytes | str | dict[str, object] | None,
+    payload: Stdin,
     env: dict[str, str],
     cwd: Path | None = None,
     timeout: float = 30,
