@@ -238,3 +238,12 @@ def test_a_report_whose_answer_was_lost_leaves_no_stale_record(
     run_hook(f"{event} {provider}", payload(provider, event, SID), good)
     assert _decisions(good, 3) == ["report", "report", "report"]
     assert len(lich.received) == 2
+
+
+def test_outside_lich_sends_nothing(env: dict[str, str]) -> None:
+    # no LICH_* variable at all: the harness's default stdout, no report, one log line
+    ran = run_hook("PreInvocation antigravity", {"conversationId": CONV}, env)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"{}", b"")
+    [record] = wait_for_log(env, 1)
+    assert record["decision"] == "outside-lich"
+    assert "outcome" not in record
