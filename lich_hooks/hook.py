@@ -34,9 +34,9 @@ def _worker_answer(ctx: Context) -> Outcome:
 
 
 def _agent_cards(ctx: Context) -> Outcome:
-    from lich_hooks.jobs.agent_cards import hook
+    from lich_hooks.jobs.agent_cards import pre_tool_use
 
-    return hook.run(ctx)
+    return pre_tool_use.run(ctx)
 
 
 def job_for(provider: str, event: str) -> Callable[[Context], Outcome] | None:
