@@ -9,7 +9,7 @@ is being taken or a recorded worker stopped.
 
 from __future__ import annotations
 
-from lich_hooks.jobs.agent_cards import decide as rows
+from lich_hooks.jobs.agent_cards import decide
 from lich_hooks.outcome import Context, Outcome
 
 
@@ -18,9 +18,9 @@ def run(ctx: Context) -> Outcome:
     if payload is None:
         return Outcome("bad-input")
     tool = payload.get("tool_name")
-    if tool in rows.AGENT_TOOLS:
+    if tool in decide.AGENT_TOOLS:
         return _agent(ctx, payload.data)
-    if tool == rows.STOP_TOOL:
+    if tool == decide.STOP_TOOL:
         return _task_stop(ctx, payload.data)
     return Outcome("not-an-agent-call")
 
@@ -43,12 +43,12 @@ def _agent(ctx: Context, data: dict[str, object]) -> Outcome:
 
         return lich_cli.current_branch(cwd, environ)
 
-    probes = rows.Probes(interactive, env.bin_is_runnable, current_branch)
-    decision = rows.decide(data, env, probes)
+    probes = decide.Probes(interactive, env.bin_is_runnable, current_branch)
+    decision = decide.decide(data, env, probes)
     ctx.log.set(probes=probes.ran)
-    if decision.kind == rows.NATIVE:
+    if decision.kind == decide.NATIVE:
         return Outcome(f"native:{decision.reason}")
-    if decision.kind == rows.TOAST:
+    if decision.kind == decide.TOAST:
         from lich_hooks.jobs.agent_cards import verdict
 
         assert decision.why is not None
@@ -65,7 +65,9 @@ def _description(data: dict[str, object]) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _open(ctx: Context, call: rows.Call, probes: rows.Probes, lich_bin: str, card: str) -> Outcome:
+def _open(
+    ctx: Context, call: decide.Call, probes: decide.Probes, lich_bin: str, card: str
+) -> Outcome:
     import time
 
     from lich_hooks.jobs.agent_cards import lich_cli, record, slug, verdict
