@@ -12,8 +12,8 @@ import os
 import time
 
 from lich_hooks import harness
+from lich_hooks.jobs.job import Context, Outcome
 from lich_hooks.lichenv import LichEnv
-from lich_hooks.outcome import Context, Outcome
 from lich_hooks.runlog import RunLog
 
 TYPE_CHECKING = False

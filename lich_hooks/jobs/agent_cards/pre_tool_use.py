@@ -10,7 +10,7 @@ is being taken or a recorded worker stopped.
 from __future__ import annotations
 
 from lich_hooks.jobs.agent_cards import decide
-from lich_hooks.outcome import Context, Outcome
+from lich_hooks.jobs.job import Context, Outcome
 
 
 def run(ctx: Context) -> Outcome:
