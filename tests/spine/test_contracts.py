@@ -34,13 +34,13 @@ def _accepted_matches(accepted: object, expected: object) -> None:
 
 @pytest.mark.parametrize(("endpoint", "case"), ALL, ids=IDS)
 def test_validator_answers_like_lich(endpoint: str, case: dict[str, object]) -> None:
-    verdict = validate(endpoint, case_bytes(case))
+    reply = validate(endpoint, case_bytes(case))
     if "accept" in case:
-        assert (verdict.status, verdict.reason) == (204, None)
-        _accepted_matches(verdict.accepted, case["accept"])
+        assert (reply.status, reply.reason) == (204, None)
+        _accepted_matches(reply.accepted, case["accept"])
     else:
-        assert (verdict.status, verdict.reason) == (400, case["reject"])
-        assert verdict.accepted is None
+        assert (reply.status, reply.reason) == (400, case["reject"])
+        assert reply.accepted is None
 
 
 def _post(port: int, path: str, body: bytes) -> tuple[int, bytes]:

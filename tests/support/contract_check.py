@@ -163,7 +163,7 @@ def assert_client_body(endpoint: str, body: bytes) -> dict[str, object]:
     assert values in value_shapes(endpoint, "accept"), f"{values}: no accept case's values"
     assert values not in value_shapes(endpoint, "reject"), f"{values}: a reject case's values"
 
-    verdict = validate(endpoint, body)
-    assert verdict.status == 204, f"lich would refuse it: {verdict.status} {verdict.reason}"
-    assert verdict.accepted == parsed, f"lich would store {verdict.accepted}, not {parsed}"
+    reply = validate(endpoint, body)
+    assert reply.status == 204, f"lich would refuse it: {reply.status} {reply.reason}"
+    assert reply.accepted == parsed, f"lich would store {reply.accepted}, not {parsed}"
     return parsed
