@@ -188,3 +188,16 @@ def test_demo_still_runs(scratch: Scratch) -> None:
 def test_hook_invocations_are_not_commands(scratch: Scratch) -> None:
     ran = scratch.cli("SessionStart", "claude")
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", "")
+
+
+def test_ctrl_c_in_a_command_exits_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lich_hooks.commands import doctor
+
+    def interrupted(*_: object, **__: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(doctor, "run", interrupted)
+    assert run_cli(["doctor"]) == 130  # a shell's 128 + SIGINT
+    assert capsys.readouterr().err.strip() == "lich-hook: aborted"
