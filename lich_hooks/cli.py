@@ -17,12 +17,14 @@ HUMAN_COMMANDS = frozenset({"demo", "listen", "doctor", "install", "uninstall", 
 def main(argv: list[str] | None = None) -> int:
     """The console script (argv None: from sys.argv), or a caller's own argv."""
     args = sys.argv[1:] if argv is None else list(argv)
-    if args and args[0] == "status-line":
+    status_line_help = args[:1] == ["status-line"] and args[1:2] in (["-h"], ["--help"])
+    if args[:1] == ["status-line"] and not status_line_help:
         # Claude Code runs the status line every few hundred milliseconds: stdlib only.
         from lich_hooks.jobs.agent_cards import status_line
 
         return _finish(status_line.main(args[1:]), argv is None)
-    if not args or args[0] in HUMAN_COMMANDS or args[0].startswith("-"):
+    # Its help, like every command's, is click's.
+    if not args or args[0] in HUMAN_COMMANDS or args[0].startswith("-") or status_line_help:
         from lich_hooks.commands import run_cli
 
         return run_cli(args)

@@ -12,8 +12,8 @@ import os
 import time
 
 from lich_hooks import harness
+from lich_hooks.jobs.job import Context, Outcome
 from lich_hooks.lichenv import LichEnv
-from lich_hooks.outcome import Context, Outcome
 from lich_hooks.runlog import RunLog
 
 TYPE_CHECKING = False
@@ -34,9 +34,9 @@ def _worker_answer(ctx: Context) -> Outcome:
 
 
 def _agent_cards(ctx: Context) -> Outcome:
-    from lich_hooks.jobs.agent_cards import hook
+    from lich_hooks.jobs.agent_cards import pre_tool_use
 
-    return hook.run(ctx)
+    return pre_tool_use.run(ctx)
 
 
 def job_for(provider: str, event: str) -> Callable[[Context], Outcome] | None:

@@ -16,7 +16,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-_FALSY = ("", "0", "false", "no", "off")
+# LICH_HOOK_DEBUG's off spellings. Any other value is on ("1", "true", "yes",
+# "on", and whatever else a person set it to, since setting it at all asks for
+# output); case and surrounding spaces do not matter.
+DEBUG_OFF = ("", "0", "false", "no", "off")
+
+
+def debug_wanted(environ: Mapping[str, str]) -> bool:
+    """Whether LICH_HOOK_DEBUG is on: the one reading for hooks and commands alike."""
+    return environ.get("LICH_HOOK_DEBUG", "").strip().lower() not in DEBUG_OFF
 
 
 class RunLog:
@@ -24,7 +32,7 @@ class RunLog:
 
     def __init__(self, environ: Mapping[str, str], started: float | None = None) -> None:
         self.started = time.monotonic() if started is None else started
-        self._debug = environ.get("LICH_HOOK_DEBUG", "").strip().lower() not in _FALSY
+        self._debug = debug_wanted(environ)
         self._path = environ.get("LICH_HOOK_LOG") or None
         self._secret = environ.get("LICH_TOKEN") or None
         self.fields: dict[str, object] = {}

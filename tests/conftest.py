@@ -7,7 +7,34 @@ from pathlib import Path
 import pytest
 
 from lich_hooks.standin.server import StandIn
+from tests.support import runner
 from tests.support.runner import LICH_HOOK, base_env
+
+EXPECTS_INTERNAL_ERROR = "expects_internal_error"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{EXPECTS_INTERNAL_ERROR}: the test makes a hook run crash on purpose "
+        "(the crash guard lets its `internal-error` through)",
+    )
+
+
+@pytest.fixture(autouse=True)
+def _no_hidden_crash(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a test whose hook run logged `internal-error`, unless it expects one.
+
+    A job that raises still leaves the harness exit 0 and its default stdout,
+    which is exactly what many "stays native" / "no verdict" tests assert: without
+    this guard a crash would pass them.
+    """
+    runner.forget_watched()
+    yield
+    errors = runner.internal_errors()
+    runner.forget_watched()
+    if errors and request.node.get_closest_marker(EXPECTS_INTERNAL_ERROR) is None:
+        pytest.fail("a hook run crashed (internal-error):\n" + "\n".join(errors), pytrace=False)
 
 
 @pytest.fixture(autouse=True)

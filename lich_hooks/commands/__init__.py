@@ -2,32 +2,31 @@
 
 Imported only when a person (not a harness) runs `lich-hook`: click costs more
 than a whole hook run (docs/performance.md). Each command's work lives in a
-plain function in its own module that returns an exit code; this module only
-parses arguments. Exit codes: 0 ok, 1 a problem found or refused, 2 bad usage.
-Errors are one line on stderr; a traceback only under LICH_HOOK_DEBUG.
+plain function in its own module that takes the command's `Environment`
+(streams, variables, directory, colour) and returns an `ExitCode`; this module
+only parses arguments. Errors are one line on stderr; a traceback only under
+LICH_HOOK_DEBUG.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
 from lich_hooks import __version__
+from lich_hooks.commands.environment import Environment
+from lich_hooks.commands.exit_codes import ExitCode
+from lich_hooks.runlog import debug_wanted
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 HOOK_USAGE = "As a hook: lich-hook <event> [<provider>]  (payload on stdin; see docs/harnesses.md)"
 HARNESS_CHOICE = click.Choice(["claude", "codex", "crush", "antigravity"], case_sensitive=False)
 SCOPE_HELP = "user: your home's settings (every project); project: the current directory's."
-
-
-def _colour() -> bool:
-    from lich_hooks.commands.style import wanted
-
-    return wanted()
 
 
 @click.group(
@@ -37,7 +36,8 @@ def _colour() -> bool:
 @click.version_option(
     __version__, "-V", "--version", prog_name="lich-hook", message="%(prog)s %(version)s"
 )
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """lich-hook connects coding-agent CLIs to lich.
 
     Harnesses run it as `lich-hook <event> [<provider>]`; the commands below are for people.
@@ -48,17 +48,20 @@ def cli() -> None:
       lich-hook install claude          register with Claude Code (~/.claude/settings.json)
       lich-hook demo                    see every harness report to a stand-in lich
     """
+    if ctx.obj is None:  # run_cli passes one; anyone calling the group directly gets this process's
+        ctx.obj = Environment.from_process()
 
 
 @cli.command(name="demo")
-def demo_command() -> None:
+@click.pass_obj
+def demo_command(environment: Environment) -> None:
     """Run every shipped registration against a built-in stand-in for lich.
 
     Example: lich-hook demo
     """
     from lich_hooks.commands import demo as demo_module
 
-    raise SystemExit(demo_module.run(click.echo))
+    raise SystemExit(demo_module.run(environment))
 
 
 @cli.command(name="listen")
@@ -69,19 +72,21 @@ def demo_command() -> None:
     show_default=True,
     help="Loopback port (0 picks a free one).",
 )
-def listen_command(port: int) -> None:
+@click.pass_obj
+def listen_command(environment: Environment, port: int) -> None:
     """Run the stand-in for lich alone and print each report it receives.
 
     Example: lich-hook listen --port 47111
     """
     from lich_hooks.commands import listen as listen_module
 
-    raise SystemExit(listen_module.run(port, click.echo))
+    raise SystemExit(listen_module.run(environment, port))
 
 
 @cli.command(name="doctor")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object for scripts.")
-def doctor_command(as_json: bool) -> None:
+@click.pass_obj
+def doctor_command(environment: Environment, as_json: bool) -> None:
     """Check what reporting needs: lich's variables, its listener, LICH_BIN, the
     harness registrations, the state directory. Exits 1 when something is wrong.
 
@@ -94,7 +99,7 @@ def doctor_command(as_json: bool) -> None:
     """
     from lich_hooks.commands import doctor
 
-    raise SystemExit(doctor.run(as_json=as_json, out=click.echo, color=_colour()))
+    raise SystemExit(doctor.run(environment, as_json=as_json))
 
 
 def _settings_file_options(command: F) -> F:
@@ -113,7 +118,8 @@ def _settings_file_options(command: F) -> F:
 
 @cli.command(name="install")
 @_settings_file_options
-def install_command(harness: str, scope: str, dry_run: bool) -> None:
+@click.pass_obj
+def install_command(environment: Environment, harness: str, scope: str, dry_run: bool) -> None:
     """Register lich-hook with HARNESS (claude, codex, crush, antigravity) in its own
     settings file, running this installation by absolute path.
 
@@ -127,12 +133,13 @@ def install_command(harness: str, scope: str, dry_run: bool) -> None:
     """
     from lich_hooks.commands import install
 
-    raise SystemExit(install.run(harness.lower(), scope, dry_run, out=click.echo, color=_colour()))
+    raise SystemExit(install.run(environment, harness.lower(), scope, dry_run))
 
 
 @cli.command(name="uninstall")
 @_settings_file_options
-def uninstall_command(harness: str, scope: str, dry_run: bool) -> None:
+@click.pass_obj
+def uninstall_command(environment: Environment, harness: str, scope: str, dry_run: bool) -> None:
     """Remove lich-hook's entries from HARNESS's settings file; nothing else changes.
 
     \b
@@ -142,11 +149,31 @@ def uninstall_command(harness: str, scope: str, dry_run: bool) -> None:
     """
     from lich_hooks.commands import install
 
-    raise SystemExit(
-        install.run(
-            harness.lower(), scope, dry_run, uninstall=True, out=click.echo, color=_colour()
-        )
-    )
+    raise SystemExit(install.run(environment, harness.lower(), scope, dry_run, uninstall=True))
+
+
+@cli.command(
+    name="status-line",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- COMMAND…]")
+def status_line_command(command: tuple[str, ...]) -> None:
+    """A Claude Code statusLine: `lich: N worker(s)` while this card's workers run.
+
+    After `--`, your own status line command (run directly, no shell, with the
+    same stdin); its output comes first. See docs/agent-cards.md.
+
+    \b
+    Examples (the "command" of Claude Code's "statusLine" setting):
+      lich-hook status-line
+      lich-hook status-line -- ~/.claude/statusline.sh --compact
+    """
+    # Claude Code's runs never get here: cli.main sends `status-line` straight to
+    # the stdlib-only status_line.main (it runs every few hundred milliseconds).
+    # Only `--help` comes through click; this body serves callers of the group.
+    from lich_hooks.jobs.agent_cards import status_line
+
+    raise SystemExit(status_line.main(["--", *command] if command else []))
 
 
 @cli.command(name="help")
@@ -178,45 +205,53 @@ def version_command() -> None:
     click.echo(f"lich-hook {__version__}")
 
 
-def _debug() -> bool:
-    return os.environ.get("LICH_HOOK_DEBUG", "").strip().lower() not in ("", "0", "false", "no")
+def run_cli(args: list[str], env: Environment | None = None) -> int:
+    """Run the click group on `args` and return its exit code (never raise).
 
+    `env` None: this process's (read inside, so an unreadable working directory
+    is reported like any other error).
+    """
+    stderr = env.stderr if env is not None else sys.stderr
 
-def run_cli(args: list[str]) -> int:
-    """Run the click group on `args` and return its exit code (never raise)."""
+    def say(line: str) -> None:
+        click.echo(line, file=stderr)
+
     try:
-        result = cli.main(args=args, prog_name="lich-hook", standalone_mode=False)
+        if env is None:
+            env = Environment.from_process()
+        result = cli.main(args=args, prog_name="lich-hook", standalone_mode=False, obj=env)
     except SystemExit as done:
         code = done.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
+        if code is None:
+            return ExitCode.OK
+        return code if isinstance(code, int) else ExitCode.PROBLEM_FOUND
     except click.UsageError as error:
         if type(error).__name__ == "NoArgsIsHelpError":  # click >= 8.2: bare `lich-hook`
-            click.echo(error.format_message())
-            return 0
+            click.echo(error.format_message(), file=env.stdout if env else sys.stdout)
+            return ExitCode.OK
         hint = ""
         if error.ctx is not None:
             hint = f" (see: {error.ctx.command_path} --help)"
         message = " ".join(error.format_message().split())
-        click.echo(f"lich-hook: {message}{hint}", err=True)
-        return 2
+        say(f"lich-hook: {message}{hint}")
+        return ExitCode.USAGE
     except click.ClickException as error:
-        click.echo(f"lich-hook: {error.format_message()}", err=True)
+        say(f"lich-hook: {error.format_message()}")
         return error.exit_code
-    except click.Abort:
-        click.echo("lich-hook: aborted", err=True)
-        return 1
+    except click.Abort:  # click's word for Ctrl-C or end of input at a prompt
+        say("lich-hook: aborted")
+        return ExitCode.INTERRUPTED
     except KeyboardInterrupt:
-        return 130
+        return ExitCode.INTERRUPTED
     except Exception as error:
-        if _debug():
+        if debug_wanted(env.environ if env is not None else os.environ):
             import traceback
 
-            traceback.print_exc()
+            traceback.print_exc(file=stderr)
         else:
-            click.echo(
+            say(
                 f"lich-hook: internal error: {type(error).__name__}: {error} "
-                "(LICH_HOOK_DEBUG=1 shows the traceback)",
-                err=True,
+                "(LICH_HOOK_DEBUG=1 shows the traceback)"
             )
-        return 1
-    return result if isinstance(result, int) else 0
+        return ExitCode.INTERNAL_ERROR
+    return result if isinstance(result, int) else ExitCode.OK

@@ -17,11 +17,12 @@ import tempfile
 import time
 
 from lich_hooks import registrations, settings_files
+from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.standin.server import Received, StandIn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from lich_hooks.commands.environment import Environment
 
 CARD = "demo-card"
 CALLS = "lich-calls.jsonl"
@@ -259,16 +260,22 @@ def wait_for_log(path: str, count: int, timeout: float = 5.0) -> None:
         time.sleep(0.01)
 
 
-def run(out: Callable[[str], None] = print, extra: list[Scenario] | None = None) -> int:
-    bin_dir = os.path.dirname(os.path.abspath(sys.executable))
+def run(environment: Environment, extra: list[Scenario] | None = None) -> ExitCode:
+    """OK when every harness behaved (exit 0, no stderr, every command shipped)."""
+    out = environment.out
+    bin_dir = os.path.dirname(os.path.abspath(environment.executable))
     commands = registered_commands()
     problems = 0
     with tempfile.TemporaryDirectory(prefix="lich-demo-") as tmp, StandIn() as lich:
         log_path = os.path.join(tmp, "hook.log")
         base_env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith(("LICH_", "CLAUDE_"))},
+            **{
+                k: v
+                for k, v in environment.environ.items()
+                if not k.startswith(("LICH_", "CLAUDE_"))
+            },
             **lich.env(CARD),
-            "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+            "PATH": bin_dir + os.pathsep + environment.environ.get("PATH", ""),
             "LICH_HOOK_STATE_DIR": os.path.join(tmp, "state"),
             "LICH_HOOK_LOG": log_path,
         }
@@ -308,7 +315,7 @@ def run(out: Callable[[str], None] = print, extra: list[Scenario] | None = None)
                 problems += 1
     out("")
     out("all harnesses behaved" if problems == 0 else f"{problems} problem(s) above")
-    return 0 if problems == 0 else 1
+    return ExitCode.OK if problems == 0 else ExitCode.PROBLEM_FOUND
 
 
 def _lich_calls(directory: str) -> list[list[str]]:

@@ -22,13 +22,16 @@ import sys
 
 from lich_hooks import PLUGIN_RELEASE, __version__, interactive, settings_files, state
 from lich_hooks.commands import jsontext
+from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
 from lich_hooks.lichenv import LichEnv, parse_port
 from lich_hooks.runlog import RunLog
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
+
+    from lich_hooks.commands.environment import Environment
 
 OK, WARN, FAIL, INFO, SKIP = "ok", "warn", "fail", "info", "skip"
 CONNECT_TIMEOUT = 1.0
@@ -550,15 +553,10 @@ _MARKS = {
 }
 
 
-def run(
-    as_json: bool = False,
-    out: Callable[[str], None] = print,
-    environ: Mapping[str, str] | None = None,
-    project: str | None = None,
-    color: bool = False,
-) -> int:
-    env = os.environ if environ is None else environ
-    checks = collect(env, os.getcwd() if project is None else project)
+def run(environment: Environment, as_json: bool = False) -> ExitCode:
+    """OK when everything reporting needs is in place, else PROBLEM_FOUND."""
+    out, env, color = environment.out, environment.environ, environment.colour
+    checks = collect(env, environment.cwd)
     ok = all(check.status != FAIL for check in checks)
     rows = RunLog(env).scrub([c.as_dict() for c in checks])
     assert isinstance(rows, list)
@@ -567,7 +565,7 @@ def run(
 
         report = {"ok": ok, "version": __version__, "checks": rows}
         out(json.dumps(report, indent=2, ensure_ascii=False))
-        return 0 if ok else 1
+        return ExitCode.OK if ok else ExitCode.PROBLEM_FOUND
     for row in rows:
         mark, colour = _MARKS[row["status"]]
         out(f"{paint(f'[{mark:>4}]', colour, color)} {row['name']}: {row['summary']}")
@@ -581,4 +579,4 @@ def run(
         out(paint("Everything reporting needs is in place.", "green", color))
     else:
         out(paint(f"{failed} problem(s): see the -> lines above.", "red", color))
-    return 0 if ok else 1
+    return ExitCode.OK if ok else ExitCode.PROBLEM_FOUND

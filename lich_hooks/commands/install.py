@@ -20,16 +20,18 @@ from __future__ import annotations
 import difflib
 import json
 import os
-import sys
 
 from lich_hooks import settings_files, state
 from lich_hooks.commands import jsontext
-from lich_hooks.commands.style import paint, wanted
+from lich_hooks.commands.exit_codes import ExitCode
+from lich_hooks.commands.style import paint
 from lich_hooks.settings_files import HARNESSES, Harness, Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+
+    from lich_hooks.commands.environment import Environment
 
 BACKUP_SUFFIX = ".lich-hook.bak"
 
@@ -177,42 +179,43 @@ def next_steps(harness: Harness, scope: str, executable: str) -> list[str]:
 
 
 def run(
+    environment: Environment,
     harness_key: str,
     scope: str = "user",
     dry_run: bool = False,
     uninstall: bool = False,
-    out: Callable[[str], None] = print,
-    environ: Mapping[str, str] | None = None,
-    project: str | None = None,
-    color: bool = False,
-) -> int:
-    """Exit code: 0 done (or nothing to do), 1 refused (said on stderr)."""
+) -> ExitCode:
+    """OK: done (or nothing to do); PROBLEM_FOUND: refused (said on stderr)."""
     harness = HARNESSES[harness_key]
-    env = os.environ if environ is None else environ
-    where = os.getcwd() if project is None else project
+    out, env, where, color = (
+        environment.out,
+        environment.environ,
+        environment.cwd,
+        environment.colour,
+    )
     verb = "uninstall" if uninstall else "install"
     try:
         executable = None if uninstall else settings_files.this_executable()
         result = plan(harness, scope, executable, env, where)
     except Refused as error:
-        _error(f"lich-hook: {verb} refused: {error}")
-        return 1
+        _error(environment, f"lich-hook: {verb} refused: {error}")
+        return ExitCode.PROBLEM_FOUND
     label = f"{harness.title} ({scope} scope)"
     if uninstall and not result.had_ours:
         out(f"No lich-hook entries for {label} in {result.path}: nothing to remove.")
-        return 0
+        return ExitCode.OK
     if not result.changed:
         out(f"Already installed for {label} in {result.path}: nothing written.")
-        return 0
+        return ExitCode.OK
     if dry_run:
         out(_colour_diff(result.diff(), color).rstrip("\n"))
         out(paint(f"(dry run: {result.path} was not changed)", "dim", color))
-        return 0
+        return ExitCode.OK
     try:
         backup = apply(result)
     except OSError as error:
-        _error(f"lich-hook: {verb} failed: cannot write {result.path}: {error}")
-        return 1
+        _error(environment, f"lich-hook: {verb} failed: cannot write {result.path}: {error}")
+        return ExitCode.PROBLEM_FOUND
     if uninstall:
         out(paint(f"Removed lich-hook from {label}: {result.path}", "green", color))
     else:
@@ -228,12 +231,12 @@ def run(
         for line in next_steps(harness, scope, executable):
             out(line)
         _warn_duplicates(harness, result.path, env, where, out, color)
-    return 0
+    return ExitCode.OK
 
 
-def _error(text: str) -> None:
+def _error(environment: Environment, text: str) -> None:
     """One line on stderr, so `install --dry-run > change.diff` cannot swallow it."""
-    print(paint(text, "red", wanted(sys.stderr)), file=sys.stderr)
+    environment.err(paint(text, "red", environment.stderr_colour))
 
 
 def _warn_duplicates(

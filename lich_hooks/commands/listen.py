@@ -2,35 +2,32 @@
 
 from __future__ import annotations
 
-import sys
 import threading
 
+from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.standin.server import Received, StandIn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from lich_hooks.commands.environment import Environment
 
 
-def run(port: int, out: Callable[[str], None] = print, stop: threading.Event | None = None) -> int:
+def run(environment: Environment, port: int, stop: threading.Event | None = None) -> ExitCode:
     def show(received: Received) -> None:
-        out(received.summary())
+        environment.out(received.summary())
 
     try:
         standin = StandIn(port=port, on_request=show)
     except OSError as error:  # the port is taken, or not ours to bind
-        print(
-            f"lich-hook listen: cannot listen on 127.0.0.1:{port}: {error.strerror}",
-            file=sys.stderr,
-        )
-        return 1
+        environment.err(f"lich-hook listen: cannot listen on 127.0.0.1:{port}: {error.strerror}")
+        return ExitCode.PROBLEM_FOUND
     with standin as lich:
-        out("lich stand-in listening; in the shell you test from, run:")
+        environment.out("lich stand-in listening; in the shell you test from, run:")
         for key, value in lich.env("listen-card").items():
-            out(f"export {key}={value}")
-        out("(Ctrl-C to stop)")
+            environment.out(f"export {key}={value}")
+        environment.out("(Ctrl-C to stop)")
         try:
             (stop or threading.Event()).wait()
         except KeyboardInterrupt:
             pass
-    return 0
+    return ExitCode.OK

@@ -1,1 +1,1 @@
-"""One module per job (SPEC §1). Each exposes `run(ctx) -> Outcome`."""
+"""One module per job, each exposing `run(ctx) -> Outcome`; job.py defines both types."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lich_hooks import state
-from lich_hooks.outcome import Context, Outcome
+from lich_hooks.jobs.job import Context, Outcome
 
 ENDPOINT = "session-start"
 

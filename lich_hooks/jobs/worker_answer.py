@@ -16,7 +16,7 @@ know next to the seed's mod.
 
 from __future__ import annotations
 
-from lich_hooks.outcome import Context, Outcome
+from lich_hooks.jobs.job import Context, Outcome
 
 ENDPOINT = "mod/answer"
 

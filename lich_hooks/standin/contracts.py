@@ -14,7 +14,12 @@ ENDPOINTS = ("session-start", "mod/answer")
 UNANSWERED = ("blank", "error", "refusal")
 
 
-class Verdict:
+class Reply:
+    """What lich answers one request: 204 and what it stores, or a status and why not.
+
+    (Not agent_cards.verdict.Verdict, which is what Claude Code reads back.)
+    """
+
     __slots__ = ("accepted", "reason", "status")
 
     def __init__(self, status: int, accepted: dict[str, object] | None, reason: str | None):
@@ -23,8 +28,8 @@ class Verdict:
         self.reason = reason
 
 
-def _refuse(reason: str, status: int = 400) -> Verdict:
-    return Verdict(status, None, reason)
+def _refuse(reason: str, status: int = 400) -> Reply:
+    return Reply(status, None, reason)
 
 
 def _parse(raw: bytes) -> dict[str, object] | None:
@@ -41,7 +46,7 @@ def _nonempty_str(value: object) -> bool:
     return isinstance(value, str) and value != ""
 
 
-def validate(endpoint: str, raw: bytes) -> Verdict:
+def validate(endpoint: str, raw: bytes) -> Reply:
     if endpoint not in ENDPOINTS:
         return _refuse("unknown endpoint", 404)
     if len(raw) > MAX_BODY:
@@ -54,7 +59,7 @@ def validate(endpoint: str, raw: bytes) -> Verdict:
     return _mod_answer(body)
 
 
-def _session_start(body: dict[str, object]) -> Verdict:
+def _session_start(body: dict[str, object]) -> Reply:
     if not _nonempty_str(body.get("session_id")):
         return _refuse("session_id is required")
     # lich still takes the pre-0.3 alias from old plugins; this package never sends it.
@@ -64,7 +69,7 @@ def _session_start(body: dict[str, object]) -> Verdict:
     provider = body.get("provider", "claude")
     if provider not in PROVIDERS:
         return _refuse("provider must be a registered provider id")
-    return Verdict(
+    return Reply(
         204,
         {
             "session_id": body["session_id"],
@@ -75,7 +80,7 @@ def _session_start(body: dict[str, object]) -> Verdict:
     )
 
 
-def _mod_answer(body: dict[str, object]) -> Verdict:
+def _mod_answer(body: dict[str, object]) -> Reply:
     if not _nonempty_str(body.get("session_id")):
         return _refuse("session_id is required")
     if ("text" in body) == ("unanswered" in body):
@@ -86,7 +91,7 @@ def _mod_answer(body: dict[str, object]) -> Verdict:
             return _refuse("text must be a string")
         if not text.strip():
             return _refuse("a blank text is no answer")
-        return Verdict(204, {"session_id": body["session_id"], "text": text}, None)
+        return Reply(204, {"session_id": body["session_id"], "text": text}, None)
     if body["unanswered"] not in UNANSWERED:
         return _refuse("unanswered must be blank, error or refusal")
-    return Verdict(204, {"session_id": body["session_id"], "unanswered": body["unanswered"]}, None)
+    return Reply(204, {"session_id": body["session_id"], "unanswered": body["unanswered"]}, None)

@@ -113,8 +113,8 @@ class StandIn:
                 if token != standin.token:
                     status, accepted, reason = 401, None, "bad token"
                 else:
-                    verdict = validate(endpoint, body)
-                    status, accepted, reason = verdict.status, verdict.accepted, verdict.reason
+                    reply = validate(endpoint, body)
+                    status, accepted, reason = reply.status, reply.accepted, reply.reason
                 # Recorded before answering: a client that has its answer (and a
                 # test that waits on that client) must find the request here.
                 received = Received(

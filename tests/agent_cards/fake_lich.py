@@ -118,7 +118,9 @@ def session(
     return printed
 
 
-def agent_payload(cwd: Path | str, tool: str = "Agent", **tool_input: object) -> dict[str, object]:
+def agent_payload(
+    cwd: Path | str, tool: str = "Agent", /, **tool_input: object
+) -> dict[str, object]:
     """The PreToolUse payload Claude Code 2.1.328 sends for a subagent call (SPEC §6.5)."""
     fields: dict[str, object] = {
         "description": "Fix the login bug",

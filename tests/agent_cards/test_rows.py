@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.agent_cards.fake_lich import FakeLich, agent_payload, reason, session, toast
-from tests.support.runner import run_hook, wait_for_log
+from tests.support.runner import Ran, run_hook, wait_for_log
 
 HOOK = "PreToolUse claude"
 
@@ -17,8 +17,21 @@ def _pending(fake: FakeLich) -> None:
     fake.script(open={"json": session("pending")})
 
 
-def native(ran_stdout: bytes, fake: FakeLich) -> bool:
-    return ran_stdout == b"" and fake.calls() == []
+def native(ran: Ran, fake: FakeLich, env: dict[str, str], reason: str) -> None:
+    """No verdict, no lich call, and the row that said so.
+
+    A crash in the hook also ends with empty stdout and no lich call, so only
+    the logged decision tells "this row stayed native" from "nothing ran".
+    """
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
+    assert fake.calls() == []
+    assert decision(env) == f"native:{reason}"
+
+
+def decision(env: dict[str, str]) -> object:
+    """The decision this test's one hook run logged."""
+    [record] = wait_for_log(env, 1)
+    return record["decision"]
 
 
 def taken(stdout: bytes, fake: FakeLich) -> bool:
@@ -40,8 +53,7 @@ def test_row1_a_subagents_own_call_stays_native(
 ) -> None:
     payload = {**agent_payload(project), "agent_id": "a-1", "agent_type": "general-purpose"}
     ran = run_hook(HOOK, payload, card_env)
-    assert native(ran.stdout, fake)
-    assert wait_for_log(card_env, 1)[0]["decision"] == "native:subagent-call"
+    native(ran, fake, card_env, "subagent-call")
 
 
 @pytest.mark.parametrize("agent_type", ["Explore", "Plan", "my-plugin:reviewer", "General-Purpose"])
@@ -49,17 +61,22 @@ def test_row2_other_agent_types_stay_native(
     agent_type: str, card_env: dict[str, str], fake: FakeLich, project: Path
 ) -> None:
     ran = run_hook(HOOK, agent_payload(project, subagent_type=agent_type), card_env)
-    assert native(ran.stdout, fake)
+    native(ran, fake, card_env, "agent-type")
 
 
 @pytest.mark.parametrize(
-    "extra", [{"team_name": "crew"}, {"isolation": "remote"}, {"isolation": "somewhere"}]
+    ("extra", "reason"),
+    [
+        ({"team_name": "crew"}, "team"),
+        ({"isolation": "remote"}, "remote"),
+        ({"isolation": "somewhere"}, "unknown-isolation"),
+    ],
 )
 def test_row3_teammates_and_remote_agents_stay_native(
-    extra: dict[str, object], card_env: dict[str, str], fake: FakeLich, project: Path
+    extra: dict[str, object], reason: str, card_env: dict[str, str], fake: FakeLich, project: Path
 ) -> None:
     ran = run_hook(HOOK, agent_payload(project, **extra), card_env)
-    assert native(ran.stdout, fake)
+    native(ran, fake, card_env, reason)
 
 
 def test_row4_print_mode_stays_native(
@@ -67,8 +84,7 @@ def test_row4_print_mode_stays_native(
 ) -> None:
     env = {**card_env, "CLAUDE_CODE_SESSION_ATTENDED": "0", "CLAUDE_CODE_ENTRYPOINT": "sdk-cli"}
     ran = run_hook(HOOK, agent_payload(project), env)
-    assert native(ran.stdout, fake)
-    assert wait_for_log(env, 1)[0]["decision"] == "native:not-interactive"
+    native(ran, fake, env, "not-interactive")
 
 
 @pytest.mark.parametrize("missing", ["LICH_BIN", "LICH_SESSION_ID"])
@@ -77,7 +93,7 @@ def test_row5_outside_lich_is_silent(
 ) -> None:
     env = {k: v for k, v in card_env.items() if k != missing}
     ran = run_hook(HOOK, agent_payload(project), env)
-    assert native(ran.stdout, fake)
+    native(ran, fake, env, "outside-lich")
 
 
 @pytest.mark.parametrize("kind", ["relative", "missing", "not-executable", "directory"])
@@ -120,7 +136,7 @@ def test_row6_cards_off_elsewhere_is_silent(
     if depth is not None:
         env["LICH_SUBAGENT_DEPTH"] = depth
     ran = run_hook(HOOK, agent_payload(project), env)
-    assert native(ran.stdout, fake)
+    native(ran, fake, env, "cards-off")
 
 
 def test_row6_cards_on_in_a_worker_below_the_limit_are_taken(
@@ -158,18 +174,26 @@ def test_row9_plan_mode_stays_native(
 ) -> None:
     payload = {**agent_payload(project), "permission_mode": "plan"}
     ran = run_hook(HOOK, payload, card_env)
-    assert native(ran.stdout, fake)
+    native(ran, fake, card_env, "plan-mode")
 
 
-@pytest.mark.parametrize("tool", ["Bash", "Read", "TaskStop"])
+@pytest.mark.parametrize(
+    ("tool", "logged"),
+    [
+        ("Bash", "not-an-agent-call"),
+        ("Read", "not-an-agent-call"),
+        ("TaskStop", "native:not-our-task"),
+    ],
+)
 def test_other_tools_get_no_verdict(
-    tool: str, card_env: dict[str, str], fake: FakeLich, project: Path
+    tool: str, logged: str, card_env: dict[str, str], fake: FakeLich, project: Path
 ) -> None:
     payload = {**agent_payload(project, tool), "tool_input": {"task_id": "not-ours"}}
     ran = run_hook(HOOK, payload, card_env)
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
     assert fake.calls() == []
     [record] = wait_for_log(card_env, 1)
+    assert record["decision"] == logged
     assert record.get("probes") is None  # no probe ran for a tool that is not ours
 
 
@@ -180,3 +204,5 @@ def test_bad_input_gets_no_verdict(
     ran = run_hook(HOOK, payload, card_env)
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
     assert fake.calls() == []
+    # a JSON object whose tool_name is not a string is not an Agent call; the rest is bad input
+    assert decision(card_env) == ("not-an-agent-call" if b"tool_name" in payload else "bad-input")

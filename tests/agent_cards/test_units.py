@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lich_hooks.jobs.agent_cards import decide as rows
-from lich_hooks.jobs.agent_cards import slug
+from lich_hooks.jobs.agent_cards import decide, slug
 from lich_hooks.jobs.agent_cards.text import CATALOG, EN, LITERALS, text
 from lich_hooks.lichenv import LichEnv
 
@@ -113,8 +112,8 @@ def call(**tool_input: object) -> dict[str, object]:
 def probed(
     data: dict[str, object], environ: dict[str, str], branch: str | None = "main"
 ) -> tuple[str, list[str]]:
-    probes = rows.Probes(lambda: True, lambda: True, lambda: branch)
-    decision = rows.decide(data, LichEnv(environ), probes)
+    probes = decide.Probes(lambda: True, lambda: True, lambda: branch)
+    decision = decide.decide(data, LichEnv(environ), probes)
     return decision.kind, probes.ran
 
 
@@ -141,7 +140,7 @@ def test_the_branch_probe_runs_once() -> None:
         runs.append(1)
         return "main"
 
-    probes = rows.Probes(lambda: True, lambda: True, branch)
+    probes = decide.Probes(lambda: True, lambda: True, branch)
     assert probes.branch() == probes.branch() == "main"
     assert runs == [1]
 

@@ -156,14 +156,15 @@ def test_uninstall_removes_only_ours(scratch: Scratch) -> None:
 def test_install_then_uninstall_restores_a_file_with_foreign_hooks(
     scratch: Scratch, harness: str
 ) -> None:
-    foreign: dict[str, object] = {
+    foreigns: dict[str, dict[str, object]] = {
         "claude": {
             "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]}
         },
         "codex": {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "x"}]}]}},
         "crush": {"hooks": {"PreToolUse": [{"matcher": "^bash$", "command": "guard.sh"}]}},
         "antigravity": {"guard": {"PreToolUse": [{"matcher": "", "hooks": [{"command": "g"}]}]}},
-    }[harness]
+    }
+    foreign = foreigns[harness]
     path = user_file(scratch, harness)
     path.parent.mkdir(parents=True)
     original = json.dumps(foreign, indent=2) + "\n"

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from lich_hooks.standin.server import StandIn
-from tests.support.runner import LICH_HOOK, base_env, run_hook, wait_for_log
+from tests.support.runner import LICH_HOOK, Stdin, base_env, run_hook, wait_for_log
 
 # Each costs more than a no-op path's whole budget (about 5 ms against
 # python -c pass's 10), or drags in something that does.
@@ -147,17 +147,15 @@ def debugged(env: dict[str, str]) -> dict[str, str]:
     return {**as_users_run_it(env), "LICH_HOOK_DEBUG": "1"}
 
 
-def _outside(tmp: Path, lich: StandIn) -> tuple[str, object, dict[str, str], bytes]:
+def _outside(tmp: Path, lich: StandIn) -> tuple[str, Stdin, dict[str, str], bytes]:
     return "PreToolUse crush", CRUSH, base_env(tmp), b""
 
 
-def _antigravity_outside(tmp: Path, lich: StandIn) -> tuple[str, object, dict[str, str], bytes]:
+def _antigravity_outside(tmp: Path, lich: StandIn) -> tuple[str, Stdin, dict[str, str], bytes]:
     return "PreInvocation antigravity", {"conversationId": SID}, base_env(tmp), b"{}"
 
 
-def _crush_after_first_report(
-    tmp: Path, lich: StandIn
-) -> tuple[str, object, dict[str, str], bytes]:
+def _crush_after_first_report(tmp: Path, lich: StandIn) -> tuple[str, Stdin, dict[str, str], bytes]:
     env = base_env(tmp, **lich.env("card-1"))
     first = run_hook("PreToolUse crush", CRUSH, env)
     assert first.returncode == 0
@@ -167,20 +165,20 @@ def _crush_after_first_report(
     return "PreToolUse crush", CRUSH, env, b""
 
 
-def _stop_not_a_worker(tmp: Path, lich: StandIn) -> tuple[str, object, dict[str, str], bytes]:
+def _stop_not_a_worker(tmp: Path, lich: StandIn) -> tuple[str, Stdin, dict[str, str], bytes]:
     return "Stop claude", STOP, base_env(tmp, **lich.env("card-1"), **CLAUDE_MAIN_LOOP), b""
 
 
-def _pre_tool_use_bash(tmp: Path, lich: StandIn) -> tuple[str, object, dict[str, str], bytes]:
+def _pre_tool_use_bash(tmp: Path, lich: StandIn) -> tuple[str, Stdin, dict[str, str], bytes]:
     env = base_env(tmp, **lich.env("card-1"), **CLAUDE_MAIN_LOOP)
     return "PreToolUse claude", BASH, env, b""
 
 
-def _status_line_outside(tmp: Path, lich: StandIn) -> tuple[str, object, dict[str, str], bytes]:
+def _status_line_outside(tmp: Path, lich: StandIn) -> tuple[str, Stdin, dict[str, str], bytes]:
     return "status-line", {"session_id": SID}, base_env(tmp), b""
 
 
-def _status_line_no_workers(tmp: Path, lich: StandIn) -> tuple[str, object, dict[str, str], bytes]:
+def _status_line_no_workers(tmp: Path, lich: StandIn) -> tuple[str, Stdin, dict[str, str], bytes]:
     env = base_env(tmp, **lich.env("card-1"), LICH_BIN="/bin/false")
     return "status-line", {"session_id": SID}, env, b""
 

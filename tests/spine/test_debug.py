@@ -14,11 +14,11 @@ from lich_hooks.runlog import RunLog
 from lich_hooks.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support import listeners
-from tests.support.runner import base_env, log_records, run_hook, wait_for_log
+from tests.support.runner import Stdin, base_env, log_records, run_hook, wait_for_log
 
 TOKEN = 'tok&en=+ /"\\ü-' + "s3cr3t"
 
-RUNS = [
+RUNS: list[tuple[str, Stdin, str]] = [
     ("SessionStart claude", {"session_id": SID}, "report"),
     ("PreToolUse crush", {"session_id": SID}, "report"),
     ("PreInvocation antigravity", b"not json", "bad-input"),

@@ -133,7 +133,7 @@ def test_both_spellings_on_every_harness_conversation_id_wins(
         card_env = {**lich_env, "LICH_SESSION_ID": f"card-{n}"}
         run_hook(f"{event} {provider}", body, card_env)
         lich.wait(n)
-    got = sorted((r.accepted or {}).get("session_id", "") for r in lich.received)
+    got = sorted(str((r.accepted or {}).get("session_id", "")) for r in lich.received)
     assert len(got) == len(cases)
     by_card = {r.accepted["session_id"]: r.accepted for r in lich.received if r.accepted}
     for n, (_, expected) in enumerate(cases, start=1):
@@ -238,3 +238,12 @@ def test_a_report_whose_answer_was_lost_leaves_no_stale_record(
     run_hook(f"{event} {provider}", payload(provider, event, SID), good)
     assert _decisions(good, 3) == ["report", "report", "report"]
     assert len(lich.received) == 2
+
+
+def test_outside_lich_sends_nothing(env: dict[str, str]) -> None:
+    # no LICH_* variable at all: the harness's default stdout, no report, one log line
+    ran = run_hook("PreInvocation antigravity", {"conversationId": CONV}, env)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"{}", b"")
+    [record] = wait_for_log(env, 1)
+    assert record["decision"] == "outside-lich"
+    assert "outcome" not in record

@@ -18,7 +18,14 @@ from lich_hooks import hook
 from lich_hooks.standin.server import StandIn
 from tests.spine.helpers import EVENTS, PROVIDERS, expected_stdout, payload
 from tests.support.listeners import closed_port
-from tests.support.runner import base_env, log_records, run_hook, wait_for_log
+from tests.support.runner import (
+    Stdin,
+    base_env,
+    log_records,
+    run_hook,
+    wait_for_log,
+    watch_log,
+)
 
 HARNESSES = ("claude", "codex", "antigravity", "crush")
 
@@ -30,7 +37,7 @@ def test_stdout_on_every_path(provider: str, event: str, tmp_path: Path, lich: S
     good = payload(provider, event)
     for name in ("outside", "bad", "down", "up"):
         (tmp_path / name).mkdir()
-    paths = {
+    paths: dict[str, tuple[dict[str, str], Stdin]] = {
         "outside lich": (base_env(tmp_path / "outside"), good),
         "bad input": (base_env(tmp_path / "bad", **lich.env()), b"{not json"),
         "lich down": (
@@ -70,6 +77,7 @@ def _run_in_process(
     return code, out.read_bytes()
 
 
+@pytest.mark.expects_internal_error
 @pytest.mark.parametrize(
     ("provider", "event"),
     [
@@ -95,6 +103,7 @@ def test_internal_error_keeps_the_harness_stdout(
         "LICH_HOOK_LOG": str(log),
         "LICH_HOOK_STATE_DIR": str(tmp_path / "state"),
     }
+    watch_log(log)
     code, stdout = _run_in_process(event, provider, environ, tmp_path)
     assert (code, stdout) == (0, expected_stdout(provider, event))
     [record] = log_records({"LICH_HOOK_LOG": str(log)})

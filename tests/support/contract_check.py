@@ -17,10 +17,16 @@ What "looks like an accept case" means:
 - every value has the type that case's value has;
 - enumerated fields (`provider`, `unanswered`) hold a value some accept case
   holds;
+- its `value_shape` (what lich's rules look at in each value: an id empty or
+  not, a text blank or not, an enumerated value known or not) is some accept
+  case's and no reject case's;
 - keys SPEC requires of this client are present (`provider` is always sent)
   and the deprecated `claude_session_id` never is;
 - the stand-in's validator, which reproduces every reject case (tests pin
-  that), answers 204.
+  that), answers 204 and stores exactly what was sent.
+
+This is the one checker of our bodies; the rules themselves (what lich
+answers) live in lich_hooks/standin/contracts.py, which the stand-in serves.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ REQUIRED = {
     "mod/answer": frozenset({"session_id"}),
 }
 FORBIDDEN = frozenset({"claude_session_id"})
+IDS = ("session_id", "provider_session_id", "claude_session_id")
 
 
 @cache
@@ -87,6 +94,35 @@ def enumerated_values(endpoint: str, key: str) -> frozenset[object]:
     return frozenset(values)
 
 
+def value_shape(endpoint: str, body: dict[str, object]) -> frozenset[tuple[str, str]]:
+    """Per key, the class of value lich's rules tell apart (any other key: "extra")."""
+    parts: set[tuple[str, str]] = set()
+    for key, value in body.items():
+        if key in IDS:
+            parts.add((key, "id" if isinstance(value, str) and value else "bad"))
+        elif key == "text":
+            if isinstance(value, str):
+                parts.add((key, "text" if value.strip() else "blank"))
+            else:
+                parts.add((key, type(value).__name__))
+        elif key in ENUMERATED:
+            known = value in enumerated_values(endpoint, key)
+            parts.add((key, "known" if known else json.dumps(value)))
+        else:
+            parts.add(("extra", key))
+    return frozenset(parts)
+
+
+def value_shapes(endpoint: str, kind: str) -> frozenset[frozenset[tuple[str, str]]]:
+    """The value shapes of every `kind` ("accept" or "reject") case that has a body."""
+    found = set()
+    for case in cases(endpoint):
+        body = case.get("body")
+        if kind in case and isinstance(body, dict):
+            found.add(value_shape(endpoint, body))
+    return frozenset(found)
+
+
 def _shape(body: dict[str, object], keep: frozenset[str]) -> dict[str, type]:
     return {key: type(value) for key, value in body.items() if key in keep}
 
@@ -123,6 +159,11 @@ def assert_client_body(endpoint: str, body: bytes) -> dict[str, object]:
                 f"{key}={parsed[key]!r} not in {sorted(map(str, allowed))}"
             )
 
-    verdict = validate(endpoint, body)
-    assert verdict.status == 204, f"lich would refuse it: {verdict.status} {verdict.reason}"
+    values = value_shape(endpoint, parsed)
+    assert values in value_shapes(endpoint, "accept"), f"{values}: no accept case's values"
+    assert values not in value_shapes(endpoint, "reject"), f"{values}: a reject case's values"
+
+    reply = validate(endpoint, body)
+    assert reply.status == 204, f"lich would refuse it: {reply.status} {reply.reason}"
+    assert reply.accepted == parsed, f"lich would store {reply.accepted}, not {parsed}"
     return parsed

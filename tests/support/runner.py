@@ -12,10 +12,23 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TypeAlias
 
 BIN_DIR = Path(sys.executable).parent
 LICH_HOOK = BIN_DIR / "lich-hook"
+
+# A crash inside a job looks, from outside, like a quiet "no verdict": exit 0,
+# the harness's default stdout, nothing on stderr. The only trace is the run's
+# `internal-error` decision, so every log a test hands a hook is remembered
+# here, and tests/conftest.py's guard reads them after each test.
+_watched_logs: set[Path] = set()
+_debug_errors: list[str] = []
+INTERNAL_ERROR = "internal-error"
+
+# What a test puts on a hook's stdin: raw bytes or text, or an object to JSON-encode.
+Stdin: TypeAlias = "bytes | str | Mapping[str, object] | None"
 
 
 class Ran:
@@ -45,19 +58,51 @@ def base_env(tmp: Path, **extra: str) -> dict[str, str]:
         "LANG": "C.UTF-8",
     }
     env.update(extra)
+    watch_log(env.get("LICH_HOOK_LOG"))
     return env
+
+
+def watch_log(path: str | os.PathLike[str] | None) -> None:
+    """Have the crash guard read this LICH_HOOK_LOG after the test."""
+    if path:
+        _watched_logs.add(Path(path))
+
+
+def forget_watched() -> None:
+    _watched_logs.clear()
+    _debug_errors.clear()
+
+
+def internal_errors() -> list[str]:
+    """Every hook run since forget_watched() that logged `internal-error`, as text.
+
+    Read from each watched LICH_HOOK_LOG (its `error` field) and from the
+    LICH_HOOK_DEBUG lines of runs made through run_command.
+    """
+    found = list(_debug_errors)
+    for path in sorted(_watched_logs):
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and record.get("decision") == INTERNAL_ERROR:
+                found.append(f"{path}: {record.get('error')}")
+    return found
 
 
 def run_command(
     command: str,
-    payload: bytes | str | dict[str, object] | None,
+    payload: Stdin,
     env: dict[str, str],
     cwd: Path | None = None,
     timeout: float = 30,
 ) -> Ran:
     """`sh -c command` with `payload` on stdin (a dict is JSON-encoded)."""
-    if isinstance(payload, dict):
-        data = json.dumps(payload).encode()
+    if isinstance(payload, Mapping):
+        data = json.dumps(dict(payload)).encode()
     elif isinstance(payload, str):
         data = payload.encode()
     else:
@@ -72,12 +117,16 @@ def run_command(
         timeout=timeout,
         check=False,
     )
+    watch_log(env.get("LICH_HOOK_LOG"))
+    for line in proc.stderr.decode("utf-8", "replace").splitlines():
+        if line.startswith("lich-hook: ") and line.endswith(f": {INTERNAL_ERROR}"):
+            _debug_errors.append(line)
     return Ran(proc, time.monotonic() - started)
 
 
 def run_hook(
     args: str,
-    payload: bytes | str | dict[str, object] | None,
+    payload: Stdin,
     env: dict[str, str],
     cwd: Path | None = None,
     timeout: float = 30,

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from lich_hooks.standin.server import StandIn
+from tests.support.contract_check import assert_client_body
 from tests.support.runner import Ran, base_env, run_hook, wait_for_log
-from tests.worker_answer.contract import check_body
 
 CARD = "card-w"
 # A worker card's terminal as lich 0.20 opens it, under an interactive Claude Code.
@@ -60,7 +60,7 @@ def answered(lich: StandIn, env: dict[str, str], payload: object) -> dict[str, o
     [request] = lich.wait(1)
     assert (request.endpoint, request.status, record["outcome"]) == ("mod/answer", 204, "taken")
     assert request.headers["x-lich-plugin"] == "0.20.0"
-    return check_body(request.body)
+    return assert_client_body("mod/answer", request.body)
 
 
 def nothing_sent(lich: StandIn, record: dict[str, object], decision: str) -> None:
@@ -156,7 +156,7 @@ def test_control_characters_stay_under_64_kib(lich: StandIn, worker: dict[str, s
     [request] = lich.wait(1)
     assert request.status == 204
     assert len(request.body) < 64 * 1024
-    sent = check_body(request.body)["text"]
+    sent = assert_client_body("mod/answer", request.body)["text"]
     assert isinstance(sent, str)
     assert sent.endswith("\n[truncated]")
     assert set(sent[: -len("\n[truncated]")]) == {"\x01"}

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from lich_hooks.jobs import transcript
 from lich_hooks.jobs.transcript import Found, last_assistant
 from lich_hooks.standin.server import StandIn
+from tests.support.contract_check import assert_client_body
 from tests.support.runner import base_env, run_hook, wait_for_log
-from tests.worker_answer.contract import check_body
 
 
 def user(text: str, **extra: object) -> dict[str, object]:
@@ -229,7 +229,10 @@ def test_older_claude_code_answers_from_the_transcript(tmp_path: Path, lich: Sta
     path = write(tmp_path / "t.jsonl", [user("go"), assistant("From the transcript. ✅")])
     record = stop_without_message(tmp_path, lich, str(path))
     [request] = lich.wait(1)
-    assert check_body(request.body) == {"session_id": "card-t", "text": "From the transcript. ✅"}
+    assert assert_client_body("mod/answer", request.body) == {
+        "session_id": "card-t",
+        "text": "From the transcript. ✅",
+    }
     assert record["transcript"] == "text"
 
 
@@ -244,7 +247,10 @@ def test_no_usable_transcript_is_blank(tmp_path: Path, lich: StandIn, where: str
     }[where]
     stop_without_message(tmp_path, lich, path)
     [request] = lich.wait(1)
-    assert check_body(request.body) == {"session_id": "card-t", "unanswered": "blank"}
+    assert assert_client_body("mod/answer", request.body) == {
+        "session_id": "card-t",
+        "unanswered": "blank",
+    }
 
 
 def test_null_message_reads_the_transcript(tmp_path: Path, lich: StandIn) -> None:
@@ -259,7 +265,7 @@ def test_null_message_reads_the_transcript(tmp_path: Path, lich: StandIn) -> Non
     }
     run_hook("Stop claude", payload, env)
     [request] = lich.wait(1)
-    assert check_body(request.body)["text"] == "Answer."
+    assert assert_client_body("mod/answer", request.body)["text"] == "Answer."
 
 
 def test_present_message_wins_over_the_transcript(tmp_path: Path, lich: StandIn) -> None:
@@ -274,7 +280,7 @@ def test_present_message_wins_over_the_transcript(tmp_path: Path, lich: StandIn)
     }
     run_hook("Stop claude", payload, env)
     [request] = lich.wait(1)
-    assert check_body(request.body)["unanswered"] == "blank"
+    assert assert_client_body("mod/answer", request.body)["unanswered"] == "blank"
 
 
 def test_api_error_in_the_transcript_sends_nothing(tmp_path: Path, lich: StandIn) -> None:

@@ -132,8 +132,8 @@ def test_every_body_fits_and_is_taken(data: st.DataObject, card: str) -> None:
     assert built is not None
     raw = orjson.dumps(built)
     assert len(raw) <= MAX_BODY
-    verdict = validate("mod/answer", raw)
-    assert verdict.status == 204, verdict.reason
+    reply = validate("mod/answer", raw)
+    assert reply.status == 204, reply.reason
     assert json.loads(raw) == built
 
 
@@ -146,5 +146,5 @@ def test_an_absurd_card_id_sends_nothing() -> None:
 def test_any_message_makes_a_sendable_body(message: str) -> None:
     built = body("card-1", message)
     assert built is not None
-    verdict = validate("mod/answer", orjson.dumps(built))
-    assert verdict.status == 204, verdict.reason
+    reply = validate("mod/answer", orjson.dumps(built))
+    assert reply.status == 204, reply.reason

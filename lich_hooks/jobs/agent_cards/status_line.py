@@ -105,9 +105,11 @@ def sessions(env: LichEnv, environ: Mapping[str, str]) -> list[dict[str, object]
         return None
     import json
 
-    from lich_hooks.jobs.agent_cards import lich_cli
+    from lich_hooks.jobs.agent_cards import lich_process
 
-    ran = lich_cli.run_lich(env.bin, ["sessions", "--json"], environ, lich_cli.SESSIONS_SECONDS)
+    ran = lich_process.run_lich(
+        env.bin, ["sessions", "--json"], environ, lich_process.SESSIONS_SECONDS
+    )
     if ran.code != 0:
         return None
     try:

@@ -9,7 +9,7 @@ run, with a toast saying why.
 
 from __future__ import annotations
 
-from lich_hooks.jobs.agent_cards import lich_cli
+from lich_hooks.jobs.agent_cards import lich_process
 from lich_hooks.jobs.agent_cards.text import text
 
 TYPE_CHECKING = False
@@ -70,19 +70,19 @@ def _str(session: dict[str, object], key: str) -> str | None:
 
 
 def for_open(
-    result: lich_cli.OpenResult, call: Call, branch: str | None, lang: str, now: float
+    result: lich_process.OpenResult, call: Call, branch: str | None, lang: str, now: float
 ) -> Verdict:
     """SPEC §6.3, one row per outcome of `lich open`."""
     on_branch = text(lang, "on_branch", branch=branch) if branch else ""
-    if result.kind == lich_cli.INTERRUPTED:
+    if result.kind == lich_process.INTERRUPTED:
         return Verdict("deny:interrupted", deny(text(lang, "interrupted", on_branch=on_branch)))
     desc = call.description
-    if result.kind == lich_cli.LAUNCH_ERROR:
+    if result.kind == lich_process.LAUNCH_ERROR:
         return Verdict(
             "toast:launch-error", toast(lang, desc, "why_launch", error=result.error or "?")
         )
-    if result.kind == lich_cli.TIMEOUT:
-        seconds = result.error or f"{lich_cli.OPEN_SECONDS:g}"
+    if result.kind == lich_process.TIMEOUT:
+        seconds = result.error or f"{lich_process.OPEN_SECONDS:g}"
         return Verdict("toast:timeout", toast(lang, desc, "why_timeout", seconds=seconds))
     session = result.session
     code = "?" if result.code is None else result.code

@@ -24,7 +24,7 @@ from typing import Any
 
 from lich_hooks.registrations import claude_hooks
 from tests.real_clients.support.clients import Client
-from tests.support.runner import BIN_DIR, log_records
+from tests.support.runner import BIN_DIR, log_records, watch_log
 
 API_KEY = "sk-ant-api03-lich-hooks-offline-test-key-" + "x" * 40
 
@@ -73,6 +73,7 @@ def claude_env(tmp: Path, home: Path, base_url: str, **extra: str) -> dict[str, 
         "LICH_HOOK_STATE_DIR": str(tmp / "state"),
     }
     env.update(extra)
+    watch_log(env.get("LICH_HOOK_LOG"))
     return env
 
 

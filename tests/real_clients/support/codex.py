@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lich_hooks.registrations import codex_hooks
 from tests.real_clients.support.clients import Client
-from tests.support.runner import BIN_DIR
+from tests.support.runner import BIN_DIR, watch_log
 
 TRUST_FLAG = "--dangerously-bypass-hook-trust"
 
@@ -54,6 +54,7 @@ def codex_env(tmp: Path, codex_home: Path, **extra: str) -> dict[str, str]:
         "LICH_HOOK_STATE_DIR": str(tmp / "state"),
     }
     env.update(extra)
+    watch_log(env.get("LICH_HOOK_LOG"))
     return env
 
 

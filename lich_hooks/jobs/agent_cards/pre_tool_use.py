@@ -9,8 +9,8 @@ is being taken or a recorded worker stopped.
 
 from __future__ import annotations
 
-from lich_hooks.jobs.agent_cards import decide as rows
-from lich_hooks.outcome import Context, Outcome
+from lich_hooks.jobs.agent_cards import decide
+from lich_hooks.jobs.job import Context, Outcome
 
 
 def run(ctx: Context) -> Outcome:
@@ -18,9 +18,9 @@ def run(ctx: Context) -> Outcome:
     if payload is None:
         return Outcome("bad-input")
     tool = payload.get("tool_name")
-    if tool in rows.AGENT_TOOLS:
+    if tool in decide.AGENT_TOOLS:
         return _agent(ctx, payload.data)
-    if tool == rows.STOP_TOOL:
+    if tool == decide.STOP_TOOL:
         return _task_stop(ctx, payload.data)
     return Outcome("not-an-agent-call")
 
@@ -39,16 +39,16 @@ def _agent(ctx: Context, data: dict[str, object]) -> Outcome:
         return evidence.interactive
 
     def current_branch() -> str | None:
-        from lich_hooks.jobs.agent_cards import lich_cli
+        from lich_hooks.jobs.agent_cards import lich_process
 
-        return lich_cli.current_branch(cwd, environ)
+        return lich_process.current_branch(cwd, environ)
 
-    probes = rows.Probes(interactive, env.bin_is_runnable, current_branch)
-    decision = rows.decide(data, env, probes)
+    probes = decide.Probes(interactive, env.bin_is_runnable, current_branch)
+    decision = decide.decide(data, env, probes)
     ctx.log.set(probes=probes.ran)
-    if decision.kind == rows.NATIVE:
+    if decision.kind == decide.NATIVE:
         return Outcome(f"native:{decision.reason}")
-    if decision.kind == rows.TOAST:
+    if decision.kind == decide.TOAST:
         from lich_hooks.jobs.agent_cards import verdict
 
         assert decision.why is not None
@@ -65,18 +65,20 @@ def _description(data: dict[str, object]) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _open(ctx: Context, call: rows.Call, probes: rows.Probes, lich_bin: str, card: str) -> Outcome:
+def _open(
+    ctx: Context, call: decide.Call, probes: decide.Probes, lich_bin: str, card: str
+) -> Outcome:
     import time
 
-    from lich_hooks.jobs.agent_cards import lich_cli, record, slug, verdict
+    from lich_hooks.jobs.agent_cards import lich_process, record, slug, verdict
 
     branch = base = None
     if call.isolated:
         branch = slug.branch(call.description, call.tool_use_id)
         base = probes.branch()
-    argv = lich_cli.open_argv(lich_bin, call, branch, base)
+    argv = lich_process.open_argv(lich_bin, call, branch, base)
     ctx.log.set(open_args=[*argv[1:-3], "--prompt", f"<{len(call.prompt)} chars>", "--json"])
-    result = lich_cli.run_open(argv, call.cwd, ctx.environ)
+    result = lich_process.run_open(argv, call.cwd, ctx.environ)
     ctx.log.set(open=result.kind, open_exit=result.code)
     if result.stderr_line:
         ctx.log.set(open_stderr=result.stderr_line)
@@ -109,7 +111,7 @@ def _task_stop(ctx: Context, data: dict[str, object]) -> Outcome:
 def _stop(
     ctx: Context, worker: dict[str, object], task_id: str, lich_bin: str, card: str
 ) -> Outcome:
-    from lich_hooks.jobs.agent_cards import lich_cli, record, verdict
+    from lich_hooks.jobs.agent_cards import lich_process, record, verdict
     from lich_hooks.jobs.agent_cards.text import text
 
     lang = ctx.env.lang
@@ -124,7 +126,7 @@ def _stop(
     else:
         # `control` exits 2 when lich took the request.
         args, taken = ["control", task_id, "abort"], (0, 2)
-    ran = lich_cli.run_lich(lich_bin, args, ctx.environ, lich_cli.CONTROL_SECONDS)
+    ran = lich_process.run_lich(lich_bin, args, ctx.environ, lich_process.CONTROL_SECONDS)
     ctx.log.set(stop=args[0], stop_exit=ran.code)
     if ran.code in taken:
         record.remove(ctx.environ, card, task_id)
@@ -133,8 +135,8 @@ def _stop(
         return Outcome(f"deny:stopped-{args[0]}", stdout=verdict.deny(reason))
     why = (
         ran.error
-        or lich_cli.last_line(ran.stderr)
-        or lich_cli.last_line(ran.stdout)
+        or lich_process.last_line(ran.stderr)
+        or lich_process.last_line(ran.stdout)
         or text(lang, "stop_refused_detail", code=ran.code)
     )
     reason = text(lang, "stop_refused", id=task_id, description=description, reason=why)
