@@ -25,6 +25,8 @@ from lich_hooks.commands.style import paint
 from lich_hooks.lichenv import LichEnv, parse_port
 from lich_hooks.runlog import RunLog
 from lich_hooks.settings import discovery, ours
+from lich_hooks.settings.harnesses import HARNESSES
+from lich_hooks.standin import PROBE_HEADER
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -148,9 +150,12 @@ def _probe(port: int, token: str) -> int:
                 "Content-Type": "application/json",
                 "X-Lich-Plugin": PLUGIN_RELEASE,
                 "User-Agent": f"lich-hooks/{__version__} doctor",
+                PROBE_HEADER: "doctor",  # so `lich-hook listen` shows a probe, not a bad report
             },
         )
-        return connection.getresponse().status
+        response = connection.getresponse()
+        response.read()  # closing with its answer unread would reset the listener's socket
+        return response.status
     except http.client.HTTPException as error:
         raise OSError(f"not an HTTP answer ({type(error).__name__})") from None
     finally:
@@ -261,15 +266,41 @@ def judge_command(command: str, executable: str | None, environ: Mapping[str, st
     )
 
 
+def _registration_check(
+    found: discovery.Found, executable: str | None, environ: Mapping[str, str]
+) -> Check:
+    """One file's verdict: do its commands run an existing lich-hook, will the harness run them?"""
+    harness = found.harness
+    verdicts = [judge_command(command, executable, environ) for command in found.commands]
+    statuses = [v.status for v in verdicts] + [FAIL for _ in found.blockers]
+    lines = [f"{v.name}: {v.summary}" for v in verdicts]
+    lines += list(found.notes) + [blocker.summary for blocker in found.blockers]
+    fixes = [b.fix for b in found.blockers] + [v.fix for v in verdicts if v.fix]
+    fix = fixes[0].replace("<harness>", harness.key) if fixes else None
+    count = len(found.commands)
+    owner = f" ({found.owner})" if found.owner else ""
+    return Check(
+        f"{harness.title} {found.label}",
+        _worst(statuses),
+        f"{found.path}{owner}: {count} lich-hook entr{'y' if count == 1 else 'ies'}",
+        fix,
+        commands=lines,
+    )
+
+
 def check_registrations(
     environ: Mapping[str, str], project: str, executable: str | None
 ) -> list[Check]:
+    """A row per file that holds our entries; a failure unless some registration will run.
+
+    A registration the harness will not run (a disabled plugin, an untrusted
+    Codex hook) is a failure while its harness has no other working one, and
+    a warning beside one that works.
+    """
     checks: list[Check] = []
-    per_harness: dict[str, dict[str, str]] = {}  # title -> source -> a path
-    keys: dict[str, str] = {}
-    working = 0
+    rows: list[tuple[discovery.Found, Check]] = []
     for found in discovery.discover(environ, project):
-        key, title, label, path = found.harness.key, found.harness.title, found.label, found.path
+        title, label, path = found.harness.title, found.label, found.path
         if found.error is not None:
             if not found.plugin:
                 checks.append(
@@ -282,7 +313,11 @@ def check_registrations(
                 )
             continue
         document = found.document
-        if key == "claude" and isinstance(document, dict) and document.get("disableAllHooks"):
+        if (
+            found.harness.key == "claude"
+            and isinstance(document, dict)
+            and document.get("disableAllHooks")
+        ):
             checks.append(
                 Check(
                     f"{title} {label}",
@@ -291,44 +326,33 @@ def check_registrations(
                     f'remove "disableAllHooks" from {path}',
                 )
             )
-        if not found.commands:
-            continue
-        # Copies of one plugin (marketplace clone, cache) are one registration.
-        source = "plugin" if found.plugin else os.path.realpath(path)
-        per_harness.setdefault(title, {}).setdefault(source, path)
-        keys[title] = key
-        verdicts = [judge_command(command, executable, environ) for command in found.commands]
-        worst = _worst([v.status for v in verdicts])
-        if worst != FAIL:
-            working += 1
-        lines = [f"{v.name}: {v.summary}" for v in verdicts]
-        fix = next((v.fix for v in verdicts if v.fix), None)
-        if fix:
-            fix = fix.replace("<harness>", key)
-        count = len(found.commands)
-        checks.append(
-            Check(
-                f"{title} {label}",
-                worst,
-                f"{path}: {count} lich-hook entr{'y' if count == 1 else 'ies'}",
-                fix,
-                commands=lines,
-            )
-        )
-    for title, sources in per_harness.items():
+        if found.commands:
+            check = _registration_check(found, executable, environ)
+            rows.append((found, check))
+            checks.append(check)
+    working = {found.harness.key for found, check in rows if check.status != FAIL}
+    per_harness: dict[str, dict[str, str]] = {}  # harness -> source -> a path
+    for found, check in rows:
+        if found.blockers and found.harness.key in working:
+            check.status = WARN  # another registration of this harness works
+        if found.runs:
+            # Copies of one plugin are one registration; the project may be the home.
+            source = found.owner or os.path.realpath(found.path)
+            per_harness.setdefault(found.harness.key, {}).setdefault(source, found.path)
+    for key, sources in per_harness.items():
         paths = list(sources.values())
         if len(paths) > 1:
             checks.append(
                 Check(
-                    f"{title} duplicates",
+                    f"{HARNESSES[key].title} duplicates",
                     WARN,
                     f"registered in {len(paths)} places: each event runs lich-hook "
                     f"{len(paths)} times",
-                    f"keep one: `lich-hook uninstall {keys[title]} --scope …` or remove the plugin",
+                    f"keep one: `lich-hook uninstall {key} --scope …` or remove the plugin",
                     files=paths,
                 )
             )
-    if working == 0:
+    if not working:
         checks.append(
             Check(
                 "registrations",

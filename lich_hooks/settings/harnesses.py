@@ -103,7 +103,9 @@ class Harness:
     also_reads: Callable[[Mapping[str, str], str], list[tuple[str, str]]] = field(
         default=_nothing_more
     )  # (label, path) of settings files it reads beside the one per scope
-    plugins: Callable[[Mapping[str, str]], str] | None = None  # its plugin folder
+    # A folder of plugin clones to scan, for a harness whose plugin state we cannot
+    # read (Claude Code's and Codex's are read from their own records: discovery.py).
+    plugins: Callable[[Mapping[str, str]], str] | None = None
 
     def path(self, scope: str, environ: Mapping[str, str], project: str) -> str:
         """The settings file `install --scope <scope>` edits."""
@@ -125,7 +127,6 @@ HARNESSES: dict[str, Harness] = {
             registration=lambda: {"hooks": registrations.claude_hooks()},
             locate=_claude_path,
             also_reads=_claude_also,
-            plugins=lambda environ: os.path.join(claude_config_dir(environ), "plugins"),
         ),
         Harness(
             key="codex",
@@ -133,7 +134,6 @@ HARNESSES: dict[str, Harness] = {
             shipped_file="codex-hooks.json",
             registration=lambda: {"hooks": registrations.codex_hooks()},
             locate=_codex_path,
-            plugins=lambda environ: os.path.join(codex_home(environ), "plugins"),
         ),
         Harness(
             key="crush",
