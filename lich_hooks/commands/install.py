@@ -163,8 +163,9 @@ def next_steps(harness: Harness, scope: str, executable: str) -> list[str]:
         ]
     if harness.key == "codex":
         steps = [
-            "Next: Codex runs new or changed hooks only once you trust them: "
-            "start codex and run /hooks to review and trust them.",
+            "Next: Codex runs new or changed hooks only once you trust them: start codex and "
+            'choose "Trust all and continue" when it shows "Hooks need review" (or run /hooks).',
+            "Until then Codex skips them without a word; `lich-hook doctor` tells you which.",
         ]
         if scope == "project":
             steps.append("Project hooks load only when Codex trusts this project's .codex folder.")

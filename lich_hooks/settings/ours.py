@@ -65,7 +65,7 @@ def this_executable() -> str:
             return candidate
     raise Refused(
         "cannot find this installation's lich-hook script next to "
-        f"{sys.executable}; reinstall lich-hooks (pipx install lich-hooks)"
+        f"{sys.executable}; reinstall lich-hooks (pipx install <path or git URL of lich-hooks>)"
     )
 
 
