@@ -18,6 +18,7 @@ report arriving proves the formula is the one Codex checks.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -156,8 +157,12 @@ def claude_reports(
     assert REPLY_TEXT in ran.stdout
     assert len(model_api.model_calls()) > calls  # the turn happened either way
     log = debug.read_text() if debug.exists() else ""
-    ran_hook = "lich-hook SessionStart claude] finished with status 0" in log
-    return reported(lich, before, ran_hook)
+    # e.g. `Hooks: SessionStart:startup [lich-hook SessionStart claude] (plugin …) finished with
+    # status 0`, or with the absolute path `install` writes
+    ran_hook = re.search(
+        r"Hooks: SessionStart\S* \[\S*lich-hook SessionStart claude\].* finished", log
+    )
+    return reported(lich, before, ran_hook is not None)
 
 
 def test_claude_plugin_route_and_doctor_agree(
