@@ -1,10 +1,12 @@
-"""`lich-hook doctor [--json]`: what a user checks when "nothing reports" (SPEC §8).
+"""`lich-hook doctor [--json]`: what a user checks when "nothing reports" (docs/troubleshooting.md).
 
 Each check gives a one-line verdict and, when it fails, what to do. The exit
 code is 0 only when everything reporting needs is in place: the lich
 variables, a listener that takes our token, and at least one harness
-registration that runs an existing lich-hook. Warnings (a duplicate
-registration, a state directory we cannot write) do not change it.
+registration that the harness will really run (installed, enabled, trusted:
+settings/discovery.py) and that runs an existing lich-hook. Warnings (a
+duplicate registration, a state directory we cannot write) do not change it.
+Each check is a function; `collect` lists them, so a new one is one more line.
 
 Nothing here prints the token: it is shown as its length, and every check is
 scrubbed of it (as runlog.py scrubs the log) before it is encoded, in case
