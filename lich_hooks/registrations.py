@@ -86,6 +86,7 @@ def files() -> dict[str, object]:
         ".claude-plugin/plugin.json": plugin,
         ".claude-plugin/marketplace.json": {
             "name": "lich-hooks",
+            "description": DESCRIPTION,  # `claude plugin validate --strict` requires one
             "owner": {"name": "lich-hooks"},
             "plugins": [{"name": "lich-hooks", "source": "./", "description": DESCRIPTION}],
         },

@@ -16,8 +16,10 @@ import sys
 import tempfile
 import time
 
-from lich_hooks import registrations, settings_files
+from lich_hooks import registrations
 from lich_hooks.commands.exit_codes import ExitCode
+from lich_hooks.settings.harnesses import HARNESSES
+from lich_hooks.settings.ours import our_commands
 from lich_hooks.standin.server import Received, StandIn
 
 TYPE_CHECKING = False
@@ -210,20 +212,11 @@ def scenarios(cwd: str) -> list[Scenario]:
     ]
 
 
-HARNESS_FILES = {
-    "claude": ("Claude Code", "hooks/hooks.json"),
-    "codex": ("Codex", "codex-hooks.json"),
-    "crush": ("Crush", "crush-hooks.json"),
-    "antigravity": ("Antigravity", "hooks.json"),
-}
-
-
 def registered_commands() -> dict[str, set[str]]:
     """Every command string each shipped registration file runs."""
     files = registrations.files()
     return {
-        harness: set(settings_files.our_commands(files[path]))
-        for harness, (_, path) in HARNESS_FILES.items()
+        key: set(our_commands(files[harness.shipped_file])) for key, harness in HARNESSES.items()
     }
 
 
@@ -283,7 +276,8 @@ def run(environment: Environment, extra: list[Scenario] | None = None) -> ExitCo
         runs = 0
         current = None
         for scenario in scenarios(tmp) + (extra or []):
-            name, path = HARNESS_FILES[scenario.harness]
+            harness = HARNESSES[scenario.harness]
+            name, path = harness.title, harness.shipped_file
             if scenario.harness != current:
                 current = scenario.harness
                 out("")

@@ -1,10 +1,12 @@
-"""`lich-hook doctor [--json]`: what a user checks when "nothing reports" (SPEC §8).
+"""`lich-hook doctor [--json]`: what a user checks when "nothing reports" (docs/troubleshooting.md).
 
 Each check gives a one-line verdict and, when it fails, what to do. The exit
 code is 0 only when everything reporting needs is in place: the lich
 variables, a listener that takes our token, and at least one harness
-registration that runs an existing lich-hook. Warnings (a duplicate
-registration, a state directory we cannot write) do not change it.
+registration that the harness will really run (installed, enabled, trusted:
+settings/discovery.py) and that runs an existing lich-hook. Warnings (a
+duplicate registration, a state directory we cannot write) do not change it.
+Each check is a function; `collect` lists them, so a new one is one more line.
 
 Nothing here prints the token: it is shown as its length, and every check is
 scrubbed of it (as runlog.py scrubs the log) before it is encoded, in case
@@ -20,12 +22,14 @@ import socket
 import subprocess
 import sys
 
-from lich_hooks import PLUGIN_RELEASE, __version__, interactive, settings_files, state
-from lich_hooks.commands import jsontext
+from lich_hooks import PLUGIN_RELEASE, __version__, interactive, state
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
 from lich_hooks.lichenv import LichEnv, parse_port
 from lich_hooks.runlog import RunLog
+from lich_hooks.settings import discovery, ours
+from lich_hooks.settings.harnesses import HARNESSES
+from lich_hooks.standin import PROBE_HEADER
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,8 +40,6 @@ if TYPE_CHECKING:
 OK, WARN, FAIL, INFO, SKIP = "ok", "warn", "fail", "info", "skip"
 CONNECT_TIMEOUT = 1.0
 VERSION_TIMEOUT = 5.0
-PLUGIN_SCAN_DEPTH = 7
-PLUGIN_FILE_NAMES = ("hooks.json", "codex-hooks.json", "crush-hooks.json")
 
 
 class Check:
@@ -153,9 +155,12 @@ def _probe(port: int, token: str) -> int:
                 "Content-Type": "application/json",
                 "X-Lich-Plugin": PLUGIN_RELEASE,
                 "User-Agent": f"lich-hooks/{__version__} doctor",
+                PROBE_HEADER: "doctor",  # so `lich-hook listen` shows a probe, not a bad report
             },
         )
-        return connection.getresponse().status
+        response = connection.getresponse()
+        response.read()  # closing with its answer unread would reset the listener's socket
+        return response.status
     except http.client.HTTPException as error:
         raise OSError(f"not an HTTP answer ({type(error).__name__})") from None
     finally:
@@ -241,7 +246,7 @@ def _same_file(a: str, b: str) -> bool:
 
 def judge_command(command: str, executable: str | None, environ: Mapping[str, str]) -> Check:
     """Does this registered command run an existing lich-hook, and is it this one?"""
-    argv = settings_files.split(command)
+    argv = ours.split(command)
     program, what = argv[0], " ".join(argv[1:])
     if os.path.isabs(program):
         target: str | None = program
@@ -266,133 +271,58 @@ def judge_command(command: str, executable: str | None, environ: Mapping[str, st
     )
 
 
-def _settings_locations(environ: Mapping[str, str], project: str) -> list[tuple[str, str, str]]:
-    """(harness, label, path) for every settings file a harness reads hooks from."""
-    found = []
-    for key, harness in settings_files.HARNESSES.items():
-        for scope in settings_files.SCOPES:
-            found.append((key, f"{scope} settings", harness.path(scope, environ, project)))
-        if key == "claude":
-            local = os.path.join(project, ".claude", "settings.local.json")
-            found.append((key, "project local settings", local))
-        if key == "crush":  # Crush loads both; install edits only the first that exists
-            for name in (".crush.json", "crush.json"):
-                found.append((key, "project settings", os.path.join(project, name)))
-    return found
+def _registration_check(
+    found: discovery.Found, executable: str | None, environ: Mapping[str, str]
+) -> Check:
+    """One file's verdict: do its commands run an existing lich-hook, will the harness run them?"""
+    harness = found.harness
+    verdicts = [judge_command(command, executable, environ) for command in found.commands]
+    statuses = [v.status for v in verdicts] + [FAIL for _ in found.blockers]
+    lines = [f"{v.name}: {v.summary}" for v in verdicts]
+    lines += list(found.notes) + [blocker.summary for blocker in found.blockers]
+    fixes = [b.fix for b in found.blockers] + [v.fix for v in verdicts if v.fix]
+    fix = fixes[0].replace("<harness>", harness.key) if fixes else None
+    count = len(found.commands)
+    owner = f" ({found.owner})" if found.owner else ""
+    return Check(
+        f"{harness.title} {found.label}",
+        _worst(statuses),
+        f"{found.path}{owner}: {count} lich-hook entr{'y' if count == 1 else 'ies'}",
+        fix,
+        commands=lines,
+    )
 
 
-def _plugin_roots(environ: Mapping[str, str]) -> list[tuple[str, str]]:
-    home = settings_files.home(environ)
-    claude = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
-    codex = environ.get("CODEX_HOME") or os.path.join(home, ".codex")
-    return [
-        ("claude", os.path.join(claude, "plugins")),
-        ("codex", os.path.join(codex, "plugins")),
-        ("antigravity", os.path.join(home, ".gemini", "antigravity-cli", "plugins")),
-    ]
+def check_registrations(
+    environ: Mapping[str, str], project: str, executable: str | None
+) -> list[Check]:
+    """A row per file that holds our entries; a failure unless some registration will run.
 
-
-def _plugin_files(root: str) -> list[str]:
-    found = []
-    base_depth = root.rstrip(os.sep).count(os.sep)
-    for directory, subdirs, files in os.walk(root):
-        if directory.count(os.sep) - base_depth >= PLUGIN_SCAN_DEPTH:
-            subdirs[:] = []
-        subdirs[:] = [d for d in subdirs if d not in (".git", "node_modules")]
-        for name in files:
-            if name in PLUGIN_FILE_NAMES:
-                found.append(os.path.join(directory, name))
-    return sorted(found)
-
-
-def _read_document(path: str, jsonc: bool) -> object:
-    """A JSON(C) file's value; a JsonTextError saying why it could not be read."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(1 << 20)
-        parsed = jsontext.parse(data.decode("utf-8"), jsonc=jsonc)
-    except (OSError, UnicodeDecodeError) as error:
-        raise jsontext.JsonTextError(str(error)) from None
-    return parsed.root.value if parsed.root else None
-
-
-def _ours(document: object, harness_key: str, plugin: bool) -> list[str]:
-    """Our commands in one of this harness's settings or plugin files.
-
-    A plugin folder is a clone of this repository, holding every harness's
-    registration file: only the commands for this harness's provider in it are
-    this harness's registration.
+    A registration the harness will not run (a disabled plugin, an untrusted
+    Codex hook) is a failure while its harness has no other working one, and
+    a warning beside one that works.
     """
-    found = settings_files.our_commands(document)
-    if not plugin:
-        return found
-    return [command for command in found if settings_files.provider(command) == harness_key]
-
-
-def registered_in(
-    harness_key: str, environ: Mapping[str, str], project: str, jsonc_plugins: bool = True
-) -> list[str]:
-    """Every settings or plugin file of this harness that runs one of our commands."""
-    harness = settings_files.HARNESSES[harness_key]
-    places = [
-        (path, False)
-        for key, _, path in _settings_locations(environ, project)
-        if key == harness_key
-    ]
-    for key, root in _plugin_roots(environ):
-        if key == harness_key and os.path.isdir(root):
-            places.extend((path, True) for path in _plugin_files(root))
-    found: list[str] = []
-    seen: set[str] = set()
-    for place, plugin in places:
-        path = os.path.realpath(place)
-        if path in seen or not os.path.isfile(path):
-            continue
-        seen.add(path)
-        try:
-            document = _read_document(path, jsonc=harness.jsonc or jsonc_plugins)
-        except jsontext.JsonTextError:
-            continue
-        if _ours(document, harness_key, plugin):
-            found.append(path)
-    return found
-
-
-def check_registrations(environ: Mapping[str, str], project: str) -> list[Check]:
-    try:
-        executable: str | None = settings_files.this_executable()
-    except settings_files.Refused:
-        executable = None
     checks: list[Check] = []
-    per_harness: dict[str, dict[str, str]] = {}  # title -> source -> a path
-    keys: dict[str, str] = {}
-    working = 0
-    places: list[tuple[str, str, str]] = list(_settings_locations(environ, project))
-    for key, root in _plugin_roots(environ):
-        if os.path.isdir(root):
-            places.extend((key, "plugin", path) for path in _plugin_files(root))
-    seen: set[str] = set()
-    for key, label, path in places:
-        real = os.path.realpath(path)
-        if real in seen or not os.path.isfile(path):
-            continue  # the project may be the home: one file, counted once
-        seen.add(real)
-        harness = settings_files.HARNESSES[key]
-        title = harness.title
-        try:
-            document = _read_document(path, jsonc=harness.jsonc or label == "plugin")
-        except jsontext.JsonTextError as error:
-            if label != "plugin":
+    rows: list[tuple[discovery.Found, Check]] = []
+    for found in discovery.discover(environ, project):
+        title, label, path = found.harness.title, found.label, found.path
+        if found.error is not None:
+            if not found.plugin:
                 checks.append(
                     Check(
                         f"{title} {label}",
                         FAIL,
-                        f"{path} does not parse: {error}",
+                        f"{path} does not parse: {found.error}",
                         f"{title} may ignore this whole file: fix it",
                     )
                 )
             continue
-        if key == "claude" and isinstance(document, dict) and document.get("disableAllHooks"):
+        document = found.document
+        if (
+            found.harness.key == "claude"
+            and isinstance(document, dict)
+            and document.get("disableAllHooks")
+        ):
             checks.append(
                 Check(
                     f"{title} {label}",
@@ -401,44 +331,33 @@ def check_registrations(environ: Mapping[str, str], project: str) -> list[Check]
                     f'remove "disableAllHooks" from {path}',
                 )
             )
-        found = _ours(document, key, label == "plugin")
-        if not found:
-            continue
-        # Copies of one plugin (marketplace clone, cache) are one registration.
-        source = "plugin" if label == "plugin" else real
-        per_harness.setdefault(title, {}).setdefault(source, path)
-        keys[title] = key
-        verdicts = [judge_command(command, executable, environ) for command in found]
-        worst = _worst([v.status for v in verdicts])
-        if worst != FAIL:
-            working += 1
-        lines = [f"{v.name}: {v.summary}" for v in verdicts]
-        fix = next((v.fix for v in verdicts if v.fix), None)
-        if fix:
-            fix = fix.replace("<harness>", key)
-        checks.append(
-            Check(
-                f"{title} {label}",
-                worst,
-                f"{path}: {len(found)} lich-hook entr{'y' if len(found) == 1 else 'ies'}",
-                fix,
-                commands=lines,
-            )
-        )
-    for title, sources in per_harness.items():
+        if found.commands:
+            check = _registration_check(found, executable, environ)
+            rows.append((found, check))
+            checks.append(check)
+    working = {found.harness.key for found, check in rows if check.status != FAIL}
+    per_harness: dict[str, dict[str, str]] = {}  # harness -> source -> a path
+    for found, check in rows:
+        if found.blockers and found.harness.key in working:
+            check.status = WARN  # another registration of this harness works
+        if found.runs:
+            # Copies of one plugin are one registration; the project may be the home.
+            source = found.owner or os.path.realpath(found.path)
+            per_harness.setdefault(found.harness.key, {}).setdefault(source, found.path)
+    for key, sources in per_harness.items():
         paths = list(sources.values())
         if len(paths) > 1:
             checks.append(
                 Check(
-                    f"{title} duplicates",
+                    f"{HARNESSES[key].title} duplicates",
                     WARN,
                     f"registered in {len(paths)} places: each event runs lich-hook "
                     f"{len(paths)} times",
-                    f"keep one: `lich-hook uninstall {keys[title]} --scope …` or remove the plugin",
+                    f"keep one: `lich-hook uninstall {key} --scope …` or remove the plugin",
                     files=paths,
                 )
             )
-    if working == 0:
+    if not working:
         checks.append(
             Check(
                 "registrations",
@@ -528,16 +447,17 @@ def _worst(statuses: list[str]) -> str:
 
 
 def collect(environ: Mapping[str, str], project: str) -> list[Check]:
+    """Every check, in the order shown. A new check is one function and one line here."""
     try:
-        executable: str | None = settings_files.this_executable()
-    except settings_files.Refused:
+        executable: str | None = ours.this_executable()
+    except ours.Refused:
         executable = None
     return [
         check_install(executable),
         *check_variables(environ),
         *check_listener(environ),
         *check_bin(environ),
-        *check_registrations(environ, project),
+        *check_registrations(environ, project, executable),
         check_state_dir(environ),
         check_interactive(environ),
         check_debug(environ),

@@ -33,7 +33,7 @@ class Environment:
     colour: bool
     stderr_colour: bool
     # the interpreter running lich-hook: its bin directory holds this installation's
-    # console script (settings_files.this_executable) and is what demo puts on PATH
+    # console script (settings.ours.this_executable) and is what demo puts on PATH
     executable: str
 
     @classmethod

@@ -4,10 +4,10 @@ Merges our registration into the harness's own settings file so that its
 entries run this installation by absolute path, and takes them out again.
 The contract with the user's file:
 
-- entries are ours by their command (settings_files.py); an upgrade replaces
+- entries are ours by their command (settings/ours.py); an upgrade replaces
   ours in place, a re-run writes nothing;
 - everyone else's entries, events and keys keep their meaning, and their bytes
-  wherever our edit does not pass through them (commands/jsontext.py);
+  wherever our edit does not pass through them (settings/jsontext.py);
 - a file that does not parse, or has a shape we do not understand, is refused
   and left untouched;
 - before a write the old file is copied next to it (`<name>.lich-hook.bak`), and
@@ -21,11 +21,12 @@ import difflib
 import json
 import os
 
-from lich_hooks import settings_files, state
-from lich_hooks.commands import jsontext
+from lich_hooks import state
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
-from lich_hooks.settings_files import HARNESSES, Harness, Refused
+from lich_hooks.settings import discovery, jsontext, ours
+from lich_hooks.settings.harnesses import HARNESSES, Harness
+from lich_hooks.settings.ours import Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -103,11 +104,11 @@ def plan(
                 "Fix the file (or move it aside) and run this again."
             ) from None
         document = parsed.root.value if parsed.root is not None else None
-    had_ours = bool(settings_files.our_commands(document))
+    had_ours = bool(ours.our_commands(document))
     if executable is None and not had_ours:
         return Plan(harness, scope, path, old_text, old_text or "", False)
     try:
-        new_document = settings_files.merge(harness, document, executable)
+        new_document = ours.merge(harness, document, executable)
     except Refused as error:
         raise Refused(f"{path}: {error}; nothing was changed") from None
     if parsed is not None and parsed.root is not None:
@@ -149,7 +150,7 @@ def apply(plan: Plan) -> str | None:
 
 
 def next_steps(harness: Harness, scope: str, executable: str) -> list[str]:
-    exe = settings_files.quote(executable)
+    exe = ours.quote(executable)
     if harness.key == "claude":
         # json.dumps: the lines are pasted into settings.json, and a quoted path has quotes.
         status = json.dumps(
@@ -164,8 +165,9 @@ def next_steps(harness: Harness, scope: str, executable: str) -> list[str]:
         ]
     if harness.key == "codex":
         steps = [
-            "Next: Codex runs new or changed hooks only once you trust them: "
-            "start codex and run /hooks to review and trust them.",
+            "Next: Codex runs new or changed hooks only once you trust them: start codex and "
+            'choose "Trust all and continue" when it shows "Hooks need review" (or run /hooks).',
+            "Until then Codex skips them without a word; `lich-hook doctor` tells you which.",
         ]
         if scope == "project":
             steps.append("Project hooks load only when Codex trusts this project's .codex folder.")
@@ -195,7 +197,7 @@ def run(
     )
     verb = "uninstall" if uninstall else "install"
     try:
-        executable = None if uninstall else settings_files.this_executable()
+        executable = None if uninstall else ours.this_executable()
         result = plan(harness, scope, executable, env, where)
     except Refused as error:
         _error(environment, f"lich-hook: {verb} refused: {error}")
@@ -222,7 +224,7 @@ def run(
         action = "Updated" if result.had_ours else "Installed"
         out(paint(f"{action} lich-hook for {label}: {result.path}", "green", color))
         assert executable is not None
-        for command in dict.fromkeys(settings_files.our_commands(_document(result))):
+        for command in dict.fromkeys(ours.our_commands(_document(result))):
             out(f"  runs: {command}")
     if backup:
         out(f"  backup of the previous file: {backup}")
@@ -248,9 +250,7 @@ def _warn_duplicates(
     color: bool,
 ) -> None:
     """Two registrations run every event twice (two reports, two agent cards): say so."""
-    from lich_hooks.commands.doctor import registered_in
-
-    for other in registered_in(harness.key, environ, project):
+    for other in discovery.registered_in(harness.key, environ, project):
         if other != path:
             out(
                 paint(

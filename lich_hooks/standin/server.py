@@ -3,15 +3,23 @@
 It checks the token (401), the endpoint (404), the body against the contracts
 (400 with lich's reason), and answers 204 to what lich would take. Every
 request is kept, taken or not, so callers can show or assert on it.
+
+`lich-hook doctor` probes the listener with a deliberately invalid body and a
+`X-Lich-Hook-Probe: doctor` header: it gets lich's usual answer (400, or 401
+for a bad token), and `listen` shows it as a probe, not as a broken report.
+A client that hangs up mid-request is that client's business: no traceback.
 """
 
 from __future__ import annotations
 
 import secrets
+import socket
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+from lich_hooks.standin import PROBE_HEADER
 from lich_hooks.standin.contracts import MAX_BODY, validate
 
 TYPE_CHECKING = False
@@ -44,9 +52,29 @@ class Received:
         self.accepted = accepted
         self.reason = reason
 
+    @property
+    def probe(self) -> str | None:
+        """Who probed (`doctor`), when this request is a probe rather than a report."""
+        return self.headers.get(PROBE_HEADER.lower()) or None
+
     def summary(self) -> str:
+        if self.probe is not None:
+            verdict = "refused the token" if self.status == 401 else "token accepted"
+            return f"probe from {self.probe} on /{self.endpoint}: {verdict} (not a report)"
         what = self.accepted if self.accepted is not None else self.reason
         return f"POST /{self.endpoint} -> {self.status} {what}"
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
+    ) -> None:
+        """A client that hangs up (reset, broken pipe) is not our error: stay quiet."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class StandIn:
@@ -62,8 +90,7 @@ class StandIn:
         self.received: list[Received] = []
         self._changed = threading.Condition()
         self._on_request = on_request
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", port), self._handler())
         self.port: int = self._server.server_address[1]
         # A short poll interval: close() (every test, every demo) waits one interval.
         self._thread = threading.Thread(

@@ -9,9 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import registrations
 from lich_hooks.standin.server import StandIn
 from tests.operator.conftest import Scratch
+from tests.operator.harness_state import (
+    CODEX_PLUGIN_KEY,
+    claude_plugin,
+    codex_plugin,
+    codex_trust,
+    codex_trust_hash,
+)
 
 FAKE_LICH = """#!/bin/sh
 case "$1" in
@@ -158,13 +164,12 @@ def test_registrations_that_cannot_run_are_failures(
 def test_plugin_files_bare_commands_and_duplicates(
     scratch: Scratch, in_lich: dict[str, str]
 ) -> None:
-    plugin = scratch.home / ".claude" / "plugins" / "cache" / "lich-hooks" / "hooks" / "hooks.json"
-    plugin.parent.mkdir(parents=True)
-    plugin.write_text(registrations.render(registrations.files()["hooks/hooks.json"]))
+    claude_plugin(scratch)
     scratch.cli("install", "claude", "--scope", "project")
     report = json.loads(scratch.cli("doctor", "--json", env=in_lich).stdout)
     rows = checks(report)
     assert rows["Claude Code plugin"]["status"] == "ok"  # `lich-hook` on PATH is this one
+    assert "lich-hooks@lich-hooks, user scope" in str(rows["Claude Code plugin"]["summary"])
     assert rows["Claude Code project settings"]["status"] == "ok"
     assert rows["Claude Code duplicates"]["status"] == "warn"
     assert report["ok"] is True  # a warning is not a failure
@@ -207,10 +212,9 @@ def test_one_file_or_one_plugin_is_never_a_duplicate(
 ) -> None:
     # Run from the home itself: the user and project settings are the same file.
     assert scratch.cli("install", "claude", cwd=scratch.home).returncode == 0
-    for copy in ("marketplaces/lich-hooks", "cache/lich-hooks/0.1.0"):
-        plugin = scratch.home / ".claude" / "plugins" / copy / "hooks" / "hooks.json"
-        plugin.parent.mkdir(parents=True)
-        plugin.write_text(registrations.render(registrations.files()["hooks/hooks.json"]))
+    # One plugin installed at two scopes runs from one folder: one registration.
+    claude_plugin(scratch, scope="user")
+    claude_plugin(scratch, scope="local")
     report = json.loads(scratch.cli("doctor", "--json", env=in_lich, cwd=scratch.home).stdout)
     duplicates = checks(report)["Claude Code duplicates"]
     assert "registered in 2 places" in str(duplicates["summary"])  # settings + the plugin
@@ -251,17 +255,16 @@ def test_a_plugin_clone_counts_only_its_own_harness_registration(
     scratch: Scratch, in_lich: dict[str, str]
 ) -> None:
     """A plugin folder is a clone of this repository: it carries every harness's file."""
-    for harness, root in (
-        ("claude", scratch.home / ".claude" / "plugins" / "marketplaces" / "lich-hooks"),
-        ("codex", scratch.home / ".codex" / "plugins" / "lich-hooks"),
-    ):
-        registrations.write(str(root))
-        report = json.loads(scratch.cli("doctor", "--json", env=in_lich).stdout)
-        rows = report["checks"]
-        assert isinstance(rows, list)
-        title = {"claude": "Claude Code", "codex": "Codex"}[harness]
+    claude_plugin(scratch)
+    codex_plugin(scratch)
+    codex_trust(scratch, CODEX_PLUGIN_KEY, codex_trust_hash("lich-hook SessionStart codex"))
+    report = json.loads(scratch.cli("doctor", "--json", env=in_lich).stdout)
+    rows = report["checks"]
+    assert isinstance(rows, list)
+    for harness, title in (("claude", "Claude Code"), ("codex", "Codex")):
         plugin_rows = [row for row in rows if row["name"] == f"{title} plugin"]
         assert len(plugin_rows) == 1, plugin_rows
+        assert plugin_rows[0]["status"] == "ok", plugin_rows
         for line in plugin_rows[0]["details"]["commands"]:
             assert line.split(":")[0].split()[-1] == harness, line
     # install's duplicate note names the Claude Code plugin file, not its siblings.

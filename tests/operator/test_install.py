@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import settings_files
+from lich_hooks.settings import harnesses, ours
 from lich_hooks.standin.server import StandIn
 from tests.operator.conftest import Scratch
 from tests.support.runner import LICH_HOOK, run_command
@@ -37,11 +37,11 @@ def project_file(box: Scratch, harness: str) -> Path:
 
 
 def commands_in(document: object) -> list[str]:
-    return settings_files.our_commands(document)
+    return ours.our_commands(document)
 
 
 def expected(harness: str) -> object:
-    return settings_files.desired(settings_files.HARNESSES[harness], EXE)
+    return ours.desired(harnesses.HARNESSES[harness], EXE)
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
@@ -349,18 +349,16 @@ def test_installed_command_reports_to_lich(scratch: Scratch, harness: str) -> No
 
 
 def test_paths_with_spaces_are_quoted(scratch: Scratch) -> None:
-    assert settings_files.quote("/a b/lich-hook") == "'/a b/lich-hook'"
-    command = settings_files.with_executable(
-        {"command": "lich-hook SessionStart claude"}, "/a b/lich-hook"
-    )
+    assert ours.quote("/a b/lich-hook") == "'/a b/lich-hook'"
+    command = ours.with_executable({"command": "lich-hook SessionStart claude"}, "/a b/lich-hook")
     assert command == {"command": "'/a b/lich-hook' SessionStart claude"}
-    assert settings_files.is_ours(command)
-    assert not settings_files.is_ours({"command": "lich-hook-helper SessionStart"})
-    assert not settings_files.is_ours({"command": "echo lich-hook SessionStart"})
-    assert not settings_files.is_ours({"command": "lich-hook status-line"})
-    assert not settings_files.is_ours({"command": "lich-hook Stop claude && notify-send x"})
-    assert not settings_files.is_ours({"command": "lich-hook Stop claude 2>/dev/null"})
-    assert settings_files.is_ours({"command": "lich-hook session-start"})
+    assert ours.is_ours(command)
+    assert not ours.is_ours({"command": "lich-hook-helper SessionStart"})
+    assert not ours.is_ours({"command": "echo lich-hook SessionStart"})
+    assert not ours.is_ours({"command": "lich-hook status-line"})
+    assert not ours.is_ours({"command": "lich-hook Stop claude && notify-send x"})
+    assert not ours.is_ours({"command": "lich-hook Stop claude 2>/dev/null"})
+    assert ours.is_ours({"command": "lich-hook session-start"})
 
 
 def test_new_files_get_the_usual_mode(scratch: Scratch) -> None:
@@ -385,7 +383,7 @@ def test_the_status_line_snippet_is_json_for_a_path_with_quotes() -> None:
     from lich_hooks.commands import install
 
     exe = '/opt/it\'s "mine"/bin/lich-hook'
-    lines = install.next_steps(settings_files.HARNESSES["claude"], "user", exe)
+    lines = install.next_steps(harnesses.HARNESSES["claude"], "user", exe)
     snippet = next(line for line in lines if '"statusLine"' in line)
     status = json.loads("{" + snippet.strip() + "}")["statusLine"]
     assert shlex.split(status["command"]) == [exe, "status-line"]

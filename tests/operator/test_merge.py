@@ -7,8 +7,9 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lich_hooks import settings_files
-from lich_hooks.settings_files import HARNESSES, merge, our_commands
+from lich_hooks.settings import ours
+from lich_hooks.settings.harnesses import HARNESSES
+from lich_hooks.settings.ours import merge, our_commands
 
 EXE = "/opt/lich hooks/bin/lich-hook"  # a space: the command must quote it
 EVENTS = ["SessionStart", "Stop", "PreToolUse", "PostToolUse"]
@@ -57,7 +58,7 @@ def foreign(document: object) -> Counter[tuple[str, str, str]]:
     for event, groups in hooks.items():
         for entry in groups:
             for item in entry["hooks"]:
-                if not settings_files.is_ours(item):
+                if not ours.is_ours(item):
                     found[(event, str(entry.get("matcher")), repr(sorted(item.items())))] += 1
     return found
 
@@ -78,7 +79,7 @@ def pruned(document: dict[str, object]) -> dict[str, object]:
 def test_claude_install_upgrade_uninstall(document: dict[str, object]) -> None:
     harness = HARNESSES["claude"]
     installed = merge(harness, document, EXE)
-    want = settings_files.desired(harness, EXE)
+    want = ours.desired(harness, EXE)
     assert sorted(our_commands(installed)) == sorted(our_commands(want))
     assert all(c.startswith("'/opt/lich hooks/bin/lich-hook' ") for c in our_commands(installed))
     assert foreign(installed) == foreign(document)
@@ -123,10 +124,10 @@ crush_like = st.fixed_dictionaries(
 @settings(max_examples=200, deadline=None)
 def test_crush_flat_entries(document: dict[str, object]) -> None:
     harness = HARNESSES["crush"]
-    theirs = [e for e in document["hooks"]["PreToolUse"] if not settings_files.is_ours(e)]  # type: ignore[index]
+    theirs = [e for e in document["hooks"]["PreToolUse"] if not ours.is_ours(e)]  # type: ignore[index]
     installed = merge(harness, document, EXE)
     entries = installed["hooks"]["PreToolUse"]  # type: ignore[index]
-    assert [e for e in entries if not settings_files.is_ours(e)] == theirs
+    assert [e for e in entries if not ours.is_ours(e)] == theirs
     assert len(our_commands(installed)) == 1
     assert merge(harness, installed, EXE) == installed
     removed = merge(harness, installed, None)

@@ -102,6 +102,7 @@ def test_claude_code_plugin() -> None:
 
     market = _load(".claude-plugin/marketplace.json")
     assert KEBAB.match(str(market["name"]))
+    assert market["description"]  # `claude plugin validate --strict` fails without one
     owner = market["owner"]
     assert isinstance(owner, dict) and owner["name"]
     [entry] = market["plugins"]

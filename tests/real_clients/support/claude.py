@@ -29,8 +29,13 @@ from tests.support.runner import BIN_DIR, log_records, watch_log
 API_KEY = "sk-ant-api03-lich-hooks-offline-test-key-" + "x" * 40
 
 
-def seed_home(home: Path, project: Path, permission_mode: str | None = None) -> None:
-    """A HOME where `claude` starts straight into the project, with our hooks registered."""
+def seed_home(
+    home: Path, project: Path, permission_mode: str | None = None, hooks: bool = True
+) -> None:
+    """A HOME where `claude` starts straight into the project, with our hooks registered.
+
+    `hooks=False` registers nothing, for tests that register through a route of their own.
+    """
     (home / ".claude").mkdir(parents=True, exist_ok=True)
     state = {
         "hasCompletedOnboarding": True,
@@ -43,7 +48,7 @@ def seed_home(home: Path, project: Path, permission_mode: str | None = None) -> 
         },
     }
     (home / ".claude.json").write_text(json.dumps(state, indent=2))
-    settings: dict[str, Any] = {"hooks": claude_hooks()}
+    settings: dict[str, Any] = {"hooks": claude_hooks()} if hooks else {}
     if permission_mode is not None:
         settings["permissions"] = {"defaultMode": permission_mode}
     (home / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2))

@@ -22,7 +22,8 @@ from tests.support.runner import BIN_DIR, watch_log
 TRUST_FLAG = "--dangerously-bypass-hook-trust"
 
 
-def seed_codex_home(codex_home: Path, base_url: str) -> None:
+def seed_codex_home(codex_home: Path, base_url: str, hooks: bool = True) -> None:
+    """config.toml for the scripted model; `hooks=False` leaves registering to the test."""
     codex_home.mkdir(parents=True, exist_ok=True)
     (codex_home / "config.toml").write_text(
         f"""model = "scripted-model"
@@ -36,7 +37,8 @@ request_max_retries = 0
 stream_max_retries = 0
 """
     )
-    (codex_home / "hooks.json").write_text(json.dumps({"hooks": codex_hooks()}, indent=2))
+    if hooks:
+        (codex_home / "hooks.json").write_text(json.dumps({"hooks": codex_hooks()}, indent=2))
 
 
 def codex_env(tmp: Path, codex_home: Path, **extra: str) -> dict[str, str]:

@@ -7,8 +7,12 @@ spans, computes the new document as plain data, and then splices only the
 values that differ back into the original text. Everything we did not touch
 keeps its bytes. When an edit would delete a comment, it is refused instead.
 
-The result is always re-parsed and compared with the intended document: a
-splice that does not round-trip is a bug, and nothing is written.
+The result is always re-parsed and compared with the intended document. A
+splice that does not round-trip is a bug (the property tests pin that it does
+not happen), and it never yields a wrong file: a file with comments is refused
+(nothing is written), and a comment-free one is written as a clean dump of the
+intended document in the file's own indentation, since losing its layout is
+better than losing its meaning.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""Where each harness keeps its hook settings, what shape they have, and which
-entries in them are ours (SPEC §8, `install`, `uninstall`, `doctor`).
+"""Which entries in a harness's settings are ours, and the merge that puts ours in
+or takes them out (`install`, `uninstall`, `doctor`; docs/install.md).
 
-All locations come from one `environ` mapping and one project directory, so
-tests (and `doctor`) can point every harness at a scratch home. The merge is
-plain data in, plain data out: the text-preserving write lives in
-commands/jsontext.py, the file handling in commands/install.py.
+The merge is plain data in, plain data out: the text-preserving write lives in
+settings/jsontext.py, the file handling in commands/install.py.
 
 "Ours" is decided by the command, never by an extra key: Codex rejects unknown
 keys and Antigravity silently discards them. A handler is ours when its command
@@ -21,118 +19,21 @@ import re
 import shlex
 import sys
 
-from lich_hooks import registrations
+from lich_hooks.settings.jsontext import walk
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
+
+    from lich_hooks.settings.harnesses import Harness
 
 EXECUTABLE_NAMES = ("lich-hook", "lich-hook.exe")
 _WORD = re.compile(r"[A-Za-z][A-Za-z_-]*")
 ANTIGRAVITY_NAME = "lich"
-SCOPES = ("user", "project")
 
 
 class Refused(Exception):
     """The file's content is not a shape we can merge into safely: leave it alone."""
-
-
-class Harness:
-    """One harness: how it names itself, where its settings live, what we register."""
-
-    def __init__(
-        self,
-        key: str,
-        title: str,
-        jsonc: bool,
-        registration: Callable[[], dict[str, object]],
-        plugin_file: str,
-    ) -> None:
-        self.key = key
-        self.title = title
-        self.jsonc = jsonc  # accepts comments and trailing commas
-        self.registration = registration
-        self.plugin_file = plugin_file  # the shipped file in this repository
-
-    def path(self, scope: str, environ: Mapping[str, str], project: str) -> str:
-        return _PATHS[self.key](scope, environ, project)
-
-
-def home(environ: Mapping[str, str]) -> str:
-    return environ.get("HOME") or environ.get("USERPROFILE") or os.path.expanduser("~")
-
-
-def _claude_path(scope: str, environ: Mapping[str, str], project: str) -> str:
-    if scope == "project":
-        return os.path.join(project, ".claude", "settings.json")
-    base = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home(environ), ".claude")
-    return os.path.join(base, "settings.json")
-
-
-def _codex_path(scope: str, environ: Mapping[str, str], project: str) -> str:
-    if scope == "project":
-        return os.path.join(project, ".codex", "hooks.json")
-    base = environ.get("CODEX_HOME") or os.path.join(home(environ), ".codex")
-    return os.path.join(base, "hooks.json")
-
-
-def _crush_path(scope: str, environ: Mapping[str, str], project: str) -> str:
-    if scope == "project":
-        # Crush reads `.crush.json` before `crush.json`: edit the one in use.
-        for name in (".crush.json", "crush.json"):
-            candidate = os.path.join(project, name)
-            if os.path.exists(candidate):
-                return candidate
-        return os.path.join(project, "crush.json")
-    override = environ.get("CRUSH_GLOBAL_CONFIG")
-    if override:
-        return os.path.join(override, "crush.json")
-    if sys.platform == "win32" and environ.get("LOCALAPPDATA"):
-        return os.path.join(environ["LOCALAPPDATA"], "crush", "crush.json")
-    base = environ.get("XDG_CONFIG_HOME") or os.path.join(home(environ), ".config")
-    return os.path.join(base, "crush", "crush.json")
-
-
-def _antigravity_path(scope: str, environ: Mapping[str, str], project: str) -> str:
-    if scope == "project":
-        return os.path.join(project, ".agents", "hooks.json")
-    return os.path.join(home(environ), ".gemini", "config", "hooks.json")
-
-
-_PATHS: dict[str, Callable[[str, Mapping[str, str], str], str]] = {
-    "claude": _claude_path,
-    "codex": _codex_path,
-    "crush": _crush_path,
-    "antigravity": _antigravity_path,
-}
-
-HARNESSES = {
-    harness.key: harness
-    for harness in (
-        Harness(
-            "claude",
-            "Claude Code",
-            False,
-            lambda: {"hooks": registrations.claude_hooks()},
-            "hooks/hooks.json",
-        ),
-        Harness(
-            "codex",
-            "Codex",
-            False,
-            lambda: {"hooks": registrations.codex_hooks()},
-            "codex-hooks.json",
-        ),
-        Harness(
-            "crush",
-            "Crush",
-            True,
-            lambda: {"hooks": registrations.crush_hooks()},
-            "crush-hooks.json",
-        ),
-        Harness("antigravity", "Antigravity", False, registrations.antigravity_hooks, "hooks.json"),
-    )
-}
 
 
 # --- the executable and our commands ----------------------------------------------
@@ -164,7 +65,7 @@ def this_executable() -> str:
             return candidate
     raise Refused(
         "cannot find this installation's lich-hook script next to "
-        f"{sys.executable}; reinstall lich-hooks (pipx install lich-hooks)"
+        f"{sys.executable}; reinstall lich-hooks (pipx install <path or git URL of lich-hooks>)"
     )
 
 
@@ -351,8 +252,6 @@ def _merge_antigravity(document: dict[str, object], want: dict[str, object]) -> 
 
 def our_commands(document: object) -> list[str]:
     """Every command of ours anywhere in a settings document."""
-    from lich_hooks.commands.jsontext import walk
-
     found = []
     for value in walk(document):
         if isinstance(value, dict) and is_ours(value):
