@@ -74,10 +74,10 @@ def send(
     port_env: dict[str, str],
     args: str = "SessionStart claude",
     payload: dict[str, object] | None = None,
-    **extra: str,
+    extra: dict[str, str] | None = None,
 ) -> Sent:
     """Run one reporting hook against a listener; check the harness side, time the sender."""
-    env = base_env(tmp_path, **port_env, **extra)
+    env = base_env(tmp_path, **port_env, **(extra or {}))
     spawned = time.time()
     ran = run_hook(args, payload or {"session_id": SID}, env)
     stdout = b"{}" if "antigravity" in args else b""
@@ -215,7 +215,7 @@ def test_a_listener_that_never_reads_a_big_answer(tmp_path: Path) -> None:
             lich.env(),
             "Stop claude",
             {"session_id": SID, "last_assistant_message": "x" * 60_000, "background_tasks": []},
-            **WORKER,
+            WORKER,
         )
     assert sent.outcome == "deadline"
     assert 1900 <= sent.send_ms <= DEADLINE_WALL * 1000
@@ -262,7 +262,7 @@ def test_proxy_variables_never_see_the_report(
         proxies = {name: f"http://127.0.0.1:{proxy.port}" for name in variables}
         if no_proxy is not None:
             proxies.update(NO_PROXY=no_proxy, no_proxy=no_proxy)
-        sent = send(tmp_path, lich.env(), **proxies)
+        sent = send(tmp_path, lich.env(), extra=proxies)
         [request] = lich.wait(1)
         assert proxy.connections == 0 and proxy.requests == []
     assert sent.outcome == "taken" and request.status == 204

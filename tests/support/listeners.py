@@ -16,9 +16,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from types import TracebackType
+from typing import TypeVar
 
 # What a Scripted listener answers: a fresh iterable of pieces per connection.
 Script = Callable[[], Iterable[bytes]]
+L = TypeVar("L", bound="Listener")
 
 
 class Listener:
@@ -40,7 +42,7 @@ class Listener:
     def env(self, token: str = "tok", card: str = "card-1") -> dict[str, str]:
         return {"LICH_PORT": str(self.port), "LICH_TOKEN": token, "LICH_SESSION_ID": card}
 
-    def __enter__(self) -> Listener:
+    def __enter__(self: L) -> L:
         self._thread.start()
         return self
 
