@@ -251,7 +251,7 @@ def send_detached(
     try:
         if detached:
             _drop_harness_pipes()
-        _send_and_log(env, endpoint, body, log, on_taken)
+        _send_with_deadline(env, endpoint, body, log, on_taken)
     finally:
         if detached:
             os._exit(0)
@@ -270,7 +270,7 @@ def _drop_harness_pipes() -> None:
         os.close(null)
 
 
-def _send_and_log(
+def _send_with_deadline(
     env: LichEnv,
     endpoint: str,
     body: dict[str, object],
