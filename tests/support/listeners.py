@@ -140,8 +140,8 @@ class Silent(Listener):
 class Trickle(Listener):
     """Answers one byte at a time, slower than any read timeout notices.
 
-    Each byte arrives well inside the client's 1 s read timeout, so only an
-    absolute deadline stops the client from waiting for the whole response.
+    Each byte arrives well inside any per-read timeout a client might use, so
+    only an absolute deadline stops it from waiting for the whole response.
     """
 
     def __init__(self, interval: float = 0.2) -> None:
