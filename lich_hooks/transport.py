@@ -1,14 +1,22 @@
-"""Reports to lich's loopback listener (SPEC §2).
+"""Reports to lich's loopback listener (docs/architecture.md, docs/performance.md).
 
-The harness must not wait on lich. `send_detached` forks a sender that drops
-the harness's stdin/stdout/stderr at once, so the hook process can print its
-verdict and exit while the report is still in flight; the sender has an
-absolute deadline of DEADLINE seconds, after which it exits whatever the
-listener is doing (a listener that trickles bytes costs no more than a silent
-one). Where fork does not exist (Windows) the same send runs inline, still
-bounded by the deadline.
+The harness must not wait on lich, and lich should hold the report no later
+than it would from the shell reporter lich's own plugin ships (sh + jq + curl).
+So `send_detached` forks a sender that drops the harness's stdin/stdout/stderr
+at once, and that sender carries nothing it has to import first: the body comes
+from the C encoder behind the standard `json` module (already loaded with the
+C scanner that read the payload), and the request goes out on a plain loopback
+socket, one HTTP/1.1 POST written whole. Importing `requests` and `orjson`
+there cost about 130 ms before the first byte left (docs/performance.md has
+every option measured).
 
-Only the sender imports requests and orjson; the hook process never does.
+Every blocking step (connect, each send, each receive) waits at most what is
+left of one absolute deadline, DEADLINE seconds from the start of the send: a
+listener that trickles bytes, never reads, or answers with endless interim
+responses costs no more than a silent one. Proxies cannot apply (no proxy
+setting is ever read) and redirects are not followed (the status is the
+outcome). Where fork does not exist (Windows) the same send runs inline, under
+the same deadline.
 """
 
 from __future__ import annotations
@@ -26,18 +34,28 @@ if TYPE_CHECKING:
     from lich_hooks.runlog import RunLog
 
 HOST = "127.0.0.1"
-CONNECT_TIMEOUT = 1.0
-READ_TIMEOUT = 1.0
 DEADLINE = 2.0
+# lich answers with a status line and a few headers; a head longer than this
+# is not lich talking, and reading it would only spend the deadline.
+MAX_HEAD = 16 * 1024
+
+# What urllib.parse.quote(safe="") leaves as it is: RFC 3986's unreserved set.
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+
+
+def quote_token(token: str) -> str:
+    """`token` percent-encoded as `urllib.parse.quote(token, safe="")` does.
+
+    Written out because urllib.parse imports `re` and more (about 9 ms here),
+    all of it on the way to lich. surrogateescape: a token of bytes that are
+    not UTF-8 (os.environ holds them as surrogates) is sent byte for byte.
+    """
+    raw = token.encode("utf-8", "surrogateescape")
+    return "".join(chr(byte) if byte in _UNRESERVED else f"%{byte:02X}" for byte in raw)
 
 
 def url(port: int, token: str, endpoint: str) -> str:
-    from urllib.parse import quote
-
-    # surrogateescape: a token of bytes that are not UTF-8 is sent byte for byte
-    # (percent-encoded) instead of failing the send.
-    token_q = quote(token, safe="", errors="surrogateescape")
-    return f"http://{HOST}:{port}/{endpoint}?token={token_q}"
+    return f"http://{HOST}:{port}/{endpoint}?token={quote_token(token)}"
 
 
 def headers() -> dict[str, str]:
@@ -48,10 +66,83 @@ def headers() -> dict[str, str]:
     }
 
 
-def encode(body: dict[str, object]) -> bytes:
-    import orjson
+def _refuse(value: object) -> object:
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
-    return orjson.dumps(body)
+
+def encode(body: dict[str, object]) -> bytes:
+    """`body` as JSON bytes, identical to `orjson.dumps(body)` for our bodies.
+
+    The encoder is the C one `json.dumps` runs, configured the way orjson
+    writes: compact separators, non-ASCII as UTF-8, the same escapes (`\\"`,
+    `\\\\`, `\\b\\f\\n\\r\\t`, other controls as lower-case `\\u00XX`). Like
+    orjson it refuses a lone surrogate (it has no UTF-8 form): UnicodeEncodeError.
+    tests/spine/test_transport.py pins the bytes against orjson over any text.
+    """
+    try:
+        from _json import encode_basestring, make_encoder
+    except ImportError:  # an interpreter without the C accelerator: same bytes, slower
+        import json
+
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return text.encode("utf-8")
+    encoder = make_encoder(None, _refuse, encode_basestring, None, ":", ",", False, False, False)
+    return "".join(encoder(body, 0)).encode("utf-8")
+
+
+def request(port: int, token: str, endpoint: str, body: bytes) -> bytes:
+    """The whole POST, head and body, to be written in one go.
+
+    One write means one segment on loopback: nothing for Nagle's algorithm to
+    hold back while lich delays its ACK. Every value in the head is ours or
+    encoded (the token is percent-encoded, the port an int), so no header can
+    be injected. `Connection: close`: one request per connection, as lich expects.
+    """
+    lines = [f"POST /{endpoint}?token={quote_token(token)} HTTP/1.1", f"Host: {HOST}:{port}"]
+    lines += [f"{name}: {value}" for name, value in headers().items()]
+    lines += [f"Content-Length: {len(body)}", "Connection: close", "", ""]
+    return "\r\n".join(lines).encode("ascii") + body
+
+
+class BadResponse(ValueError):
+    """What came back is not an HTTP/1.x response head."""
+
+
+def final_status(received: bytes) -> int | None:
+    """The status of the first final response in `received`, None while it is incomplete.
+
+    Interim 1xx responses (100 Continue, 102 Processing, 103 Early Hints) are
+    skipped as HTTP says; 101 is final (we never ask to switch protocols). A
+    final response counts once its whole head has arrived. Raises BadResponse
+    for anything that is not HTTP/1.x or a head past MAX_HEAD.
+    """
+    start = 0
+    while True:
+        end = received.find(b"\r\n\r\n", start)
+        if end < 0:
+            if len(received) > MAX_HEAD:
+                raise BadResponse("response head too long")
+            line_end = received.find(b"\r\n", start)
+            if line_end >= 0:
+                _status_of(received[start:line_end])  # a garbage answer fails now
+            elif len(received) - start >= 12 and not received.startswith(b"HTTP/1.", start):
+                raise BadResponse("not HTTP/1.x")
+            return None
+        status = _status_of(received[start : received.find(b"\r\n", start)])
+        if 100 <= status < 200 and status != 101:
+            start = end + 4
+            continue
+        return status
+
+
+def _status_of(line: bytes) -> int:
+    version, _, rest = line.partition(b" ")
+    code = rest[:3]
+    if not version.startswith(b"HTTP/1.") or len(code) != 3 or not code.isdigit():
+        raise BadResponse("not an HTTP/1.x status line")
+    if rest[3:4] not in (b"", b" "):
+        raise BadResponse("not an HTTP/1.x status line")
+    return int(code)
 
 
 class Result:
@@ -68,37 +159,66 @@ class Result:
     def taken(self) -> bool:
         return self.status == 204
 
+    @property
+    def outcome(self) -> str:
+        """The log's word: taken (204), refused (any other status), deadline, failed."""
+        if self.status is not None:
+            return "taken" if self.taken else "refused"
+        return "deadline" if self.error == "deadline" else "failed"
+
     def as_dict(self) -> dict[str, object]:
         return {"status": self.status, "error": self.error, "send_ms": self.ms}
 
 
-def post(env: LichEnv, endpoint: str, body: dict[str, object]) -> Result:
-    """One POST, never retried, errors returned as values.
+def _left(deadline: float) -> float:
+    """Seconds left before `deadline`: every blocking step waits at most this."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    return left
 
-    Proxies and redirects are ignored on purpose: `trust_env = False` keeps
-    HTTP_PROXY, ALL_PROXY and .netrc away from a request that carries the token.
-    The caller enforces the absolute deadline.
+
+def post(env: LichEnv, endpoint: str, body: dict[str, object]) -> Result:
+    """One POST to lich, never retried, ended by DEADLINE whatever the listener does.
+
+    Errors come back as values: a Result names the status or what went wrong,
+    and nothing raises out of here (short of the interpreter dying).
     """
     started = time.monotonic()
-    assert env.port is not None and env.token is not None
+    deadline = started + DEADLINE
+    sock = None
     try:
-        data = encode(body)
-        import requests
+        assert env.port is not None and env.token is not None
+        data = request(env.port, env.token, endpoint, encode(body))
+        # _socket is what the `socket` module wraps; the wrapper's imports
+        # (selectors, enum…) cost about 4 ms and give this send nothing.
+        import _socket
 
-        with requests.Session() as session:
-            session.trust_env = False
-            response = session.post(
-                url(env.port, env.token, endpoint),
-                data=data,
-                headers=headers(),
-                timeout=(CONNECT_TIMEOUT, READ_TIMEOUT),
-                allow_redirects=False,
-            )
-            status = response.status_code
-            response.close()
+        sock = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+        sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
+        sock.settimeout(_left(deadline))
+        sock.connect((HOST, env.port))
+        view = memoryview(data)
+        while view:
+            sock.settimeout(_left(deadline))
+            view = view[sock.send(view) :]
+        received = b""
+        while (status := final_status(received)) is None:
+            sock.settimeout(_left(deadline))
+            chunk = sock.recv(4096)
+            if not chunk:
+                return Result(None, "closed-without-answer", _ms(started))
+            received += chunk
         return Result(status, None, _ms(started))
+    except TimeoutError:
+        return Result(None, "deadline", _ms(started))
+    except BadResponse:
+        return Result(None, "bad-response", _ms(started))
     except Exception as error:
         return Result(None, type(error).__name__, _ms(started))
+    finally:
+        if sock is not None:
+            sock.close()
 
 
 def _ms(started: float) -> float:
@@ -115,7 +235,8 @@ def send_detached(
     """Send `body` without keeping the harness waiting, then write the run's log line.
 
     Returns in the hook process at once. The sender process calls `on_taken`
-    after a 204 (the "reported successfully" of SPEC §3) and always exits.
+    after a 204 (lich took the report: session-start records the id) and
+    always exits.
     """
     fork = getattr(os, "fork", None)
     pid = -1
@@ -156,34 +277,18 @@ def _send_with_deadline(
     log: RunLog,
     on_taken: Callable[[], None] | None,
 ) -> None:
-    import threading
+    """The send, then what follows from its outcome, then the run's one log line.
 
-    # Whoever takes this first (the deadline or the finished send) writes the
-    # one log line; without it a send ending at the deadline wrote two lines,
-    # or was killed halfway through recording the id it had just reported.
-    finishing = threading.Lock()
-    started = time.monotonic()
-
-    def give_up() -> None:
-        if not finishing.acquire(blocking=False):
-            return
-        log.set(outcome="deadline", status=None, error="deadline", send_ms=_ms(started))
-        log.write()
-        os._exit(0)
-
-    timer = threading.Timer(DEADLINE, give_up)
-    timer.daemon = True
-    timer.start()
+    post() returns within the deadline on every path, so nothing here needs a
+    timer to cut it short, and the line is written exactly once, after the
+    outcome is recorded.
+    """
     result = post(env, endpoint, body)
-    timer.cancel()
-    if not finishing.acquire(blocking=False):
-        threading.Event().wait()  # the deadline won: it writes the line and exits
-    outcome = "taken" if result.taken else ("refused" if result.status else "failed")
     if result.taken and on_taken is not None:
         try:
             on_taken()
-        except Exception as error:  # the record is best-effort (SPEC §9)
+        except Exception as error:  # the record is best-effort (docs/session-start.md)
             log.set(state_error=type(error).__name__)
-    log.set(outcome=outcome, **result.as_dict())
-    log.debug(f"POST /{endpoint}: {outcome} ({result.status or result.error})")
+    log.set(outcome=result.outcome, **result.as_dict())
+    log.debug(f"POST /{endpoint}: {result.outcome} ({result.status or result.error})")
     log.write()

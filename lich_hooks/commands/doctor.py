@@ -22,7 +22,7 @@ import socket
 import subprocess
 import sys
 
-from lich_hooks import PLUGIN_RELEASE, __version__, interactive, state
+from lich_hooks import __version__, interactive, state
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
 from lich_hooks.lichenv import LichEnv, parse_port
@@ -140,31 +140,48 @@ def check_listener(environ: Mapping[str, str]) -> list[Check]:
 def _probe(port: int, token: str) -> int:
     """POST an empty body: lich answers 400 (bad body) to a good token, 401 to a bad one.
 
-    The body is invalid on purpose, so lich records nothing.
+    The body is invalid on purpose, so lich records nothing. requests, as a
+    human command can afford: with the environment's proxy settings off
+    (`trust_env`) and no redirects, since the probe carries the token like a
+    report does; the URL is the sender's own (transport.url), so any token a
+    report can carry, a probe can too. A failure is raised as an OSError that
+    names its cause and not the URL, which holds the token.
     """
-    import http.client
-    from urllib.parse import quote
+    import requests
 
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2.0)
+    from lich_hooks import transport
+
     try:
-        connection.request(
-            "POST",
-            f"/session-start?token={quote(token, safe='')}",
-            body=b"{}",
-            headers={
-                "Content-Type": "application/json",
-                "X-Lich-Plugin": PLUGIN_RELEASE,
-                "User-Agent": f"lich-hooks/{__version__} doctor",
-                PROBE_HEADER: "doctor",  # so `lich-hook listen` shows a probe, not a bad report
-            },
-        )
-        response = connection.getresponse()
-        response.read()  # closing with its answer unread would reset the listener's socket
-        return response.status
-    except http.client.HTTPException as error:
+        with requests.Session() as session:
+            session.trust_env = False
+            response = session.post(
+                transport.url(port, token, "session-start"),
+                data=b"{}",
+                headers={
+                    **transport.headers(),
+                    "User-Agent": f"lich-hooks/{__version__} doctor",
+                    PROBE_HEADER: "doctor",  # `lich-hook listen` shows a probe, not a bad report
+                },
+                timeout=(CONNECT_TIMEOUT, 2.0),
+                allow_redirects=False,
+            )
+            return response.status_code
+    except requests.Timeout:
+        raise OSError("timed out") from None
+    except requests.ConnectionError as error:
+        raise OSError(_root_cause(error)) from None
+    except (requests.RequestException, UnicodeError) as error:
         raise OSError(f"not an HTTP answer ({type(error).__name__})") from None
-    finally:
-        connection.close()
+
+
+def _root_cause(error: BaseException) -> str:
+    """The socket error under requests' wrappers ("Connection refused"), without the URL."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.strerror:
+            return str(seen.strerror)
+        seen = seen.__cause__ or seen.__context__
+    return f"no HTTP answer ({type(error).__name__})"
 
 
 def _token_verdict(status: int) -> Check:

@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from lich_hooks.standin.server import StandIn
+from tests.support.nofork import no_fork_env
 from tests.support.runner import LICH_HOOK, Stdin, base_env, run_hook, wait_for_log
 
 # Each costs more than a no-op path's whole budget (about 5 ms against
@@ -75,6 +76,7 @@ BASH = {
     "tool_use_id": "toolu_01XyZ_9Q",
 }
 CRUSH = {"session_id": SID, "hook_event_name": "PreToolUse", "tool_name": "bash"}
+WORKER = {**CLAUDE_MAIN_LOOP, "LICH_SUBAGENT_DEPTH": "1"}
 
 
 def parse_importtime(stderr: bytes) -> list[tuple[int, str]]:
@@ -217,16 +219,32 @@ def test_no_op_path_imports_nothing_heavy(path: str, tmp_path: Path, lich: Stand
         assert sorted(extra & FORBIDDEN) == []
 
 
-def test_reporting_hook_process_leaves_the_heavy_imports_to_the_sender(
-    tmp_path: Path, lich: StandIn
-) -> None:
-    """The harness waits for the hook process only: requests and orjson load
-    in the detached sender, whose stderr is /dev/null, so they never show here."""
+def test_reporting_hook_process_imports_nothing_heavy(tmp_path: Path, lich: StandIn) -> None:
+    """The harness waits for the hook process only; the detached sender's stderr
+    is /dev/null, so its imports never show here (the next test sees them)."""
     env = base_env(tmp_path, **lich.env("card-1"))
     ran = run_hook("SessionStart claude", {"session_id": SID}, profiled(env))
     assert (ran.returncode, ran.stdout) == (0, b"")
     [request] = lich.wait(1)
     assert request.status == 204
+    assert sorted(imported_by_us(parse_importtime(ran.stderr)) & FORBIDDEN) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "payload", "extra"),
+    [("SessionStart claude", {"session_id": SID}, {}), ("Stop claude", STOP, WORKER)],
+    ids=["session-start", "worker answer"],
+)
+def test_the_sender_imports_nothing_heavy_either(
+    args: str, payload: dict[str, object], extra: dict[str, str], tmp_path: Path, lich: StandIn
+) -> None:
+    """lich has the report only once the sender has imported what it sends with, so
+    the sender is held to the hot path's rule too. Without fork (as on Windows) the
+    send runs in the hook process, where the interpreter's import list shows it."""
+    env = no_fork_env(tmp_path, base_env(tmp_path, **lich.env("card-1"), **extra))
+    ran = run_hook(args, payload, profiled(env))
+    assert (ran.returncode, ran.stdout) == (0, b"")
+    assert [request.status for request in lich.received] == [204]  # sent before the exit
     assert sorted(imported_by_us(parse_importtime(ran.stderr)) & FORBIDDEN) == []
 
 

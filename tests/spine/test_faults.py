@@ -190,7 +190,7 @@ def test_hanging_listener(tmp_path: Path) -> None:
 def test_trickling_listener_is_cut_by_the_absolute_deadline(tmp_path: Path) -> None:
     with listeners.Trickle(interval=0.2) as trickle:
         returned_first, record = _fault(trickle, tmp_path, "PreInvocation antigravity", b"{}")
-    # Every byte arrives inside the 1 s read timeout: only the deadline ends it.
+    # Every byte arrives well inside any per-read timeout: only the deadline ends it.
     assert record["outcome"] == "deadline"
     assert 1500 <= float(record["send_ms"]) <= SENDER_BUDGET_MS  # type: ignore[arg-type]
     assert returned_first

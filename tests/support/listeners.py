@@ -14,8 +14,13 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import TracebackType
+from typing import TypeVar
+
+# What a Scripted listener answers: a fresh iterable of pieces per connection.
+Script = Callable[[], Iterable[bytes]]
+L = TypeVar("L", bound="Listener")
 
 
 class Listener:
@@ -37,7 +42,7 @@ class Listener:
     def env(self, token: str = "tok", card: str = "card-1") -> dict[str, str]:
         return {"LICH_PORT": str(self.port), "LICH_TOKEN": token, "LICH_SESSION_ID": card}
 
-    def __enter__(self) -> Listener:
+    def __enter__(self: L) -> L:
         self._thread.start()
         return self
 
@@ -121,7 +126,12 @@ class Hanging(Listener):
 
 
 class Silent(Listener):
-    """Accepts and reads nothing at all: the client's send may even block."""
+    """Accepts and reads nothing at all, with a tiny receive buffer: a big body
+    cannot all go out, so the client's send blocks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
 
     def serve(self, conn: socket.socket) -> None:
         self._stop.wait()
@@ -130,8 +140,8 @@ class Silent(Listener):
 class Trickle(Listener):
     """Answers one byte at a time, slower than any read timeout notices.
 
-    Each byte arrives well inside the client's 1 s read timeout, so only an
-    absolute deadline stops the client from waiting for the whole response.
+    Each byte arrives well inside any per-read timeout a client might use, so
+    only an absolute deadline stops it from waiting for the whole response.
     """
 
     def __init__(self, interval: float = 0.2) -> None:
@@ -171,6 +181,46 @@ class Status(Listener):
             % (self.status, len(self.reason), self.reason)
         )
         conn.close()
+
+
+class Scripted(Listener):
+    """Reads the request, then sends `script()`'s pieces `interval` seconds apart.
+
+    After the last piece it holds the connection open until the client closes
+    it, so a client that waits for the server to close is caught waiting. An
+    endless script (a generator) runs until the client goes away. `closed_at`
+    keeps when (time.monotonic()) each client was seen gone: a write that
+    failed, or end of file.
+    """
+
+    def __init__(self, script: Script, interval: float = 0.0) -> None:
+        super().__init__()
+        self.script = script
+        self.interval = interval
+        self.closed_at: list[float] = []
+
+    def serve(self, conn: socket.socket) -> None:
+        self.read_request(conn)
+        try:
+            for piece in self.script():
+                if self.interval and self._stop.wait(self.interval):
+                    return
+                if self._stop.is_set():
+                    return
+                conn.sendall(piece)
+            conn.settimeout(None)
+            while conn.recv(65536):
+                pass
+        except OSError:
+            pass
+        with self._changed:
+            self.closed_at.append(time.monotonic())
+            self._changed.notify_all()
+
+    def wait_closed(self, count: int = 1, timeout: float = 10.0) -> list[float]:
+        with self._changed:
+            self._changed.wait_for(lambda: len(self.closed_at) >= count, timeout)
+            return list(self.closed_at)
 
 
 class CapturingProxy(Listener):
