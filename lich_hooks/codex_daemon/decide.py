@@ -1,0 +1,240 @@
+"""Which lich card a Codex hook reports for: pure decisions over a process snapshot.
+
+Codex's interactive TUI (0.157 and later) runs every hook inside one shared
+`codex app-server … --managed-daemon` per CODEX_HOME. That daemon was started
+by whichever TUI came first and carries that TUI's environment, so under it
+the hook's own LICH_* name the first card, not the card whose conversation
+fired the hook. Nothing from the client TUI (pid, environment, terminal)
+reaches the hook or its payload; the payload's `cwd` is the only link.
+
+So the decision has two steps, each a function of data the probe recorded
+(`probe.py` does the /proc and netlink reading):
+
+1. `runner(ancestors)`: the nearest `codex` process above the hook. A client
+   (the TUI with `--no-daemon`, `codex exec`) runs hooks as its children and
+   the hook's own environment is the card's: nothing changes. An
+   `app-server` is the shared daemon: the hook's own LICH_* are never used.
+2. `choose(clients, cwd)`: among the daemon's connected client TUIs, keep those
+   whose working directory is the payload's `cwd`. They must all name one card
+   (same LICH_SESSION_ID, LICH_PORT and LICH_TOKEN, each valid as LichEnv
+   requires); then that card is the answer. No client, a client outside lich,
+   an unreadable or invalid environment, or two cards in one directory: send
+   nothing and say why. A wrong card is worse than none: lich resumes the
+   card from it.
+
+docs/harnesses.md (Codex) explains the daemon and these limits to users.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.lichenv import LichEnv
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
+CODEX_NAMES = ("codex", "codex.exe")
+CD_FLAGS = ("-C", "--cd")
+
+# runner() verdicts
+OWN = "own"  # a codex client runs the hook, or no codex at all: the hook's env is the card's
+DAEMON = "daemon"  # the shared app-server runs it: find the card among its clients
+UNKNOWN = "unknown"  # the ancestry could not be read: cannot tell which
+
+
+def is_codex(argv: Sequence[str]) -> bool:
+    """A process whose executable is named codex (the native binary, not npm's node wrapper)."""
+    if not argv:
+        return False
+    name = argv[0].replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return name in CODEX_NAMES
+
+
+def is_app_server(argv: Sequence[str]) -> bool:
+    """`codex app-server …`: the daemon (`--managed-daemon`), or any app-server host.
+
+    Any app-server counts as shared, not only `--managed-daemon`: an app-server
+    serves whatever clients connect to it, so its own environment never proves
+    whose conversation fired a hook. One with no connected codex client (an
+    editor's stdio app-server) then reports nothing rather than a guess.
+    """
+    return is_codex(argv) and len(argv) > 1 and argv[1] == "app-server"
+
+
+class Runner:
+    """Who runs this hook: OWN, DAEMON (with its pid) or UNKNOWN, and the evidence."""
+
+    __slots__ = ("kind", "pid", "why")
+
+    def __init__(self, kind: str, why: str, pid: int | None = None) -> None:
+        self.kind = kind
+        self.why = why
+        self.pid = pid
+
+    def __repr__(self) -> str:
+        return f"Runner({self.kind!r}, {self.why!r}, pid={self.pid})"
+
+
+def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
+    """Classify the hook's ancestry, nearest first, as the probe read it (None: unreadable).
+
+    The nearest codex decides: a TUI's own hook (`--no-daemon`) has no daemon
+    above it, and a codex started from a tool command under the daemon has the
+    daemon further up but runs its own hooks as its children.
+    """
+    if ancestors is None:
+        return Runner(UNKNOWN, "the hook's parent processes cannot be read on this system")
+    for pid, argv in ancestors:
+        if is_app_server(argv):
+            return Runner(DAEMON, f"codex app-server {pid} runs this hook", pid)
+        if is_codex(argv):
+            return Runner(OWN, f"codex process {pid} runs this hook as its child")
+    return Runner(OWN, "no codex process among the hook's parents")
+
+
+class Client:
+    """One codex process connected to the daemon, as the probe recorded it.
+
+    `cwd` is its working directory (None: gone or unreadable); `lich` holds its
+    LICH_PORT/LICH_TOKEN/LICH_SESSION_ID (only those; absent keys are absent)
+    or is None when its environment could not be read.
+    """
+
+    __slots__ = ("argv", "cwd", "lich", "pid")
+
+    def __init__(
+        self,
+        pid: int,
+        argv: Sequence[str],
+        cwd: str | None,
+        lich: Mapping[str, str] | None,
+    ) -> None:
+        self.pid = pid
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.lich = lich
+
+    def __repr__(self) -> str:
+        return f"Client({self.pid}, cwd={self.cwd!r})"
+
+
+def normalise(path: str) -> str:
+    """Lexically normal absolute form (no filesystem access: the probe resolved symlinks)."""
+    import posixpath
+
+    return posixpath.normpath(path)
+
+
+def conversation_dir(client: Client) -> str | None:
+    """The directory the client's conversation runs in: `-C/--cd DIR` if given, else its cwd.
+
+    Codex starts the thread in `--cd`'s directory without changing its own
+    working directory, so the flag wins. A relative DIR is taken from the cwd.
+    """
+    if client.cwd is None:
+        return None
+    args = client.argv[1:]
+    for index, arg in enumerate(args):
+        if arg == "--":
+            break
+        value = None
+        if arg in CD_FLAGS and index + 1 < len(args):
+            value = args[index + 1]
+        elif arg.startswith("--cd="):
+            value = arg[len("--cd=") :]
+        elif arg.startswith("-C") and len(arg) > 2:
+            value = arg[2:]
+        if value is not None:
+            return normalise(value if value.startswith("/") else f"{client.cwd}/{value}")
+    return normalise(client.cwd)
+
+
+class Attribution:
+    """The card a daemon-run hook reports for, or why it reports nothing.
+
+    `lich` is the chosen client's LICH_* (a report can be built from it with
+    LichEnv), None on a refusal. `decision` is the word the run log records.
+    """
+
+    __slots__ = ("client", "decision", "lich", "why")
+
+    def __init__(
+        self,
+        decision: str,
+        why: str,
+        lich: Mapping[str, str] | None = None,
+        client: int | None = None,
+    ) -> None:
+        self.decision = decision
+        self.why = why
+        self.lich = lich
+        self.client = client
+
+    @property
+    def found(self) -> bool:
+        return self.lich is not None
+
+    def __repr__(self) -> str:
+        return f"Attribution({self.decision!r}, {self.why!r}, client={self.client})"
+
+
+FOUND = "codex-daemon-card"
+NO_CLIENT = "codex-daemon-no-client"
+NOT_IN_LICH = "codex-daemon-client-outside-lich"
+UNREADABLE = "codex-daemon-client-unreadable"
+INVALID = "codex-daemon-client-invalid"
+SEVERAL = "codex-daemon-several-cards"
+NO_CWD = "codex-daemon-no-cwd"
+
+
+def choose(clients: Sequence[Client], cwd: str | None) -> Attribution:
+    """The one card whose connected client TUI runs in `cwd`, or a refusal saying why."""
+    if not cwd or not cwd.startswith("/"):
+        return Attribution(NO_CWD, "the payload has no absolute cwd to match a client by")
+    want = normalise(cwd)
+    here = [c for c in clients if conversation_dir(c) == want]
+    if not here:
+        return Attribution(
+            NO_CLIENT,
+            f"none of the daemon's {len(clients)} connected codex client(s) runs in {want}",
+        )
+    cards: dict[tuple[str, str, str], int] = {}
+    for client in here:
+        if client.lich is None:
+            return Attribution(
+                UNREADABLE, f"codex client {client.pid} in {want}: environment unreadable"
+            )
+        card = client.lich.get("LICH_SESSION_ID")
+        if not any(client.lich.get(key) for key in LICH_KEYS):
+            # a TUI outside lich shares the directory: the conversation may be its own
+            return Attribution(NOT_IN_LICH, f"codex client {client.pid} in {want} is not in lich")
+        env = LichEnv(client.lich)
+        if not env.can_report:
+            bad = [key for key in LICH_KEYS if not _valid(env, key)]
+            return Attribution(
+                INVALID,
+                f"codex client {client.pid} in {want} (card {card!r}): "
+                f"missing or invalid {', '.join(bad)}",
+            )
+        assert env.card is not None and env.token is not None
+        cards.setdefault((env.card, str(env.port), env.token), client.pid)
+    if len(cards) > 1:
+        names = sorted({card for card, _, _ in cards})
+        return Attribution(
+            SEVERAL,
+            f"{len(here)} codex clients in {want} belong to {len(cards)} different cards "
+            f"({', '.join(names)}): cannot tell whose conversation this is",
+        )
+    [(card, port, token)] = cards
+    pid = cards[(card, port, token)]
+    lich = {"LICH_SESSION_ID": card, "LICH_PORT": port, "LICH_TOKEN": token}
+    return Attribution(FOUND, f"card {card} from codex client {pid} in {want}", lich, pid)
+
+
+def _valid(env: LichEnv, key: str) -> bool:
+    if key == "LICH_PORT":
+        return env.port is not None
+    if key == "LICH_TOKEN":
+        return env.token is not None
+    return env.card is not None
