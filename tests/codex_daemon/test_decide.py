@@ -1,0 +1,204 @@
+"""The attribution rules over recorded process snapshots (no processes, no /proc).
+
+The snapshots are shaped like what probe.py records from a real Codex 0.171.0
+daemon: the daemon's argv, the clients' argv, cwd and LICH_* environment.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lich_hooks.codex_daemon import decide
+from lich_hooks.codex_daemon.decide import Client, choose, conversation_dir, runner
+
+CODEX = "/home/u/.npm/lib/node_modules/@openai/codex-linux-x64/vendor/x86_64-linux/bin/codex"
+DAEMON_ARGV = [
+    "/home/u/.codex/packages/app-server-daemon/releases/0.171.0-x86_64-unknown-linux-musl/bin/codex",
+    "app-server",
+    "--listen",
+    "unix://",
+    "--analytics-default-enabled",
+    "--managed-daemon",
+]
+SH = ["/bin/sh", "-lc", "lich-hook SessionStart codex"]
+
+
+def card(name: str, port: str = "4711", token: str = "tok-" + "x" * 8) -> dict[str, str]:
+    return {"LICH_SESSION_ID": name, "LICH_PORT": port, "LICH_TOKEN": token}
+
+
+def tui(pid: int, cwd: str | None, lich: dict[str, str] | None, *args: str) -> Client:
+    return Client(pid, [CODEX, *args], cwd, lich)
+
+
+# --- who runs the hook ------------------------------------------------------------------
+
+
+def test_the_daemon_runs_the_hook() -> None:
+    found = runner([(900, SH), (800, DAEMON_ARGV), (700, [CODEX]), (10, ["bash"])])
+    assert (found.kind, found.pid) == (decide.DAEMON, 800)
+
+
+def test_a_tui_without_the_daemon_runs_its_own_hooks() -> None:
+    found = runner([(900, SH), (700, [CODEX, "--no-daemon"]), (10, ["bash"])])
+    assert found.kind == decide.OWN
+
+
+def test_codex_exec_runs_its_own_hooks() -> None:
+    assert runner([(900, SH), (700, [CODEX, "exec", "hi"])]).kind == decide.OWN
+
+
+def test_the_nearest_codex_decides() -> None:
+    """`codex exec` run by a tool command of a daemon-run conversation: its own hooks are its."""
+    chain = [(900, SH), (850, [CODEX, "exec", "x"]), (840, ["bash"]), (800, DAEMON_ARGV)]
+    assert runner(chain).kind == decide.OWN
+
+
+def test_no_codex_above_is_the_hook_s_own_environment() -> None:
+    assert runner([(900, SH), (10, ["bash"])]).kind == decide.OWN
+
+
+def test_an_unreadable_ancestry_is_unknown() -> None:
+    assert runner(None).kind == decide.UNKNOWN
+
+
+def test_any_app_server_counts_as_shared() -> None:
+    stdio = [CODEX, "app-server"]
+    assert runner([(900, SH), (800, stdio)]).kind == decide.DAEMON
+
+
+def test_npm_s_node_wrapper_is_not_codex() -> None:
+    node = ["node", "/usr/lib/node_modules/@openai/codex/bin/codex.js"]
+    assert not decide.is_codex(node)
+    assert decide.is_codex(["codex"]) and decide.is_codex(["C:\\bin\\codex.exe", "exec"])
+
+
+# --- which card --------------------------------------------------------------------------
+
+
+def test_one_client_names_its_card() -> None:
+    found = choose([tui(700, "/p/a", card("card-A"))], "/p/a")
+    assert found.decision == decide.FOUND
+    assert found.lich == card("card-A")
+    assert found.client == 700
+
+
+def test_two_clients_in_different_dirs_each_get_their_own_card() -> None:
+    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/b", card("card-B", "4712", "t2"))]
+    assert choose(clients, "/p/a").lich == card("card-A")
+    assert choose(clients, "/p/b").lich == card("card-B", "4712", "t2")
+
+
+def test_two_cards_in_one_dir_refuse() -> None:
+    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/a", card("card-B"))]
+    found = choose(clients, "/p/a")
+    assert (found.decision, found.lich) == (decide.SEVERAL, None)
+    assert "card-A" in found.why and "card-B" in found.why
+
+
+def test_two_clients_of_one_card_in_one_dir_name_it() -> None:
+    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/a", card("card-A"))]
+    assert choose(clients, "/p/a").lich == card("card-A")
+
+
+def test_one_card_seen_through_two_lich_listeners_refuses() -> None:
+    """Same card id, different port: which lich holds the card is unknown."""
+    clients = [tui(700, "/p/a", card("card-A", "4711")), tui(701, "/p/a", card("card-A", "5000"))]
+    assert choose(clients, "/p/a").decision == decide.SEVERAL
+
+
+def test_client_gone_refuses() -> None:
+    assert choose([], "/p/a").decision == decide.NO_CLIENT
+    gone = tui(700, None, None)  # exited between the socket scan and the cwd read
+    assert choose([gone], "/p/a").decision == decide.NO_CLIENT
+
+
+def test_no_client_in_this_dir_refuses() -> None:
+    found = choose([tui(700, "/p/b", card("card-B"))], "/p/a")
+    assert (found.decision, found.lich) == (decide.NO_CLIENT, None)
+
+
+def test_unreadable_environ_refuses() -> None:
+    found = choose([tui(700, "/p/a", None)], "/p/a")
+    assert (found.decision, found.lich) == (decide.UNREADABLE, None)
+
+
+def test_unreadable_environ_of_a_neighbour_in_the_dir_refuses() -> None:
+    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/a", None)]
+    assert choose(clients, "/p/a").decision == decide.UNREADABLE
+
+
+def test_a_client_outside_lich_in_the_same_dir_refuses() -> None:
+    """The conversation may be the plain terminal's: naming card-A could be wrong."""
+    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/a", {})]
+    assert choose(clients, "/p/a").decision == decide.NOT_IN_LICH
+    assert choose([tui(701, "/p/a", {})], "/p/a").decision == decide.NOT_IN_LICH
+
+
+def test_daemon_s_own_env_is_not_an_input() -> None:
+    """The daemon carries the first TUI's card (stale for everyone else): choose() never sees it.
+
+    Only the client in the payload's directory counts; tests/codex_daemon/test_fake_daemon.py
+    runs the console script under a daemon whose environment names another card.
+    """
+    found = choose([tui(701, "/p/b", card("card-B"))], "/p/b")
+    assert found.lich is not None and found.lich["LICH_SESSION_ID"] == "card-B"
+
+
+@pytest.mark.parametrize("port", ["abc", "0", "70000", "80; x", "", " 4711", "+80", "٣٣"])
+def test_invalid_port_in_client_env_refuses(port: str) -> None:
+    found = choose([tui(700, "/p/a", card("card-A", port=port))], "/p/a")
+    assert (found.decision, found.lich) == (decide.INVALID, None)
+    assert "LICH_PORT" in found.why
+
+
+def test_missing_token_or_card_refuses_and_never_logs_the_token() -> None:
+    found = choose([tui(700, "/p/a", {"LICH_SESSION_ID": "c", "LICH_PORT": "80"})], "/p/a")
+    assert (found.decision, found.lich) == (decide.INVALID, None)
+    secret = "s3cr3t-token-value"
+    found = choose([tui(700, "/p/a", {"LICH_TOKEN": secret, "LICH_PORT": "80"})], "/p/a")
+    assert found.decision == decide.INVALID and "LICH_SESSION_ID" in found.why
+    assert secret not in found.why
+
+
+def test_no_absolute_cwd_in_payload_refuses() -> None:
+    clients = [tui(700, "/p/a", card("card-A"))]
+    for cwd in (None, "", "p/a"):
+        assert choose(clients, cwd).decision == decide.NO_CWD
+
+
+def test_cd_flag_names_the_conversation_dir() -> None:
+    moved = tui(700, "/p/a", card("card-A"), "--cd", "/p/b")
+    here = tui(701, "/p/a", card("card-B"))
+    assert conversation_dir(moved) == "/p/b"
+    assert choose([moved, here], "/p/b").lich == card("card-A")
+    assert choose([moved, here], "/p/a").lich == card("card-B")
+    assert conversation_dir(tui(1, "/p/a", {}, "-C", "sub/../x")) == "/p/a/x"
+    assert conversation_dir(tui(1, "/p/a", {}, "-Csub")) == "/p/a/sub"
+    assert conversation_dir(tui(1, "/p/a", {}, "--cd=/q")) == "/q"
+    assert conversation_dir(tui(1, "/p/a", {}, "--", "-C", "/q")) == "/p/a"
+
+
+def test_paths_compare_normalised() -> None:
+    assert choose([tui(700, "/p/a", card("card-A"))], "/p/./a/").lich == card("card-A")
+
+
+names = st.sampled_from(["card-A", "card-B", "card-C"])
+dirs = st.sampled_from(["/p/a", "/p/b"])
+snapshots = st.lists(st.tuples(dirs, names), max_size=6)
+
+
+@given(snapshots, dirs)
+def test_never_a_card_that_is_not_the_only_one_in_the_dir(
+    rows: list[tuple[str, str]], cwd: str
+) -> None:
+    """The rule itself: a report names a card only when every client in cwd belongs to it."""
+    clients = [tui(100 + i, d, card(n)) for i, (d, n) in enumerate(rows)]
+    found = choose(clients, cwd)
+    in_dir = {n for d, n in rows if d == cwd}
+    if len(in_dir) == 1:
+        assert found.lich == card(in_dir.pop())
+    else:
+        assert found.lich is None
