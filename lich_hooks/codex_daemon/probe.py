@@ -173,6 +173,21 @@ def clients(daemon: int, proc: str = PROC) -> list[Client]:
     return found
 
 
+def app_servers(proc: str = PROC) -> list[tuple[int, list[str]]]:
+    """(pid, argv) of every running `codex app-server` (for doctor; not on the hook path)."""
+    found = []
+    try:
+        names = os.listdir(proc)
+    except OSError:
+        return []
+    for name in names:
+        if name.isdigit() and _named_codex(int(name), proc):
+            argv = cmdline(int(name), proc)
+            if argv is not None and is_app_server(argv):
+                found.append((int(name), argv))
+    return found
+
+
 def _named_codex(pid: int, proc: str) -> bool:
     try:
         with open(f"{proc}/{pid}/comm", "rb") as handle:
@@ -212,7 +227,12 @@ def _cwd(pid: int, proc: str) -> str | None:
 
 
 def lich_environ(pid: int, proc: str = PROC) -> dict[str, str] | None:
-    """The LICH_PORT/LICH_TOKEN/LICH_SESSION_ID a process started with; None if unreadable.
+    """The LICH_PORT/LICH_TOKEN/LICH_SESSION_ID a process started with; None if unreadable."""
+    return environ_of(pid, LICH_KEYS, proc)
+
+
+def environ_of(pid: int, keys: Sequence[str], proc: str = PROC) -> dict[str, str] | None:
+    """Those of `keys` in the environment a process started with; None if unreadable.
 
     Decoded the way os.environ decodes (surrogateescape), so a token of
     non-UTF-8 bytes is sent byte for byte like an inherited one would be.
@@ -222,7 +242,7 @@ def lich_environ(pid: int, proc: str = PROC) -> dict[str, str] | None:
             raw = handle.read()
     except OSError:
         return None
-    wanted = {key.encode(): key for key in LICH_KEYS}
+    wanted = {key.encode(): key for key in keys}
     found: dict[str, str] = {}
     for item in raw.split(b"\0"):
         key, sep, value = item.partition(b"=")

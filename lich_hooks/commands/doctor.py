@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 from lich_hooks import PLUGIN_RELEASE, __version__, interactive, settings_files, state
-from lich_hooks.commands import jsontext
+from lich_hooks.commands import doctor_codex_daemon, jsontext
 from lich_hooks.commands.style import paint
 from lich_hooks.lichenv import LichEnv, parse_port
 from lich_hooks.runlog import RunLog
@@ -535,6 +535,7 @@ def collect(environ: Mapping[str, str], project: str) -> list[Check]:
         *check_listener(environ),
         *check_bin(environ),
         *check_registrations(environ, project),
+        *doctor_codex_daemon.check(environ),
         check_state_dir(environ),
         check_interactive(environ),
         check_debug(environ),
