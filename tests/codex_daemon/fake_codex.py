@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 DAEMON_MAIN = r"""
-import json, os, socket, subprocess, sys, threading
+import json, os, socket, subprocess, sys, threading, time
 path = os.environ["FAKE_CODEX_SOCKET"]
 server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 server.bind(path)
@@ -36,10 +36,14 @@ print("listening", flush=True)
 for line in sys.stdin:
     job = json.loads(line)
     env = {k: v for k, v in os.environ.items() if k != "FAKE_CODEX_SOCKET"}
+    started = time.perf_counter()  # CLOCK_MONOTONIC: comparable across processes
     ran = subprocess.run(["/bin/sh", "-c", job["command"]], input=job["payload"].encode(),
                          cwd=job["cwd"], env=env, capture_output=True)
-    print(json.dumps({"rc": ran.returncode, "stdout": ran.stdout.decode(),
-                      "stderr": ran.stderr.decode()}), flush=True)
+    seconds = time.perf_counter() - started  # exited and both pipes closed
+    result = {"rc": ran.returncode, "stdout": ran.stdout.decode(), "stderr": ran.stderr.decode()}
+    if job.get("timed"):
+        result.update(started=started, seconds=seconds)
+    print(json.dumps(result), flush=True)
 """
 
 CLIENT_MAIN = r"""
@@ -96,10 +100,16 @@ class FakeCodex:
         self.clients.append(client)
         return client
 
-    def run_hook(self, command: str, payload: dict[str, object], cwd: Path) -> dict[str, object]:
-        """Run `command` as the daemon runs a hook; its exit code, stdout and stderr."""
+    def run_hook(
+        self, command: str, payload: dict[str, object], cwd: Path, timed: bool = False
+    ) -> dict[str, object]:
+        """Run `command` as the daemon runs a hook; its exit code, stdout and stderr.
+
+        `timed` adds when the daemon spawned it (`started`, time.perf_counter's
+        clock) and how long it waited for it (`seconds`), for benchmarks.
+        """
         assert self.daemon is not None and self.daemon.stdin and self.daemon.stdout
-        job = {"command": command, "payload": json.dumps(payload), "cwd": str(cwd)}
+        job = {"command": command, "payload": json.dumps(payload), "cwd": str(cwd), "timed": timed}
         self.daemon.stdin.write(json.dumps(job) + "\n")
         self.daemon.stdin.flush()
         result: dict[str, object] = json.loads(self.daemon.stdout.readline())
