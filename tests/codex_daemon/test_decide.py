@@ -6,6 +6,8 @@ daemon: the daemon's argv, the clients' argv, cwd and LICH_* environment.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -202,3 +204,37 @@ def test_never_a_card_that_is_not_the_only_one_in_the_dir(
         assert found.lich == card(in_dir.pop())
     else:
         assert found.lich is None
+
+
+# --- the `ps` fallback (macOS): parsed, then judged the same way -------------------------
+
+PS_OUT = """\
+    1     0 /sbin/launchd
+  500     1 /Applications/iTerm.app/Contents/MacOS/iTerm2
+  700   500 /opt/homebrew/bin/codex
+  800     1 /Users/u/.codex/packages/app-server-daemon/releases/0.171.0/bin/codex app-server \
+--listen unix:// --managed-daemon
+  850   800 /bin/zsh -lc lich-hook SessionStart codex
+  860   850 /usr/bin/python3 /Users/u/.local/bin/lich-hook SessionStart codex
+  900   700 /bin/zsh -lc lich-hook SessionStart codex
+"""
+
+
+def test_ps_output_finds_the_daemon_above_the_hook() -> None:
+    from lich_hooks.codex_daemon.probe import parse_ps
+
+    chain = parse_ps(PS_OUT, 850)
+    assert chain is not None and [pid for pid, _ in chain] == [850, 800]
+    assert runner(chain).kind == decide.DAEMON
+    assert runner(parse_ps(PS_OUT, 900)).kind == decide.OWN  # a --no-daemon TUI's child
+    assert parse_ps(PS_OUT, 4242) is None  # not in the table: cannot tell
+    assert runner(parse_ps(PS_OUT, 4242)).kind == decide.UNKNOWN
+
+
+def test_without_proc_the_daemon_s_clients_cannot_be_named(tmp_path: Path) -> None:
+    """macOS: the daemon is seen (through ps) but its clients are not: refuse."""
+    from lich_hooks import codex_daemon
+
+    found = codex_daemon.find_card(800, "/p/a", proc=str(tmp_path))
+    assert (found.decision, found.lich) == (codex_daemon.UNSUPPORTED, None)
+    assert "codex --no-daemon" in found.why
