@@ -22,8 +22,18 @@ def who_runs(start: int | None = None, proc: str = probe.PROC) -> decide.Runner:
     return decide.runner(probe.ancestors(os.getppid() if start is None else start, proc))
 
 
-def find_card(daemon: int, cwd: str | None, proc: str = probe.PROC) -> decide.Attribution:
-    """The card among `daemon`'s clients whose conversation runs in `cwd`, or why none."""
+def find_card(
+    daemon: int,
+    cwd: str | None,
+    source: str | None = "startup",
+    transcript: str | None = None,
+    proc: str = probe.PROC,
+) -> decide.Attribution:
+    """The card among `daemon`'s clients whose conversation runs in `cwd`, or why none.
+
+    `source` and `transcript` are the payload's: a conversation that is not
+    fresh may run in its recorded directory, whoever resumed it there.
+    """
     if not probe.can_list_clients(proc):
         return decide.Attribution(
             UNSUPPORTED,
@@ -36,4 +46,9 @@ def find_card(daemon: int, cwd: str | None, proc: str = probe.PROC) -> decide.At
         return decide.Attribution(PROBE_FAILED, f"codex app-server {daemon}: {error}")
     if cwd and os.path.isabs(cwd):
         cwd = os.path.realpath(cwd)  # /proc shows the clients' cwd with symlinks resolved
-    return decide.choose(connected, cwd)
+    recorded = None
+    if source not in decide.FRESH_SOURCES:
+        recorded = probe.session_cwd(transcript)
+        if recorded is not None:
+            recorded = os.path.realpath(recorded)
+    return decide.choose(connected, cwd, source, recorded)

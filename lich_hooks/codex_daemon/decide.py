@@ -14,13 +14,26 @@ So the decision has two steps, each a function of data the probe recorded
    (the TUI with `--no-daemon`, `codex exec`) runs hooks as its children and
    the hook's own environment is the card's: nothing changes. An
    `app-server` is the shared daemon: the hook's own LICH_* are never used.
-2. `choose(clients, cwd)`: among the daemon's connected client TUIs, keep those
-   whose working directory is the payload's `cwd`. They must all name one card
-   (same LICH_SESSION_ID, LICH_PORT and LICH_TOKEN, each valid as LichEnv
-   requires); then that card is the answer. No client, a client outside lich,
-   an unreadable or invalid environment, or two cards in one directory: send
-   nothing and say why. A wrong card is worse than none: lich resumes the
-   card from it.
+2. `choose(clients, cwd, source, recorded)`: among the daemon's connected
+   client TUIs, keep those whose conversation can be in the payload's `cwd`.
+   They must all name one card (same LICH_SESSION_ID, LICH_PORT and
+   LICH_TOKEN, each valid as LichEnv requires); then that card is the answer.
+   No client, a client outside lich, an unreadable or invalid environment, or
+   two cards in one directory: send nothing and say why. A wrong card is
+   worse than none: lich resumes the card from it.
+
+Where a conversation runs is not always where its TUI runs. Resuming or
+forking a session recorded in another directory asks "use session directory
+or current directory?" (session directory is the default), and the TUI's
+`/resume` does the same without any trace in its argv. So:
+- a TUI started as `codex resume|fork <id>` can be in its own directory or in
+  that session's recorded one; with `--last`, the picker, a session name, or
+  `codex agents` (which switches among sessions anywhere) it can be anywhere;
+- a SessionStart that is not a fresh conversation (`source` other than
+  startup, clear or compact) running in the directory its session was
+  recorded in may come from any TUI that chose "session directory": every
+  connected client is a candidate. In another directory it came from a TUI
+  that chose "current directory", i.e. one working there.
 
 docs/harnesses.md (Codex) explains the daemon and these limits to users.
 """
@@ -36,6 +49,11 @@ if TYPE_CHECKING:
 LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
 CODEX_NAMES = ("codex", "codex.exe")
 CD_FLAGS = ("-C", "--cd")
+# Subcommands whose TUI runs a session that may live in another directory.
+SWITCHERS = ("resume", "fork", "agents")
+# SessionStart sources that start or continue a conversation in the TUI's own
+# directory; any other (resume, fork, or one we do not know) may not.
+FRESH_SOURCES = ("startup", "clear", "compact")
 
 # runner() verdicts
 OWN = "own"  # a codex client runs the hook, or no codex at all: the hook's env is the card's
@@ -98,10 +116,12 @@ class Client:
 
     `cwd` is its working directory (None: gone or unreadable); `lich` holds its
     LICH_PORT/LICH_TOKEN/LICH_SESSION_ID (only those; absent keys are absent)
-    or is None when its environment could not be read.
+    or is None when its environment could not be read. `resumed_dir` is the
+    recorded directory of the session a `codex resume|fork <id>` names, when
+    the probe found it.
     """
 
-    __slots__ = ("argv", "cwd", "lich", "pid")
+    __slots__ = ("argv", "cwd", "lich", "pid", "resumed_dir")
 
     def __init__(
         self,
@@ -109,11 +129,13 @@ class Client:
         argv: Sequence[str],
         cwd: str | None,
         lich: Mapping[str, str] | None,
+        resumed_dir: str | None = None,
     ) -> None:
         self.pid = pid
         self.argv = list(argv)
         self.cwd = cwd
         self.lich = lich
+        self.resumed_dir = resumed_dir
 
     def __repr__(self) -> str:
         return f"Client({self.pid}, cwd={self.cwd!r})"
@@ -148,6 +170,45 @@ def conversation_dir(client: Client) -> str | None:
         if value is not None:
             return normalise(value if value.startswith("/") else f"{client.cwd}/{value}")
     return normalise(client.cwd)
+
+
+def switcher(argv: Sequence[str]) -> tuple[str, str | None] | None:
+    """`(subcommand, session id)` for `codex resume|fork [<uuid>]` and `codex agents`, else None.
+
+    Any argument spelled like one of those subcommands counts (a prompt that
+    is the single word "resume" included): mistaking a TUI for one that can
+    be anywhere only costs a report, the other way round could cost a card.
+    """
+    args = list(argv[1:])
+    if "--" in args:
+        args = args[: args.index("--")]
+    for index, arg in enumerate(args):
+        if arg in SWITCHERS:
+            rest = [a for a in args[index + 1 :] if not a.startswith("-")]
+            named = rest[0] if rest and arg != "agents" and "--last" not in args else None
+            return arg, named if named is not None and _is_uuid(named) else None
+    return None
+
+
+def _is_uuid(text: str) -> bool:
+    parts = text.split("-")
+    return [len(p) for p in parts] == [8, 4, 4, 4, 12] and all(
+        c in "0123456789abcdefABCDEF" for c in "".join(parts)
+    )
+
+
+def possible_dirs(client: Client) -> set[str] | None:
+    """Every directory this client's conversation can run in; None: any directory."""
+    here = conversation_dir(client)
+    if here is None:
+        return set()  # gone
+    switched = switcher(client.argv)
+    if switched is None:
+        return {here}
+    _, session = switched
+    if session is None or client.resumed_dir is None:
+        return None
+    return {here, normalise(client.resumed_dir)}
 
 
 class Attribution:
@@ -188,12 +249,29 @@ SEVERAL = "codex-daemon-several-cards"
 NO_CWD = "codex-daemon-no-cwd"
 
 
-def choose(clients: Sequence[Client], cwd: str | None) -> Attribution:
-    """The one card whose connected client TUI runs in `cwd`, or a refusal saying why."""
+def choose(
+    clients: Sequence[Client],
+    cwd: str | None,
+    source: str | None = None,
+    recorded: str | None = None,
+) -> Attribution:
+    """The one card whose connected client TUI can run a conversation in `cwd`, or why none.
+
+    `source` is the payload's SessionStart source; `recorded` the directory
+    the conversation's session was first recorded in (its transcript's
+    session_meta), None when unknown.
+    """
     if not cwd or not cwd.startswith("/"):
         return Attribution(NO_CWD, "the payload has no absolute cwd to match a client by")
     want = normalise(cwd)
-    here = [c for c in clients if conversation_dir(c) == want]
+    anyone = source not in FRESH_SOURCES and (recorded is None or normalise(recorded) == want)
+    if anyone:
+        # resumed in its own recorded directory: any TUI may have chosen "session directory"
+        here = [c for c in clients if conversation_dir(c) is not None]
+        where = f"connected (a {source or 'non-fresh'} conversation in {want} may be anyone's)"
+    else:
+        here = [c for c in clients if _can_run_in(c, want)]
+        where = f"able to run in {want}"
     if not here:
         return Attribution(
             NO_CLIENT,
@@ -203,18 +281,18 @@ def choose(clients: Sequence[Client], cwd: str | None) -> Attribution:
     for client in here:
         if client.lich is None:
             return Attribution(
-                UNREADABLE, f"codex client {client.pid} in {want}: environment unreadable"
+                UNREADABLE, f"codex client {client.pid} {where}: environment unreadable"
             )
         card = client.lich.get("LICH_SESSION_ID")
         if not any(client.lich.get(key) for key in LICH_KEYS):
             # a TUI outside lich shares the directory: the conversation may be its own
-            return Attribution(NOT_IN_LICH, f"codex client {client.pid} in {want} is not in lich")
+            return Attribution(NOT_IN_LICH, f"codex client {client.pid} {where} is not in lich")
         env = LichEnv(client.lich)
         if not env.can_report:
             bad = [key for key in LICH_KEYS if not _valid(env, key)]
             return Attribution(
                 INVALID,
-                f"codex client {client.pid} in {want} (card {card!r}): "
+                f"codex client {client.pid} {where} (card {card!r}): "
                 f"missing or invalid {', '.join(bad)}",
             )
         assert env.card is not None and env.token is not None
@@ -223,13 +301,18 @@ def choose(clients: Sequence[Client], cwd: str | None) -> Attribution:
         names = sorted({card for card, _, _ in cards})
         return Attribution(
             SEVERAL,
-            f"{len(here)} codex clients in {want} belong to {len(cards)} different cards "
+            f"{len(here)} codex clients {where} belong to {len(cards)} different cards "
             f"({', '.join(names)}): cannot tell whose conversation this is",
         )
     [(card, port, token)] = cards
     pid = cards[(card, port, token)]
     lich = {"LICH_SESSION_ID": card, "LICH_PORT": port, "LICH_TOKEN": token}
-    return Attribution(FOUND, f"card {card} from codex client {pid} in {want}", lich, pid)
+    return Attribution(FOUND, f"card {card} from codex client {pid} {where}", lich, pid)
+
+
+def _can_run_in(client: Client, want: str) -> bool:
+    dirs = possible_dirs(client)
+    return dirs is None or want in dirs
 
 
 def _valid(env: LichEnv, key: str) -> bool:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 
-from lich_hooks.codex_daemon.decide import LICH_KEYS, Client, is_app_server, is_codex
+from lich_hooks.codex_daemon.decide import LICH_KEYS, Client, is_app_server, is_codex, switcher
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 PROC = "/proc"
 MAX_ANCESTORS = 32
 PS_TIMEOUT = 2.0
+SESSION_META_LIMIT = 1 << 20  # a rollout's first line (session_meta) is a few kB
 
 # linux/netlink.h, linux/sock_diag.h, linux/unix_diag.h
 NETLINK_SOCK_DIAG = 4
@@ -151,10 +152,12 @@ def clients(daemon: int, proc: str = PROC) -> list[Client]:
     Raises ProbeError when the daemon's sockets or their peers cannot be read
     (then nobody can be named, and the caller refuses).
     """
-    mine = socket_inodes(daemon, proc)
-    if mine is None:
+    targets = fd_targets(daemon, proc)
+    if targets is None:
         raise ProbeError(f"cannot read the sockets of codex app-server {daemon}")
+    mine = _sockets(targets)
     peers = unix_peers(sorted(mine))
+    rollouts = _rollouts(targets)
     me = os.getpid()
     found: list[Client] = []
     for name in os.listdir(proc):
@@ -169,8 +172,58 @@ def clients(daemon: int, proc: str = PROC) -> list[Client]:
         held = socket_inodes(pid, proc)
         if not held or held.isdisjoint(peers):
             continue
-        found.append(Client(pid, argv, _cwd(pid, proc), lich_environ(pid, proc)))
+        resumed_dir = None
+        switched = switcher(argv)
+        if switched is not None and switched[1] is not None and switched[1] in rollouts:
+            resumed_dir = session_cwd(rollouts[switched[1]])
+        found.append(Client(pid, argv, _cwd(pid, proc), lich_environ(pid, proc), resumed_dir))
     return found
+
+
+def _rollouts(targets: list[str]) -> dict[str, str]:
+    """Session id -> rollout file, for the sessions the daemon has open (`rollout-…-<id>.jsonl`)."""
+    found = {}
+    for path in targets:
+        name = path.rsplit("/", 1)[-1]
+        if name.startswith("rollout-") and name.endswith(".jsonl") and len(name) > 42:
+            found[name[-42:-6]] = path
+    return found
+
+
+def session_cwd(path: str | None) -> str | None:
+    """The `cwd` a Codex rollout recorded its session in (its first line, `session_meta`).
+
+    The path may come from a payload: only a regular file is read (a FIFO or a
+    device would block), and only its first line, bounded.
+    """
+    if not path or not path.startswith("/"):
+        return None
+    import stat
+
+    from lich_hooks.payload import loads_object
+
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        head = b""
+        while b"\n" not in head and len(head) < SESSION_META_LIMIT:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            head += chunk
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    record = loads_object(head.split(b"\n", 1)[0])
+    meta = record.get("payload") if record and record.get("type") == "session_meta" else None
+    cwd = meta.get("cwd") if isinstance(meta, dict) else None
+    return cwd if isinstance(cwd, str) and cwd.startswith("/") else None
 
 
 def app_servers(proc: str = PROC) -> list[tuple[int, list[str]]]:
@@ -196,19 +249,31 @@ def _named_codex(pid: int, proc: str) -> bool:
         return False
 
 
-def socket_inodes(pid: int, proc: str = PROC) -> set[int] | None:
-    """Inodes of the sockets among a process's open files; None when its fds cannot be read."""
+def fd_targets(pid: int, proc: str = PROC) -> list[str] | None:
+    """What a process's open file descriptors point at; None when they cannot be read."""
     base = f"{proc}/{pid}/fd"
     try:
         fds = os.listdir(base)
     except OSError:
         return None
-    found = set()
+    found = []
     for fd in fds:
         try:
-            link = os.readlink(f"{base}/{fd}")
+            found.append(os.readlink(f"{base}/{fd}"))
         except OSError:
             continue
+    return found
+
+
+def socket_inodes(pid: int, proc: str = PROC) -> set[int] | None:
+    """Inodes of the sockets among a process's open files; None when its fds cannot be read."""
+    targets = fd_targets(pid, proc)
+    return None if targets is None else _sockets(targets)
+
+
+def _sockets(targets: list[str]) -> set[int]:
+    found = set()
+    for link in targets:
         if link.startswith("socket:[") and link.endswith("]"):
             try:
                 found.add(int(link[8:-1]))

@@ -77,7 +77,9 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
     if payload is None:
         return Outcome("bad-input")
     assert runner.pid is not None
-    found = codex_daemon.find_card(runner.pid, payload.text("cwd"))
+    found = codex_daemon.find_card(
+        runner.pid, payload.text("cwd"), payload.text("source"), payload.transcript_path
+    )
     ctx.log.set(attribution=found.why)
     ctx.log.debug(found.why)
     if found.lich is None:

@@ -33,8 +33,13 @@ def accept():
         conn.sendall(b"hi")  # the client knows it is accepted (in our fd table)
 threading.Thread(target=accept, daemon=True).start()
 print("listening", flush=True)
+opened = []
 for line in sys.stdin:
     job = json.loads(line)
+    if "open" in job:  # a session's rollout, held open as the daemon holds loaded sessions
+        opened.append(open(job["open"], "rb"))
+        print("{}", flush=True)
+        continue
     env = {k: v for k, v in os.environ.items() if k != "FAKE_CODEX_SOCKET"}
     started = time.perf_counter()  # CLOCK_MONOTONIC: comparable across processes
     ran = subprocess.run(["/bin/sh", "-c", job["command"]], input=job["payload"].encode(),
@@ -114,6 +119,13 @@ class FakeCodex:
         self.daemon.stdin.flush()
         result: dict[str, object] = json.loads(self.daemon.stdout.readline())
         return result
+
+    def hold_open(self, path: Path) -> None:
+        """Make the daemon hold `path` open, as Codex's holds a loaded session's rollout."""
+        assert self.daemon is not None and self.daemon.stdin and self.daemon.stdout
+        self.daemon.stdin.write(json.dumps({"open": str(path)}) + "\n")
+        self.daemon.stdin.flush()
+        assert self.daemon.stdout.readline().strip() == "{}"
 
     @staticmethod
     def stop(proc: subprocess.Popen[str]) -> None:

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lich_hooks.codex_daemon import decide
-from lich_hooks.codex_daemon.decide import Client, choose, conversation_dir, runner
+from lich_hooks.codex_daemon.decide import Attribution, Client, choose, conversation_dir, runner
 
 CODEX = "/home/u/.npm/lib/node_modules/@openai/codex-linux-x64/vendor/x86_64-linux/bin/codex"
 DAEMON_ARGV = [
@@ -29,6 +29,13 @@ SH = ["/bin/sh", "-lc", "lich-hook SessionStart codex"]
 
 def card(name: str, port: str = "4711", token: str = "tok-" + "x" * 8) -> dict[str, str]:
     return {"LICH_SESSION_ID": name, "LICH_PORT": port, "LICH_TOKEN": token}
+
+
+def pick(
+    clients: list[Client], cwd: str | None, source: str = "startup", recorded: str | None = None
+) -> Attribution:
+    """choose() for a fresh conversation unless told otherwise (what most SessionStarts are)."""
+    return choose(clients, cwd, source, recorded)
 
 
 def tui(pid: int, cwd: str | None, lich: dict[str, str] | None, *args: str) -> Client:
@@ -81,7 +88,7 @@ def test_npm_s_node_wrapper_is_not_codex() -> None:
 
 
 def test_one_client_names_its_card() -> None:
-    found = choose([tui(700, "/p/a", card("card-A"))], "/p/a")
+    found = pick([tui(700, "/p/a", card("card-A"))], "/p/a")
     assert found.decision == decide.FOUND
     assert found.lich == card("card-A")
     assert found.client == 700
@@ -89,54 +96,54 @@ def test_one_client_names_its_card() -> None:
 
 def test_two_clients_in_different_dirs_each_get_their_own_card() -> None:
     clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/b", card("card-B", "4712", "t2"))]
-    assert choose(clients, "/p/a").lich == card("card-A")
-    assert choose(clients, "/p/b").lich == card("card-B", "4712", "t2")
+    assert pick(clients, "/p/a").lich == card("card-A")
+    assert pick(clients, "/p/b").lich == card("card-B", "4712", "t2")
 
 
 def test_two_cards_in_one_dir_refuse() -> None:
     clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/a", card("card-B"))]
-    found = choose(clients, "/p/a")
+    found = pick(clients, "/p/a")
     assert (found.decision, found.lich) == (decide.SEVERAL, None)
     assert "card-A" in found.why and "card-B" in found.why
 
 
 def test_two_clients_of_one_card_in_one_dir_name_it() -> None:
     clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/a", card("card-A"))]
-    assert choose(clients, "/p/a").lich == card("card-A")
+    assert pick(clients, "/p/a").lich == card("card-A")
 
 
 def test_one_card_seen_through_two_lich_listeners_refuses() -> None:
     """Same card id, different port: which lich holds the card is unknown."""
     clients = [tui(700, "/p/a", card("card-A", "4711")), tui(701, "/p/a", card("card-A", "5000"))]
-    assert choose(clients, "/p/a").decision == decide.SEVERAL
+    assert pick(clients, "/p/a").decision == decide.SEVERAL
 
 
 def test_client_gone_refuses() -> None:
-    assert choose([], "/p/a").decision == decide.NO_CLIENT
+    assert pick([], "/p/a").decision == decide.NO_CLIENT
     gone = tui(700, None, None)  # exited between the socket scan and the cwd read
-    assert choose([gone], "/p/a").decision == decide.NO_CLIENT
+    assert pick([gone], "/p/a").decision == decide.NO_CLIENT
 
 
 def test_no_client_in_this_dir_refuses() -> None:
-    found = choose([tui(700, "/p/b", card("card-B"))], "/p/a")
+    found = pick([tui(700, "/p/b", card("card-B"))], "/p/a")
     assert (found.decision, found.lich) == (decide.NO_CLIENT, None)
 
 
 def test_unreadable_environ_refuses() -> None:
-    found = choose([tui(700, "/p/a", None)], "/p/a")
+    found = pick([tui(700, "/p/a", None)], "/p/a")
     assert (found.decision, found.lich) == (decide.UNREADABLE, None)
 
 
 def test_unreadable_environ_of_a_neighbour_in_the_dir_refuses() -> None:
     clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/a", None)]
-    assert choose(clients, "/p/a").decision == decide.UNREADABLE
+    assert pick(clients, "/p/a").decision == decide.UNREADABLE
 
 
 def test_a_client_outside_lich_in_the_same_dir_refuses() -> None:
     """The conversation may be the plain terminal's: naming card-A could be wrong."""
     clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/a", {})]
-    assert choose(clients, "/p/a").decision == decide.NOT_IN_LICH
-    assert choose([tui(701, "/p/a", {})], "/p/a").decision == decide.NOT_IN_LICH
+    assert pick(clients, "/p/a").decision == decide.NOT_IN_LICH
+    assert pick([tui(701, "/p/a", {})], "/p/a").decision == decide.NOT_IN_LICH
 
 
 def test_daemon_s_own_env_is_not_an_input() -> None:
@@ -145,22 +152,22 @@ def test_daemon_s_own_env_is_not_an_input() -> None:
     Only the client in the payload's directory counts; tests/codex_daemon/test_fake_daemon.py
     runs the console script under a daemon whose environment names another card.
     """
-    found = choose([tui(701, "/p/b", card("card-B"))], "/p/b")
+    found = pick([tui(701, "/p/b", card("card-B"))], "/p/b")
     assert found.lich is not None and found.lich["LICH_SESSION_ID"] == "card-B"
 
 
 @pytest.mark.parametrize("port", ["abc", "0", "70000", "80; x", "", " 4711", "+80", "٣٣"])
 def test_invalid_port_in_client_env_refuses(port: str) -> None:
-    found = choose([tui(700, "/p/a", card("card-A", port=port))], "/p/a")
+    found = pick([tui(700, "/p/a", card("card-A", port=port))], "/p/a")
     assert (found.decision, found.lich) == (decide.INVALID, None)
     assert "LICH_PORT" in found.why
 
 
 def test_missing_token_or_card_refuses_and_never_logs_the_token() -> None:
-    found = choose([tui(700, "/p/a", {"LICH_SESSION_ID": "c", "LICH_PORT": "80"})], "/p/a")
+    found = pick([tui(700, "/p/a", {"LICH_SESSION_ID": "c", "LICH_PORT": "80"})], "/p/a")
     assert (found.decision, found.lich) == (decide.INVALID, None)
     secret = "s3cr3t-token-value"
-    found = choose([tui(700, "/p/a", {"LICH_TOKEN": secret, "LICH_PORT": "80"})], "/p/a")
+    found = pick([tui(700, "/p/a", {"LICH_TOKEN": secret, "LICH_PORT": "80"})], "/p/a")
     assert found.decision == decide.INVALID and "LICH_SESSION_ID" in found.why
     assert secret not in found.why
 
@@ -168,15 +175,15 @@ def test_missing_token_or_card_refuses_and_never_logs_the_token() -> None:
 def test_no_absolute_cwd_in_payload_refuses() -> None:
     clients = [tui(700, "/p/a", card("card-A"))]
     for cwd in (None, "", "p/a"):
-        assert choose(clients, cwd).decision == decide.NO_CWD
+        assert pick(clients, cwd).decision == decide.NO_CWD
 
 
 def test_cd_flag_names_the_conversation_dir() -> None:
     moved = tui(700, "/p/a", card("card-A"), "--cd", "/p/b")
     here = tui(701, "/p/a", card("card-B"))
     assert conversation_dir(moved) == "/p/b"
-    assert choose([moved, here], "/p/b").lich == card("card-A")
-    assert choose([moved, here], "/p/a").lich == card("card-B")
+    assert pick([moved, here], "/p/b").lich == card("card-A")
+    assert pick([moved, here], "/p/a").lich == card("card-B")
     assert conversation_dir(tui(1, "/p/a", {}, "-C", "sub/../x")) == "/p/a/x"
     assert conversation_dir(tui(1, "/p/a", {}, "-Csub")) == "/p/a/sub"
     assert conversation_dir(tui(1, "/p/a", {}, "--cd=/q")) == "/q"
@@ -184,7 +191,7 @@ def test_cd_flag_names_the_conversation_dir() -> None:
 
 
 def test_paths_compare_normalised() -> None:
-    assert choose([tui(700, "/p/a", card("card-A"))], "/p/./a/").lich == card("card-A")
+    assert pick([tui(700, "/p/a", card("card-A"))], "/p/./a/").lich == card("card-A")
 
 
 names = st.sampled_from(["card-A", "card-B", "card-C"])
@@ -198,7 +205,7 @@ def test_never_a_card_that_is_not_the_only_one_in_the_dir(
 ) -> None:
     """The rule itself: a report names a card only when every client in cwd belongs to it."""
     clients = [tui(100 + i, d, card(n)) for i, (d, n) in enumerate(rows)]
-    found = choose(clients, cwd)
+    found = pick(clients, cwd)
     in_dir = {n for d, n in rows if d == cwd}
     if len(in_dir) == 1:
         assert found.lich == card(in_dir.pop())
@@ -238,3 +245,83 @@ def test_without_proc_the_daemon_s_clients_cannot_be_named(tmp_path: Path) -> No
     found = codex_daemon.find_card(800, "/p/a", proc=str(tmp_path))
     assert (found.decision, found.lich) == (codex_daemon.UNSUPPORTED, None)
     assert "codex --no-daemon" in found.why
+
+
+# --- conversations that do not run where their TUI runs -----------------------------------
+
+S1 = "01a22c98-20ca-7d42-901e-335193cd8a04"
+
+
+def test_a_resumed_session_in_its_recorded_dir_may_be_any_client_s() -> None:
+    """Card B ran `/resume` on a projA session and chose "session directory" (the default):
+    the payload says projA, where card A's TUI works. Measured on Codex 0.171.0."""
+    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/b", card("card-B"))]
+    found = pick(clients, "/p/a", source="resume", recorded="/p/a")
+    assert (found.decision, found.lich) == (decide.SEVERAL, None)
+    assert pick(clients, "/p/a", source="resume", recorded=None).lich is None  # unknown: same
+
+
+def test_a_resumed_session_moved_to_the_current_dir_is_that_dir_s_client() -> None:
+    """ "Use current directory": the conversation runs where the resuming TUI works."""
+    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/b", card("card-B"))]
+    assert pick(clients, "/p/b", source="resume", recorded="/p/a").lich == card("card-B")
+
+
+def test_a_resumed_session_with_a_single_card_connected_is_that_card_s() -> None:
+    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/b", card("card-A"))]
+    assert pick(clients, "/p/a", source="resume", recorded="/p/a").lich == card("card-A")
+
+
+@pytest.mark.parametrize("source", ["fork", "something-new", ""])
+def test_unknown_and_fork_sources_are_treated_like_resume(source: str) -> None:
+    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/b", card("card-B"))]
+    assert pick(clients, "/p/a", source=source, recorded="/p/a").lich is None
+
+
+def test_codex_resume_by_id_can_be_in_its_dir_or_the_session_s() -> None:
+    resumed = tui(701, "/p/b", card("card-B"), "resume", S1)
+    resumed.resumed_dir = "/p/a"
+    a = tui(700, "/p/a", card("card-A"))
+    c = tui(702, "/p/c", card("card-C"))
+    assert decide.possible_dirs(resumed) == {"/p/a", "/p/b"}
+    assert pick([a, resumed, c], "/p/a").decision == decide.SEVERAL  # A, or B moved there
+    assert pick([a, resumed, c], "/p/b").lich == card("card-B")
+    assert pick([a, resumed, c], "/p/c").lich == card("card-C")  # B cannot be there
+
+
+def test_codex_resume_in_its_own_recorded_dir_stays_there() -> None:
+    resumed = tui(701, "/p/b", card("card-B"), "resume", S1)
+    resumed.resumed_dir = "/p/b"
+    a = tui(700, "/p/a", card("card-A"))
+    assert pick([a, resumed], "/p/a").lich == card("card-A")
+    assert pick([a, resumed], "/p/b").lich == card("card-B")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("resume",),
+        ("resume", "--last"),
+        ("resume", "my-session-name"),
+        ("fork", "--last"),
+        ("agents",),
+        ("-m", "o3", "resume", "--all"),
+        ("resume", S1),  # the id's session was not found: its directory is unknown
+    ],
+)
+def test_a_tui_that_can_switch_anywhere_competes_everywhere(args: tuple[str, ...]) -> None:
+    anywhere = tui(701, "/p/b", card("card-B"), *args)
+    a = tui(700, "/p/a", card("card-A"))
+    assert decide.possible_dirs(anywhere) is None
+    assert pick([a, anywhere], "/p/a").decision == decide.SEVERAL
+    assert pick([a, anywhere], "/p/b").lich == card("card-B")
+
+
+def test_switcher_reads_the_subcommand_and_its_session() -> None:
+    assert decide.switcher([CODEX, "resume", S1]) == ("resume", S1)
+    assert decide.switcher([CODEX, "fork", S1, "go on"]) == ("fork", S1)
+    assert decide.switcher([CODEX, "resume", "--last", S1]) == ("resume", None)
+    assert decide.switcher([CODEX, "agents"]) == ("agents", None)
+    assert decide.switcher([CODEX, "fix the resume bug"]) is None
+    assert decide.switcher([CODEX, "--", "resume"]) is None
+    assert decide.switcher([CODEX]) is None

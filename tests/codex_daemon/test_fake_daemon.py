@@ -7,6 +7,7 @@ TUI working in the payload's cwd, or nothing.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,16 +48,26 @@ def lich_b() -> Iterator[StandIn]:
         yield standin
 
 
-def payload(cwd: Path, sid: str = SID) -> dict[str, object]:
+def payload(
+    cwd: Path, sid: str = SID, source: str = "startup", transcript: str | None = None
+) -> dict[str, object]:
     return {
         "session_id": sid,
-        "transcript_path": f"/x/rollout-{sid}.jsonl",
+        "transcript_path": transcript or f"/x/rollout-{sid}.jsonl",
         "cwd": str(cwd),
         "hook_event_name": "SessionStart",
         "model": "scripted-model",
         "permission_mode": "default",
-        "source": "startup",
+        "source": source,
     }
+
+
+def rollout(folder: Path, sid: str, cwd: Path) -> Path:
+    """A session's rollout file as Codex 0.171.0 writes it: session_meta first, with its cwd."""
+    path = folder / f"rollout-2026-11-30T13-15-24-{sid}.jsonl"
+    meta = {"type": "session_meta", "payload": {"id": sid, "cwd": str(cwd), "source": "vscode"}}
+    path.write_text(json.dumps(meta) + "\n" + json.dumps({"type": "turn_context"}) + "\n")
+    return path
 
 
 def test_each_client_s_report_names_its_own_card(
@@ -175,3 +186,42 @@ def test_bad_payload_under_the_daemon_is_bad_input(
     [record] = wait_for_log(env, 1)
     assert record["decision"] == "no-session-id"
     assert not log_records(env)[0].get("error")
+
+
+def test_a_session_resumed_into_another_card_s_dir_names_no_card(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
+) -> None:
+    """Card B ran `codex resume <S1>`; S1 was recorded in projA, where card A works. Codex asks
+    "session directory or current directory?" and the first is the default: B may be in projA.
+    """
+    env = base_env(tmp_path, **lich.env("card-A"))
+    s1 = rollout(tmp_path, SID, projects["a"])
+    fake.start_daemon(env)
+    fake.hold_open(s1)
+    fake.start_client(env, projects["a"])
+    fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"], "resume", SID)
+    # B's resumed session (it chose "session directory"), and a new one A starts in projA
+    fake.run_hook(HOOK, payload(projects["a"], SID, "resume", str(s1)), projects["a"])
+    fake.run_hook(HOOK, payload(projects["a"], "conv-A2"), projects["a"])
+    records = wait_for_log(env, 2)
+    assert [r["decision"] for r in records] == ["codex-daemon-several-cards"] * 2
+    assert lich.wait(1, timeout=0.5) == [] and lich_b.received == []
+    # in projB only card B can be: its report is its own
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B2"), projects["b"])
+    [got] = lich_b.wait(1)
+    assert got.accepted is not None and got.accepted["session_id"] == "card-B"
+
+
+def test_a_session_resumed_into_the_current_dir_is_that_card_s(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
+) -> None:
+    """ "Use current directory": the resumed session runs in projB, where only card B works."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    s1 = rollout(tmp_path, SID, projects["a"])
+    fake.start_daemon(env)
+    fake.start_client(env, projects["a"])
+    fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])  # `/resume`
+    fake.run_hook(HOOK, payload(projects["b"], SID, "resume", str(s1)), projects["b"])
+    [got] = lich_b.wait(1)
+    assert got.accepted == {"session_id": "card-B", "provider_session_id": SID, "provider": "codex"}
+    assert lich.received == []

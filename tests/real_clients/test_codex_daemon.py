@@ -26,7 +26,12 @@ import pytest
 from lich_hooks.standin.server import StandIn
 from tests.real_clients.support.claude import Terminal, wait_for_hook
 from tests.real_clients.support.clients import Client
-from tests.real_clients.support.codex import codex_env, running_for, seed_codex_home, stop_daemon
+from tests.real_clients.support.codex import (
+    codex_env,
+    running_for,
+    seed_codex_home,
+    stop_daemon,
+)
 from tests.real_clients.support.model_api import ModelAPI
 from tests.support.runner import log_records
 
@@ -123,6 +128,50 @@ def test_two_cards_in_one_dir_never_name_the_wrong_card(lab: Lab) -> None:
         # nothing was sent anywhere, so nothing can name the wrong card
         assert accepted(lich_c) == [] and accepted(lich_d) == []
         print(f"\nsame dir: {[r['attribution'] for r in records]}")
+
+
+def test_a_session_resumed_into_another_card_s_dir_names_no_card(lab: Lab) -> None:
+    """Card B resumes a session recorded in projA, where card A works, in its directory.
+
+    Codex asks "session directory or current directory?" (session directory is
+    the default); `tui.resume_cwd` answers it up front. The conversation then
+    runs in projA and nothing in the payload says it is card B's: on the code
+    before this check, card A's TUI was the one client there and got the report.
+    """
+    with StandIn() as lich_a, StandIn() as lich_b, ExitStack() as stack:
+        env_a = lab.card_env("card-A", lich_a)
+        # a session recorded in projA that the daemon does not hold (one a daemon TUI ran stays
+        # loaded there, and another TUI resuming it is told it is open elsewhere)
+        first = start(stack, lab, env_a, lab.dirs["projA"], "--no-daemon")
+        first.submit("hello from card A")
+        [got] = lich_a.wait(1, timeout=60)
+        first.close()
+        assert got.accepted is not None and got.accepted["session_id"] == "card-A"
+        session = str(got.accepted["provider_session_id"])
+        start(stack, lab, env_a, lab.dirs["projA"])  # card A works on in projA
+        before = len(lab.records())
+        # answer "session directory" in config.toml: a `-c` override would make the TUI run
+        # an embedded app-server (its hooks then see its own environment, no daemon)
+        config = lab.codex_home / "config.toml"
+        seeded = config.read_text()
+        stack.callback(config.write_text, seeded)
+        setting = 'resume_cwd = "session"\n'
+        if "\n[tui]\n" in seeded:  # Codex may have written its own [tui] table by now
+            config.write_text(seeded.replace("\n[tui]\n", "\n[tui]\n" + setting, 1))
+        else:
+            config.write_text(seeded + "\n[tui]\n" + setting)
+        env_b = lab.card_env("card-B", lich_b)
+        card_b = start(stack, lab, env_b, lab.dirs["projB"], "resume", session)
+        card_b.wait_for_text("hello from card A", timeout=60)  # the resumed session is up
+        card_b.submit("hello from card B")
+        records = _wait_records(lab, before + 1)[before:]
+        assert len(records) == 1, (records, card_b.screen()[-1500:])
+        [record] = records
+        assert "app-server" in str(record.get("codex_runner")), record  # the daemon ran it
+        assert record["decision"] == "codex-daemon-several-cards", record
+        assert str(lab.dirs["projA"]) in str(record["attribution"])
+        assert len(lich_a.received) == 1 and lich_b.received == []
+        print(f"\nresumed into card A's dir: {record['attribution']}")
 
 
 def test_no_daemon_cards_report_their_own(lab: Lab) -> None:
