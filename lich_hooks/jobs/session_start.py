@@ -63,9 +63,12 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
     used; the card comes from the connected client TUI working in the
     payload's cwd (lich_hooks/codex_daemon/decide.py), or nothing is sent.
     """
+    import time
+
     from lich_hooks import codex_daemon
     from lich_hooks.codex_daemon import decide
 
+    started = time.monotonic()
     runner = codex_daemon.who_runs()
     if runner.kind == decide.OWN:
         return None
@@ -80,7 +83,7 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
     found = codex_daemon.find_card(
         runner.pid, payload.text("cwd"), payload.text("source"), payload.transcript_path
     )
-    ctx.log.set(attribution=found.why)
+    ctx.log.set(attribution=found.why, attribution_ms=round((time.monotonic() - started) * 1000, 2))
     ctx.log.debug(found.why)
     if found.lich is None:
         return Outcome(found.decision)

@@ -111,6 +111,7 @@ def test_two_cards_in_different_dirs_each_report_their_own(lab: Lab) -> None:
         assert [a["session_id"] for a in accepted(lich_a)] == ["card-A"]
         assert [a["session_id"] for a in accepted(lich_b)] == ["card-B"]
         print(f"\ncard-A -> {got_a.accepted}\ncard-B -> {got_b.accepted}")
+        print(f"attribution: {[(r['attribution'], r['attribution_ms']) for r in records]}")
         print(f"daemon: {lab.daemons()}")
 
 
