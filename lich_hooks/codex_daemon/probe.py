@@ -60,13 +60,13 @@ def ancestors(start: int, proc: str = PROC) -> list[tuple[int, list[str]]] | Non
     chain: list[tuple[int, list[str]]] = []
     pid = start
     for _ in range(MAX_ANCESTORS):
-        if pid <= 1:
+        if pid < 1:
             break
         argv = cmdline(pid, proc)
         if argv is None:
             break
         chain.append((pid, argv))
-        if is_codex(argv):
+        if is_codex(argv) or pid == 1:  # PID 1 can be the harness itself, in a container
             break
         parent = _parent(pid, proc)
         if parent is None or parent == pid:

@@ -325,3 +325,49 @@ def test_switcher_reads_the_subcommand_and_its_session() -> None:
     assert decide.switcher([CODEX, "fix the resume bug"]) is None
     assert decide.switcher([CODEX, "--", "resume"]) is None
     assert decide.switcher([CODEX]) is None
+
+
+def fake_proc(root: Path, table: dict[int, tuple[int, list[str]]]) -> str:
+    """A /proc with `cmdline` and `stat` for each pid: pid -> (ppid, argv)."""
+    for pid, (ppid, argv) in table.items():
+        folder = root / str(pid)
+        folder.mkdir(parents=True)
+        (folder / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
+        (folder / "stat").write_text(f"{pid} (a b) c) S {ppid} {pid} {pid} 0 -1\n")
+    return str(root)
+
+
+def test_ancestors_stop_at_the_nearest_codex(tmp_path: Path) -> None:
+    from lich_hooks.codex_daemon.probe import ancestors
+
+    proc = fake_proc(
+        tmp_path,
+        {
+            100: (90, ["/usr/bin/python3", "/x/lich-hook", "SessionStart", "codex"]),
+            90: (80, SH),
+            80: (70, DAEMON_ARGV),
+            70: (1, [CODEX]),
+            1: (0, ["/sbin/init"]),
+        },
+    )
+    chain = ancestors(90, proc)
+    assert [pid for pid, _ in chain] == [90, 80]
+    assert runner(chain).kind == decide.DAEMON
+
+
+def test_codex_as_pid_1_is_seen(tmp_path: Path) -> None:
+    """`docker run … codex exec`: the harness is PID 1 and runs the hook as its child."""
+    from lich_hooks.codex_daemon.probe import ancestors
+
+    proc = fake_proc(tmp_path, {90: (1, SH), 1: (0, [CODEX, "exec", "hi"])})
+    chain = ancestors(90, proc)
+    assert [pid for pid, _ in chain] == [90, 1]
+    assert runner(chain).kind == decide.OWN
+    assert "codex process 1" in runner(chain).why
+
+
+def test_a_daemon_as_pid_1_is_seen(tmp_path: Path) -> None:
+    from lich_hooks.codex_daemon.probe import ancestors
+
+    proc = fake_proc(tmp_path, {90: (1, SH), 1: (0, DAEMON_ARGV)})
+    assert runner(ancestors(90, proc)).kind == decide.DAEMON
