@@ -29,10 +29,10 @@ or current directory?" (session directory is the default), and the TUI's
 - a TUI started as `codex resume|fork <id>` can be in its own directory or in
   that session's recorded one; with `--last`, the picker, a session name, or
   `codex agents` (which switches among sessions anywhere) it can be anywhere;
-- a SessionStart that is not a fresh conversation (`source` other than
-  startup, clear or compact) running in the directory its session was
-  recorded in may come from any TUI that chose "session directory": every
-  connected client is a candidate. In another directory it came from a TUI
+- a SessionStart that is not a new conversation (`source` other than
+  startup or clear) running in the directory its session was recorded in may
+  come from any TUI that chose "session directory": every connected client
+  is a candidate. In another directory it came from a TUI
   that chose "current directory", i.e. one working there.
 
 docs/harnesses.md (Codex) explains the daemon and these limits to users.
@@ -51,9 +51,11 @@ CODEX_NAMES = ("codex", "codex.exe")
 CD_FLAGS = ("-C", "--cd")
 # Subcommands whose TUI runs a session that may live in another directory.
 SWITCHERS = ("resume", "fork", "agents")
-# SessionStart sources that start or continue a conversation in the TUI's own
-# directory; any other (resume, fork, or one we do not know) may not.
-FRESH_SOURCES = ("startup", "clear", "compact")
+# SessionStart sources that start a new conversation in the TUI's directory;
+# any other (resume, fork, compact, or one we do not know) may continue one
+# that was resumed into another directory. A compaction keeps its id, so lich
+# loses nothing when such a report is dropped.
+FRESH_SOURCES = ("startup", "clear")
 
 # runner() verdicts
 OWN = "own"  # a codex client runs the hook, or no codex at all: the hook's env is the card's

@@ -272,7 +272,7 @@ def test_a_resumed_session_with_a_single_card_connected_is_that_card_s() -> None
     assert pick(clients, "/p/a", source="resume", recorded="/p/a").lich == card("card-A")
 
 
-@pytest.mark.parametrize("source", ["fork", "something-new", ""])
+@pytest.mark.parametrize("source", ["fork", "compact", "something-new", ""])
 def test_unknown_and_fork_sources_are_treated_like_resume(source: str) -> None:
     clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/b", card("card-B"))]
     assert pick(clients, "/p/a", source=source, recorded="/p/a").lich is None
