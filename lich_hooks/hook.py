@@ -89,7 +89,8 @@ def run(
         try:
             from lich_hooks import transport
 
-            transport.send_detached(ctx.env, outcome.endpoint, outcome.body, log, outcome.on_taken)
+            env = outcome.env or ctx.env
+            transport.send_detached(env, outcome.endpoint, outcome.body, log, outcome.on_taken)
             return 0
         except BaseException as error:
             log.set(error=f"{type(error).__name__}: {error}")

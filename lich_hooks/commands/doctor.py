@@ -23,6 +23,7 @@ import subprocess
 import sys
 
 from lich_hooks import __version__, interactive, state
+from lich_hooks.commands import doctor_codex_daemon
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
 from lich_hooks.lichenv import LichEnv, parse_port
@@ -475,6 +476,7 @@ def collect(environ: Mapping[str, str], project: str) -> list[Check]:
         *check_listener(environ),
         *check_bin(environ),
         *check_registrations(environ, project, executable),
+        *doctor_codex_daemon.check(environ),
         check_state_dir(environ),
         check_interactive(environ),
         check_debug(environ),

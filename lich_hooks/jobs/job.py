@@ -57,9 +57,14 @@ class Context:
 
 
 class Outcome:
-    """What a job decided: a word for the log, and optionally a verdict and a report."""
+    """What a job decided: a word for the log, and optionally a verdict and a report.
 
-    __slots__ = ("body", "decision", "endpoint", "on_taken", "stdout")
+    `env` is the card the report goes to when it is not the hook's own
+    environment's (a Codex hook run by the shared daemon reports for the
+    client TUI's card); None means the hook's own.
+    """
+
+    __slots__ = ("body", "decision", "endpoint", "env", "on_taken", "stdout")
 
     def __init__(
         self,
@@ -69,8 +74,10 @@ class Outcome:
         endpoint: str | None = None,
         body: dict[str, object] | None = None,
         on_taken: Callable[[], None] | None = None,
+        env: LichEnv | None = None,
     ) -> None:
         self.decision = decision
+        self.env = env
         self.stdout = stdout
         self.endpoint = endpoint
         self.body = body

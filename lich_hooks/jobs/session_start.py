@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lich_hooks import state
 from lich_hooks.jobs.job import Context, Outcome
+from lich_hooks.lichenv import LichEnv
 
 ENDPOINT = "session-start"
 
@@ -18,6 +19,13 @@ def body(card: str, provider_session_id: str, provider: str) -> dict[str, object
 
 def run(ctx: Context) -> Outcome:
     env = ctx.env
+    own = True
+    if ctx.provider == "codex":
+        found = codex_card(ctx)
+        if isinstance(found, Outcome):
+            return found
+        if found is not None:
+            env, own = found, False
     if not env.can_report:
         return Outcome("outside-lich")
     assert env.card is not None
@@ -41,4 +49,42 @@ def run(ctx: Context) -> Outcome:
     def remember() -> None:
         state.remember_reported(ctx.environ, card, remembered)
 
-    return Outcome("report", endpoint=ENDPOINT, body=report, on_taken=remember)
+    return Outcome(
+        "report", endpoint=ENDPOINT, body=report, on_taken=remember, env=None if own else env
+    )
+
+
+def codex_card(ctx: Context) -> LichEnv | Outcome | None:
+    """Under Codex's shared daemon, the card that owns the conversation (or a refusal).
+
+    None: a codex client runs the hook as its child, so the hook's own
+    environment is the card's, as on every other harness. Under the daemon the
+    hook's own LICH_* belong to whichever TUI started the daemon and are never
+    used; the card comes from the connected client TUI working in the
+    payload's cwd (lich_hooks/codex_daemon/decide.py), or nothing is sent.
+    """
+    import time
+
+    from lich_hooks import codex_daemon
+    from lich_hooks.codex_daemon import decide
+
+    started = time.monotonic()
+    runner = codex_daemon.who_runs()
+    if runner.kind == decide.OWN:
+        return None
+    ctx.log.set(codex_runner=runner.why)
+    if runner.kind == decide.UNKNOWN:
+        ctx.log.debug(f"not reporting: {runner.why}")
+        return Outcome("codex-runner-unknown")
+    payload = ctx.payload()
+    if payload is None:
+        return Outcome("bad-input")
+    assert runner.pid is not None
+    found = codex_daemon.find_card(
+        runner.pid, payload.text("cwd"), payload.text("source"), payload.transcript_path
+    )
+    ctx.log.set(attribution=found.why, attribution_ms=round((time.monotonic() - started) * 1000, 2))
+    ctx.log.debug(found.why)
+    if found.lich is None:
+        return Outcome(found.decision)
+    return LichEnv(found.lich)

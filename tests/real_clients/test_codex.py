@@ -11,13 +11,7 @@ from lich_hooks.standin.server import StandIn
 from tests.real_clients.conftest import CARD
 from tests.real_clients.support.claude import hook_runs, wait_for_hook
 from tests.real_clients.support.clients import Client
-from tests.real_clients.support.codex import (
-    TRUST_FLAG,
-    codex_env,
-    exec_help,
-    run_exec,
-    seed_codex_home,
-)
+from tests.real_clients.support.codex import codex_env, run_exec, seed_codex_home
 from tests.real_clients.support.model_api import REPLY_TEXT, ModelAPI
 
 pytestmark = pytest.mark.real_client
@@ -27,12 +21,10 @@ pytestmark = pytest.mark.real_client
 def codex_setup(
     codex: Client, tmp_path: Path, model_api: ModelAPI, lich: StandIn
 ) -> dict[str, str]:
+    """A CODEX_HOME whose hooks.json registers lich-hook, trusted the way `/hooks` records it."""
     codex_home = tmp_path / "codex-home"
     seed_codex_home(codex_home, model_api.base_url)
-    env = codex_env(tmp_path, codex_home, **lich.env(CARD))
-    if TRUST_FLAG not in exec_help(codex, env):
-        pytest.skip(f"{codex.version} has no {TRUST_FLAG}: its hooks need interactive trust")
-    return env
+    return codex_env(tmp_path, codex_home, **lich.env(CARD))
 
 
 def test_codex_exec_reports_its_session(
@@ -62,7 +54,8 @@ def test_codex_skips_an_untrusted_hook_silently(
     codex: Client, codex_setup: dict[str, str], project: Path, lich: StandIn, model_api: ModelAPI
 ) -> None:
     """Why the registration docs must tell Codex users to trust the hook (`/hooks`)."""
-    ran = run_exec(codex, "say hello", codex_setup, project, bypass_trust=False)
+    seed_codex_home(Path(codex_setup["CODEX_HOME"]), model_api.base_url, trust=False)
+    ran = run_exec(codex, "say hello", codex_setup, project)
     assert ran.returncode == 0, ran.stderr
     assert REPLY_TEXT in ran.stdout
     # the turn is over and the model answered: a trusted hook would have run before it

@@ -135,12 +135,18 @@ class Terminal:
     """
 
     def __init__(
-        self, client: Client, env: dict[str, str], cwd: Path, rows: int = 50, cols: int = 200
+        self,
+        client: Client,
+        env: dict[str, str],
+        cwd: Path,
+        rows: int = 50,
+        cols: int = 200,
+        args: tuple[str, ...] = (),
     ) -> None:
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         self.proc = subprocess.Popen(
-            [str(client.binary)],
+            [str(client.binary), *args],
             env=env,
             cwd=cwd,
             stdin=slave,

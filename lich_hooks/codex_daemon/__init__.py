@@ -1,0 +1,54 @@
+"""Codex's shared app-server daemon: find the card a hook reports for, or refuse.
+
+`decide.py` holds the rules (pure, over recorded snapshots), `probe.py` reads
+the system. This module joins them for the session-start job, which asks two
+questions: who runs this hook (`who_runs`, a few /proc reads, on every Codex
+SessionStart), and, only under the daemon, which card owns the conversation
+(`find_card`). docs/harnesses.md (Codex) tells users what this means for them.
+"""
+
+from __future__ import annotations
+
+import os
+
+from lich_hooks.codex_daemon import decide, probe
+
+UNSUPPORTED = "codex-daemon-unsupported"
+PROBE_FAILED = "codex-daemon-probe-failed"
+
+
+def who_runs(start: int | None = None, proc: str = probe.PROC) -> decide.Runner:
+    """OWN, DAEMON or UNKNOWN for the process tree above `start` (default: our parent)."""
+    return decide.runner(probe.ancestors(os.getppid() if start is None else start, proc))
+
+
+def find_card(
+    daemon: int,
+    cwd: str | None,
+    source: str | None = "startup",
+    transcript: str | None = None,
+    proc: str = probe.PROC,
+) -> decide.Attribution:
+    """The card among `daemon`'s clients whose conversation runs in `cwd`, or why none.
+
+    `source` and `transcript` are the payload's: a conversation that is not
+    fresh may run in its recorded directory, whoever resumed it there.
+    """
+    if not probe.can_list_clients(proc):
+        return decide.Attribution(
+            UNSUPPORTED,
+            f"codex app-server {daemon} runs this hook and this system offers no way to "
+            "find the client it runs it for (start cards with `codex --no-daemon`)",
+        )
+    try:
+        connected = probe.clients(daemon, proc)
+    except probe.ProbeError as error:
+        return decide.Attribution(PROBE_FAILED, f"codex app-server {daemon}: {error}")
+    if cwd and os.path.isabs(cwd):
+        cwd = os.path.realpath(cwd)  # /proc shows the clients' cwd with symlinks resolved
+    recorded = None
+    if source not in decide.FRESH_SOURCES:
+        recorded = probe.session_cwd(transcript)
+        if recorded is not None:
+            recorded = os.path.realpath(recorded)
+    return decide.choose(connected, cwd, source, recorded)

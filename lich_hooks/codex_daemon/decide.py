@@ -1,0 +1,325 @@
+"""Which lich card a Codex hook reports for: pure decisions over a process snapshot.
+
+Codex's interactive TUI (0.157 and later) runs every hook inside one shared
+`codex app-server … --managed-daemon` per CODEX_HOME. That daemon was started
+by whichever TUI came first and carries that TUI's environment, so under it
+the hook's own LICH_* name the first card, not the card whose conversation
+fired the hook. Nothing from the client TUI (pid, environment, terminal)
+reaches the hook or its payload; the payload's `cwd` is the only link.
+
+So the decision has two steps, each a function of data the probe recorded
+(`probe.py` does the /proc and netlink reading):
+
+1. `runner(ancestors)`: the nearest `codex` process above the hook. A client
+   (the TUI with `--no-daemon`, `codex exec`) runs hooks as its children and
+   the hook's own environment is the card's: nothing changes. An
+   `app-server` is the shared daemon: the hook's own LICH_* are never used.
+2. `choose(clients, cwd, source, recorded)`: among the daemon's connected
+   client TUIs, keep those whose conversation can be in the payload's `cwd`.
+   They must all name one card (same LICH_SESSION_ID, LICH_PORT and
+   LICH_TOKEN, each valid as LichEnv requires); then that card is the answer.
+   No client, a client outside lich, an unreadable or invalid environment, or
+   two cards in one directory: send nothing and say why. A wrong card is
+   worse than none: lich resumes the card from it.
+
+Where a conversation runs is not always where its TUI runs. Resuming or
+forking a session recorded in another directory asks "use session directory
+or current directory?" (session directory is the default), and the TUI's
+`/resume` does the same without any trace in its argv. So:
+- a TUI started as `codex resume|fork <id>` can be in its own directory or in
+  that session's recorded one; with `--last`, the picker, a session name, or
+  `codex agents` (which switches among sessions anywhere) it can be anywhere;
+- a SessionStart that is not a new conversation (`source` other than
+  startup or clear) running in the directory its session was recorded in may
+  come from any TUI that chose "session directory": every connected client
+  is a candidate. In another directory it came from a TUI
+  that chose "current directory", i.e. one working there.
+
+docs/harnesses.md (Codex) explains the daemon and these limits to users.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.lichenv import LichEnv
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
+CODEX_NAMES = ("codex", "codex.exe")
+CD_FLAGS = ("-C", "--cd")
+# Subcommands whose TUI runs a session that may live in another directory.
+SWITCHERS = ("resume", "fork", "agents")
+# SessionStart sources that start a new conversation in the TUI's directory;
+# any other (resume, fork, compact, or one we do not know) may continue one
+# that was resumed into another directory. A compaction keeps its id, so lich
+# loses nothing when such a report is dropped.
+FRESH_SOURCES = ("startup", "clear")
+
+# runner() verdicts
+OWN = "own"  # a codex client runs the hook, or no codex at all: the hook's env is the card's
+DAEMON = "daemon"  # the shared app-server runs it: find the card among its clients
+UNKNOWN = "unknown"  # the ancestry could not be read: cannot tell which
+
+
+def is_codex(argv: Sequence[str]) -> bool:
+    """A process whose executable is named codex (the native binary, not npm's node wrapper)."""
+    if not argv:
+        return False
+    name = argv[0].replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return name in CODEX_NAMES
+
+
+def is_app_server(argv: Sequence[str]) -> bool:
+    """`codex app-server …`: the daemon (`--managed-daemon`), or any app-server host.
+
+    Any app-server counts as shared, not only `--managed-daemon`: an app-server
+    serves whatever clients connect to it, so its own environment never proves
+    whose conversation fired a hook. One with no connected codex client (an
+    editor's stdio app-server) then reports nothing rather than a guess.
+    """
+    return is_codex(argv) and len(argv) > 1 and argv[1] == "app-server"
+
+
+class Runner:
+    """Who runs this hook: OWN, DAEMON (with its pid) or UNKNOWN, and the evidence."""
+
+    __slots__ = ("kind", "pid", "why")
+
+    def __init__(self, kind: str, why: str, pid: int | None = None) -> None:
+        self.kind = kind
+        self.why = why
+        self.pid = pid
+
+    def __repr__(self) -> str:
+        return f"Runner({self.kind!r}, {self.why!r}, pid={self.pid})"
+
+
+def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
+    """Classify the hook's ancestry, nearest first, as the probe read it (None: unreadable).
+
+    The nearest codex decides: a TUI's own hook (`--no-daemon`) has no daemon
+    above it, and a codex started from a tool command under the daemon has the
+    daemon further up but runs its own hooks as its children.
+    """
+    if ancestors is None:
+        return Runner(UNKNOWN, "the hook's parent processes cannot be read on this system")
+    for pid, argv in ancestors:
+        if is_app_server(argv):
+            return Runner(DAEMON, f"codex app-server {pid} runs this hook", pid)
+        if is_codex(argv):
+            return Runner(OWN, f"codex process {pid} runs this hook as its child")
+    return Runner(OWN, "no codex process among the hook's parents")
+
+
+class Client:
+    """One codex process connected to the daemon, as the probe recorded it.
+
+    `cwd` is its working directory (None: gone or unreadable); `lich` holds its
+    LICH_PORT/LICH_TOKEN/LICH_SESSION_ID (only those; absent keys are absent)
+    or is None when its environment could not be read. `resumed_dir` is the
+    recorded directory of the session a `codex resume|fork <id>` names, when
+    the probe found it.
+    """
+
+    __slots__ = ("argv", "cwd", "lich", "pid", "resumed_dir")
+
+    def __init__(
+        self,
+        pid: int,
+        argv: Sequence[str],
+        cwd: str | None,
+        lich: Mapping[str, str] | None,
+        resumed_dir: str | None = None,
+    ) -> None:
+        self.pid = pid
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.lich = lich
+        self.resumed_dir = resumed_dir
+
+    def __repr__(self) -> str:
+        return f"Client({self.pid}, cwd={self.cwd!r})"
+
+
+def normalise(path: str) -> str:
+    """Lexically normal absolute form (no filesystem access: the probe resolved symlinks)."""
+    import posixpath
+
+    return posixpath.normpath(path)
+
+
+def conversation_dir(client: Client) -> str | None:
+    """The directory the client's conversation runs in: `-C/--cd DIR` if given, else its cwd.
+
+    Codex starts the thread in `--cd`'s directory without changing its own
+    working directory, so the flag wins. A relative DIR is taken from the cwd.
+    """
+    if client.cwd is None:
+        return None
+    args = client.argv[1:]
+    for index, arg in enumerate(args):
+        if arg == "--":
+            break
+        value = None
+        if arg in CD_FLAGS and index + 1 < len(args):
+            value = args[index + 1]
+        elif arg.startswith("--cd="):
+            value = arg[len("--cd=") :]
+        elif arg.startswith("-C") and len(arg) > 2:
+            value = arg[2:]
+        if value is not None:
+            return normalise(value if value.startswith("/") else f"{client.cwd}/{value}")
+    return normalise(client.cwd)
+
+
+def switcher(argv: Sequence[str]) -> tuple[str, str | None] | None:
+    """`(subcommand, session id)` for `codex resume|fork [<uuid>]` and `codex agents`, else None.
+
+    Any argument spelled like one of those subcommands counts (a prompt that
+    is the single word "resume" included): mistaking a TUI for one that can
+    be anywhere only costs a report, the other way round could cost a card.
+    """
+    args = list(argv[1:])
+    if "--" in args:
+        args = args[: args.index("--")]
+    for index, arg in enumerate(args):
+        if arg in SWITCHERS:
+            rest = [a for a in args[index + 1 :] if not a.startswith("-")]
+            named = rest[0] if rest and arg != "agents" and "--last" not in args else None
+            return arg, named if named is not None and _is_uuid(named) else None
+    return None
+
+
+def _is_uuid(text: str) -> bool:
+    parts = text.split("-")
+    return [len(p) for p in parts] == [8, 4, 4, 4, 12] and all(
+        c in "0123456789abcdefABCDEF" for c in "".join(parts)
+    )
+
+
+def possible_dirs(client: Client) -> set[str] | None:
+    """Every directory this client's conversation can run in; None: any directory."""
+    here = conversation_dir(client)
+    if here is None:
+        return set()  # gone
+    switched = switcher(client.argv)
+    if switched is None:
+        return {here}
+    _, session = switched
+    if session is None or client.resumed_dir is None:
+        return None
+    return {here, normalise(client.resumed_dir)}
+
+
+class Attribution:
+    """The card a daemon-run hook reports for, or why it reports nothing.
+
+    `lich` is the chosen client's LICH_* (a report can be built from it with
+    LichEnv), None on a refusal. `decision` is the word the run log records.
+    """
+
+    __slots__ = ("client", "decision", "lich", "why")
+
+    def __init__(
+        self,
+        decision: str,
+        why: str,
+        lich: Mapping[str, str] | None = None,
+        client: int | None = None,
+    ) -> None:
+        self.decision = decision
+        self.why = why
+        self.lich = lich
+        self.client = client
+
+    @property
+    def found(self) -> bool:
+        return self.lich is not None
+
+    def __repr__(self) -> str:
+        return f"Attribution({self.decision!r}, {self.why!r}, client={self.client})"
+
+
+FOUND = "codex-daemon-card"
+NO_CLIENT = "codex-daemon-no-client"
+NOT_IN_LICH = "codex-daemon-client-outside-lich"
+UNREADABLE = "codex-daemon-client-unreadable"
+INVALID = "codex-daemon-client-invalid"
+SEVERAL = "codex-daemon-several-cards"
+NO_CWD = "codex-daemon-no-cwd"
+
+
+def choose(
+    clients: Sequence[Client],
+    cwd: str | None,
+    source: str | None = None,
+    recorded: str | None = None,
+) -> Attribution:
+    """The one card whose connected client TUI can run a conversation in `cwd`, or why none.
+
+    `source` is the payload's SessionStart source; `recorded` the directory
+    the conversation's session was first recorded in (its transcript's
+    session_meta), None when unknown.
+    """
+    if not cwd or not cwd.startswith("/"):
+        return Attribution(NO_CWD, "the payload has no absolute cwd to match a client by")
+    want = normalise(cwd)
+    anyone = source not in FRESH_SOURCES and (recorded is None or normalise(recorded) == want)
+    if anyone:
+        # resumed in its own recorded directory: any TUI may have chosen "session directory"
+        here = [c for c in clients if conversation_dir(c) is not None]
+        where = f"connected (a {source or 'non-fresh'} conversation in {want} may be anyone's)"
+    else:
+        here = [c for c in clients if _can_run_in(c, want)]
+        where = f"able to run in {want}"
+    if not here:
+        return Attribution(
+            NO_CLIENT,
+            f"none of the daemon's {len(clients)} connected codex client(s) runs in {want}",
+        )
+    cards: dict[tuple[str, str, str], int] = {}
+    for client in here:
+        if client.lich is None:
+            return Attribution(
+                UNREADABLE, f"codex client {client.pid} {where}: environment unreadable"
+            )
+        card = client.lich.get("LICH_SESSION_ID")
+        if not any(client.lich.get(key) for key in LICH_KEYS):
+            # a TUI outside lich shares the directory: the conversation may be its own
+            return Attribution(NOT_IN_LICH, f"codex client {client.pid} {where} is not in lich")
+        env = LichEnv(client.lich)
+        if not env.can_report:
+            bad = [key for key in LICH_KEYS if not _valid(env, key)]
+            return Attribution(
+                INVALID,
+                f"codex client {client.pid} {where} (card {card!r}): "
+                f"missing or invalid {', '.join(bad)}",
+            )
+        assert env.card is not None and env.token is not None
+        cards.setdefault((env.card, str(env.port), env.token), client.pid)
+    if len(cards) > 1:
+        names = sorted({card for card, _, _ in cards})
+        return Attribution(
+            SEVERAL,
+            f"{len(here)} codex clients {where} belong to {len(cards)} different cards "
+            f"({', '.join(names)}): cannot tell whose conversation this is",
+        )
+    [(card, port, token)] = cards
+    pid = cards[(card, port, token)]
+    lich = {"LICH_SESSION_ID": card, "LICH_PORT": port, "LICH_TOKEN": token}
+    return Attribution(FOUND, f"card {card} from codex client {pid} {where}", lich, pid)
+
+
+def _can_run_in(client: Client, want: str) -> bool:
+    dirs = possible_dirs(client)
+    return dirs is None or want in dirs
+
+
+def _valid(env: LichEnv, key: str) -> bool:
+    if key == "LICH_PORT":
+        return env.port is not None
+    if key == "LICH_TOKEN":
+        return env.token is not None
+    return env.card is not None

@@ -1,0 +1,388 @@
+"""What the Codex attribution reads from the system: the hook's ancestry, the daemon's clients.
+
+This is the I/O half of `decide.py`; it only records, decide.py judges.
+Linux reads /proc and asks the kernel for Unix-socket peers over
+NETLINK_SOCK_DIAG; other systems with a `ps` (macOS, the BSDs) can see the
+ancestry but not the daemon's clients, so there a daemon-run hook is refused.
+
+Cost matters: this runs on Codex's SessionStart, inside the user's first turn.
+Measured on Linux with a daemon and two clients: about 1-2 ms for the whole
+probe (benchmarks/codex_daemon.py). Choices that keep it there:
+- `_socket` and `_struct`, not `socket` and `struct`: `import socket` builds
+  its enums and pulls in `selectors` (~9 ms here), the C modules cost <1 ms.
+- one netlink message per daemon socket (UDIAG_SHOW_PEER, exact inode), all
+  sent in one write, instead of dumping every Unix socket on the machine.
+  /proc/net/unix cannot do this job at all: it lists sockets without peers.
+- the whole-/proc scan reads only `comm` (16 bytes) per process; argv, fds,
+  cwd and environment are read for processes named codex only.
+psutil was not used: it is not in the standard library (the hook path is
+stdlib only), costs more to import than this whole probe, and has no way to
+name a Unix socket's peer on Linux (it reads /proc/net/unix too).
+"""
+
+from __future__ import annotations
+
+import os
+
+from lich_hooks.codex_daemon.decide import LICH_KEYS, Client, is_app_server, is_codex, switcher
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+PROC = "/proc"
+MAX_ANCESTORS = 32
+PS_TIMEOUT = 2.0
+SESSION_META_LIMIT = 1 << 20  # a rollout's first line (session_meta) is a few kB
+
+# linux/netlink.h, linux/sock_diag.h, linux/unix_diag.h
+NETLINK_SOCK_DIAG = 4
+SOCK_DIAG_BY_FAMILY = 20
+NLM_F_REQUEST = 0x1
+NLMSG_ERROR = 2
+NLMSG_DONE = 3
+UDIAG_SHOW_PEER = 0x4
+UNIX_DIAG_PEER = 2
+NO_COOKIE = 0xFFFFFFFF
+
+
+class ProbeError(Exception):
+    """The system would not tell us what the attribution needs (reported as a refusal)."""
+
+
+# --- the hook's ancestry ------------------------------------------------------------------
+
+
+def ancestors(start: int, proc: str = PROC) -> list[tuple[int, list[str]]] | None:
+    """(pid, argv) from `start` upwards, up to and including the nearest codex; None: unreadable."""
+    if not os.path.isdir(proc):
+        return _ps_ancestors(start)
+    chain: list[tuple[int, list[str]]] = []
+    pid = start
+    for _ in range(MAX_ANCESTORS):
+        if pid < 1:
+            break
+        argv = cmdline(pid, proc)
+        if argv is None:
+            break
+        chain.append((pid, argv))
+        if is_codex(argv) or pid == 1:  # PID 1 can be the harness itself, in a container
+            break
+        parent = _parent(pid, proc)
+        if parent is None or parent == pid:
+            break
+        pid = parent
+    return chain
+
+
+def _ps_ancestors(start: int) -> list[tuple[int, list[str]]] | None:
+    """The same from one `ps` call, where there is no /proc (macOS). Arguments split on spaces:
+    enough to see `codex app-server`, which is all this is used for."""
+    import shutil
+    import subprocess
+
+    ps = shutil.which("ps")
+    if ps is None:
+        return None
+    try:
+        out = subprocess.run(
+            [ps, "-A", "-o", "pid=,ppid=,command="],
+            capture_output=True,
+            timeout=PS_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        ).stdout.decode("utf-8", "replace")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return parse_ps(out, start)
+
+
+def parse_ps(out: str, start: int) -> list[tuple[int, list[str]]] | None:
+    table: dict[int, tuple[int, list[str]]] = {}
+    for line in out.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) < 3 or not (parts[0].isdigit() and parts[1].isdigit()):
+            continue
+        table[int(parts[0])] = (int(parts[1]), parts[2].split())
+    if start not in table:
+        return None
+    chain: list[tuple[int, list[str]]] = []
+    pid = start
+    for _ in range(MAX_ANCESTORS):
+        if pid <= 1 or pid not in table:
+            break
+        parent, argv = table[pid]
+        chain.append((pid, argv))
+        if is_codex(argv):
+            break
+        pid = parent
+    return chain
+
+
+def cmdline(pid: int, proc: str = PROC) -> list[str] | None:
+    try:
+        with open(f"{proc}/{pid}/cmdline", "rb") as handle:
+            raw = handle.read(1 << 16)
+    except OSError:
+        return None
+    return [os.fsdecode(part) for part in raw.split(b"\0") if part]
+
+
+def _parent(pid: int, proc: str) -> int | None:
+    """PPid from /proc/<pid>/stat, read after the last ')' (the name may hold spaces and ')')."""
+    try:
+        with open(f"{proc}/{pid}/stat", "rb") as handle:
+            stat = handle.read(4096)
+        return int(stat[stat.rindex(b")") + 2 :].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+# --- the daemon's clients -----------------------------------------------------------------
+
+
+def can_list_clients(proc: str = PROC) -> bool:
+    """Only Linux (a /proc with fd links, and sock_diag) can name the daemon's clients."""
+    return os.path.isdir(f"{proc}/self/fd")
+
+
+def clients(daemon: int, proc: str = PROC) -> list[Client]:
+    """Every codex process holding a Unix socket connected to one of the daemon's sockets.
+
+    Raises ProbeError when the daemon's sockets or their peers cannot be read
+    (then nobody can be named, and the caller refuses).
+    """
+    targets = fd_targets(daemon, proc)
+    if targets is None:
+        raise ProbeError(f"cannot read the sockets of codex app-server {daemon}")
+    mine = _sockets(targets)
+    peers = unix_peers(sorted(mine))
+    rollouts = _rollouts(targets)
+    me = os.getpid()
+    found: list[Client] = []
+    for name in os.listdir(proc):
+        if not name.isdigit():
+            continue
+        pid = int(name)
+        if pid in (me, daemon) or not _named_codex(pid, proc):
+            continue
+        argv = cmdline(pid, proc)
+        if argv is None or not is_codex(argv) or is_app_server(argv):
+            continue
+        held = socket_inodes(pid, proc)
+        if not held or held.isdisjoint(peers):
+            continue
+        resumed_dir = None
+        switched = switcher(argv)
+        if switched is not None and switched[1] is not None and switched[1] in rollouts:
+            resumed_dir = session_cwd(rollouts[switched[1]])
+        found.append(Client(pid, argv, _cwd(pid, proc), lich_environ(pid, proc), resumed_dir))
+    return found
+
+
+def _rollouts(targets: list[str]) -> dict[str, str]:
+    """Session id -> rollout file, for the sessions the daemon has open (`rollout-…-<id>.jsonl`)."""
+    found = {}
+    for path in targets:
+        name = path.rsplit("/", 1)[-1]
+        if name.startswith("rollout-") and name.endswith(".jsonl") and len(name) > 42:
+            found[name[-42:-6]] = path
+    return found
+
+
+def session_cwd(path: str | None) -> str | None:
+    """The `cwd` a Codex rollout recorded its session in (its first line, `session_meta`).
+
+    The path may come from a payload: only a regular file is read (a FIFO or a
+    device would block), and only its first line, bounded.
+    """
+    if not path or not path.startswith("/"):
+        return None
+    import stat
+
+    from lich_hooks.payload import loads_object
+
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        head = b""
+        while b"\n" not in head and len(head) < SESSION_META_LIMIT:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            head += chunk
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    record = loads_object(head.split(b"\n", 1)[0])
+    meta = record.get("payload") if record and record.get("type") == "session_meta" else None
+    cwd = meta.get("cwd") if isinstance(meta, dict) else None
+    return cwd if isinstance(cwd, str) and cwd.startswith("/") else None
+
+
+def app_servers(proc: str = PROC) -> list[tuple[int, list[str]]]:
+    """(pid, argv) of every running `codex app-server` (for doctor; not on the hook path)."""
+    found = []
+    try:
+        names = os.listdir(proc)
+    except OSError:
+        return []
+    for name in names:
+        if name.isdigit() and _named_codex(int(name), proc):
+            argv = cmdline(int(name), proc)
+            if argv is not None and is_app_server(argv):
+                found.append((int(name), argv))
+    return found
+
+
+def _named_codex(pid: int, proc: str) -> bool:
+    try:
+        with open(f"{proc}/{pid}/comm", "rb") as handle:
+            return handle.read(64).strip().lower() in (b"codex", b"codex.exe")
+    except OSError:
+        return False
+
+
+def fd_targets(pid: int, proc: str = PROC) -> list[str] | None:
+    """What a process's open file descriptors point at; None when they cannot be read."""
+    base = f"{proc}/{pid}/fd"
+    try:
+        fds = os.listdir(base)
+    except OSError:
+        return None
+    found = []
+    for fd in fds:
+        try:
+            found.append(os.readlink(f"{base}/{fd}"))
+        except OSError:
+            continue
+    return found
+
+
+def socket_inodes(pid: int, proc: str = PROC) -> set[int] | None:
+    """Inodes of the sockets among a process's open files; None when its fds cannot be read."""
+    targets = fd_targets(pid, proc)
+    return None if targets is None else _sockets(targets)
+
+
+def _sockets(targets: list[str]) -> set[int]:
+    found = set()
+    for link in targets:
+        if link.startswith("socket:[") and link.endswith("]"):
+            try:
+                found.add(int(link[8:-1]))
+            except ValueError:
+                continue
+    return found
+
+
+def _cwd(pid: int, proc: str) -> str | None:
+    try:
+        path = os.readlink(f"{proc}/{pid}/cwd")
+    except OSError:
+        return None
+    # the kernel marks a removed directory; no payload cwd can match it
+    return None if path.endswith(" (deleted)") else path
+
+
+def lich_environ(pid: int, proc: str = PROC) -> dict[str, str] | None:
+    """The LICH_PORT/LICH_TOKEN/LICH_SESSION_ID a process started with; None if unreadable."""
+    return environ_of(pid, LICH_KEYS, proc)
+
+
+def environ_of(pid: int, keys: Sequence[str], proc: str = PROC) -> dict[str, str] | None:
+    """Those of `keys` in the environment a process started with; None if unreadable.
+
+    Decoded the way os.environ decodes (surrogateescape), so a token of
+    non-UTF-8 bytes is sent byte for byte like an inherited one would be.
+    """
+    try:
+        with open(f"{proc}/{pid}/environ", "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return None
+    wanted = {key.encode(): key for key in keys}
+    found: dict[str, str] = {}
+    for item in raw.split(b"\0"):
+        key, sep, value = item.partition(b"=")
+        if sep and key in wanted:
+            found[wanted[key]] = os.fsdecode(value)
+    return found
+
+
+def unix_peers(inodes: Sequence[int]) -> set[int]:
+    """The peer inode of each given Unix socket (listening ones have none), via sock_diag.
+
+    One request per inode (exact lookup with UDIAG_SHOW_PEER), all in one
+    send; the kernel answers each with a unix_diag_msg or an error (a socket
+    closed meanwhile: skipped).
+    """
+    if not inodes:
+        return set()
+    import _socket
+    import _struct
+
+    try:
+        sock = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW, NETLINK_SOCK_DIAG)
+    except OSError as error:
+        raise ProbeError(f"no NETLINK_SOCK_DIAG ({error.strerror or error})") from None
+    try:
+        batch = bytearray()
+        for seq, inode in enumerate(inodes, 1):
+            req = _struct.pack(
+                "=BBHIIIII", _socket.AF_UNIX, 0, 0, 0, inode, UDIAG_SHOW_PEER, NO_COOKIE, NO_COOKIE
+            )
+            batch += _struct.pack(
+                "=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, seq, 0
+            )
+            batch += req
+        sock.settimeout(1.0)
+        sock.send(bytes(batch))
+        peers: set[int] = set()
+        answered = 0
+        while answered < len(inodes):
+            data = sock.recv(1 << 16)
+            if not data:
+                break
+            answered += _parse_replies(data, peers)
+        return peers
+    except OSError as error:
+        raise ProbeError(f"sock_diag failed ({error.strerror or error})") from None
+    finally:
+        sock.close()
+
+
+def _parse_replies(data: bytes, peers: set[int]) -> int:
+    """Add every UNIX_DIAG_PEER in one recv's messages to `peers`; how many replies it held."""
+    import _struct
+
+    count = 0
+    offset = 0
+    while offset + 16 <= len(data):
+        length, kind, _flags, _seq, _port = _struct.unpack_from("=IHHII", data, offset)
+        if length < 16:
+            break
+        count += 1
+        if kind == SOCK_DIAG_BY_FAMILY:
+            # unix_diag_msg: family, type, state, pad (4 bytes), ino, cookie[2] = 16 bytes
+            attr = offset + 16 + 16
+            end = offset + length
+            while attr + 4 <= end:
+                attr_len, attr_type = _struct.unpack_from("=HH", data, attr)
+                if attr_len < 4:
+                    break
+                if attr_type == UNIX_DIAG_PEER and attr_len >= 8:
+                    (peer,) = _struct.unpack_from("=I", data, attr + 4)
+                    if peer:
+                        peers.add(peer)
+                attr += (attr_len + 3) & ~3
+        elif kind not in (NLMSG_ERROR, NLMSG_DONE):
+            count -= 1
+        offset += (length + 3) & ~3
+    return count

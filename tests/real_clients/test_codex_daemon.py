@@ -1,0 +1,201 @@
+"""Two lich cards running the interactive Codex 0.171.0 TUI share one app-server daemon.
+
+Since 0.157 the TUI runs every hook inside one background
+`codex app-server --listen unix:// --managed-daemon` per CODEX_HOME, carrying
+the environment of the TUI that started it. These tests start real TUIs on
+pseudo-terminals, each a card with its own LICH_SESSION_ID and its own lich
+listener (port and token), type a prompt into each, and check which card each
+SessionStart report names: its own, or (when two cards share a directory and
+cannot be told apart) none. Never the other card.
+
+One CODEX_HOME serves the whole module: the first TUI copies ~424 MB of Codex
+into CODEX_HOME/packages/ for the daemon. The daemon and its updater loop are
+stopped at the end (support/codex.py: stop_daemon).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from lich_hooks.standin.server import StandIn
+from tests.real_clients.support.claude import Terminal, wait_for_hook
+from tests.real_clients.support.clients import Client
+from tests.real_clients.support.codex import (
+    codex_env,
+    running_for,
+    seed_codex_home,
+    stop_daemon,
+)
+from tests.real_clients.support.model_api import ModelAPI
+from tests.support.runner import log_records
+
+pytestmark = [
+    pytest.mark.real_client,
+    pytest.mark.skipif(sys.platform != "linux", reason="daemon attribution reads /proc"),
+]
+
+READY = "Ask Codex"  # the composer's placeholder: the TUI takes input
+
+
+class Lab:
+    """One CODEX_HOME, its trusted project dirs, and the environment every card shares."""
+
+    def __init__(self, root: Path, client: Client, api: ModelAPI) -> None:
+        self.root = root
+        self.client = client
+        self.codex_home = root / "codex-home"
+        self.dirs = {name: root / name for name in ("projA", "projB", "projC", "projD", "projE")}
+        for folder in self.dirs.values():
+            folder.mkdir()
+        seed_codex_home(self.codex_home, api.base_url, projects=self.dirs.values())
+        # the daemon's LICH_HOOK_LOG is whichever card started it: one log for all cards
+        self.base = codex_env(root, self.codex_home, TERM="xterm-256color", SHELL="/bin/sh")
+
+    def card_env(self, card: str, lich: StandIn) -> dict[str, str]:
+        return {**self.base, **lich.env(card)}
+
+    def records(self) -> list[dict[str, object]]:
+        return [r for r in log_records(self.base) if r.get("event") == "SessionStart"]
+
+    def daemons(self) -> list[str]:
+        return [line for _, line in running_for(self.codex_home) if "--managed-daemon" in line]
+
+
+@pytest.fixture(scope="module")
+def lab(codex: Client, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    with ModelAPI() as api:
+        lab = Lab(tmp_path_factory.mktemp("codex-daemon"), codex, api)
+        try:
+            yield lab
+        finally:
+            stop_daemon(codex, lab.base)
+            assert running_for(lab.codex_home) == [], "the daemon outlived its teardown"
+
+
+def start(stack: ExitStack, lab: Lab, env: dict[str, str], cwd: Path, *args: str) -> Terminal:
+    tui = stack.enter_context(Terminal(lab.client, env, cwd, args=args))
+    tui.wait_for_text(READY, timeout=120)
+    return tui
+
+
+def accepted(lich: StandIn) -> list[dict[str, object]]:
+    return [r.accepted for r in lich.received if r.accepted is not None]
+
+
+def test_two_cards_in_different_dirs_each_report_their_own(lab: Lab) -> None:
+    before = len(lab.records())
+    with StandIn() as lich_a, StandIn() as lich_b, ExitStack() as stack:
+        card_a = start(stack, lab, lab.card_env("card-A", lich_a), lab.dirs["projA"])
+        card_a.submit("hello from card A")
+        [got_a] = lich_a.wait(1, timeout=60)
+        assert lab.daemons(), "the TUI did not start the shared app-server daemon"
+
+        card_b = start(stack, lab, lab.card_env("card-B", lich_b), lab.dirs["projB"])
+        card_b.submit("hello from card B")
+        [got_b] = lich_b.wait(1, timeout=60)
+
+        assert got_a.accepted is not None and got_a.accepted["session_id"] == "card-A"
+        assert got_b.accepted is not None and got_b.accepted["session_id"] == "card-B"
+        assert (got_a.status, got_b.status) == (204, 204)
+        assert got_a.accepted["provider_session_id"] != got_b.accepted["provider_session_id"]
+        # card B's conversation ran in the daemon card A started: the old bug's exact setting
+        records = _wait_records(lab, before + 2)[before:]
+        assert [r["decision"] for r in records] == ["report", "report"]
+        assert all("app-server" in str(r.get("codex_runner")) for r in records)
+        assert [a["session_id"] for a in accepted(lich_a)] == ["card-A"]
+        assert [a["session_id"] for a in accepted(lich_b)] == ["card-B"]
+        print(f"\ncard-A -> {got_a.accepted}\ncard-B -> {got_b.accepted}")
+        print(f"attribution: {[(r['attribution'], r['attribution_ms']) for r in records]}")
+        print(f"daemon: {lab.daemons()}")
+
+
+def test_two_cards_in_one_dir_never_name_the_wrong_card(lab: Lab) -> None:
+    before = len(lab.records())
+    with StandIn() as lich_c, StandIn() as lich_d, ExitStack() as stack:
+        here = lab.dirs["projC"]
+        card_c = start(stack, lab, lab.card_env("card-C", lich_c), here)
+        card_d = start(stack, lab, lab.card_env("card-D", lich_d), here)
+        card_d.submit("hello from card D")
+        card_c.submit("hello from card C")
+        records = _wait_records(lab, before + 2)[before:]
+        assert [r["decision"] for r in records] == ["codex-daemon-several-cards"] * 2, records
+        assert lab.daemons()
+        # nothing was sent anywhere, so nothing can name the wrong card
+        assert accepted(lich_c) == [] and accepted(lich_d) == []
+        print(f"\nsame dir: {[r['attribution'] for r in records]}")
+
+
+def test_a_session_resumed_into_another_card_s_dir_names_no_card(lab: Lab) -> None:
+    """Card B resumes a session recorded in projA, where card A works, in its directory.
+
+    Codex asks "session directory or current directory?" (session directory is
+    the default); `tui.resume_cwd` answers it up front. The conversation then
+    runs in projA and nothing in the payload says it is card B's: on the code
+    before this check, card A's TUI was the one client there and got the report.
+    """
+    with StandIn() as lich_a, StandIn() as lich_b, ExitStack() as stack:
+        env_a = lab.card_env("card-A", lich_a)
+        # a session recorded in projA that the daemon does not hold (one a daemon TUI ran stays
+        # loaded there, and another TUI resuming it is told it is open elsewhere)
+        first = start(stack, lab, env_a, lab.dirs["projA"], "--no-daemon")
+        first.submit("hello from card A")
+        [got] = lich_a.wait(1, timeout=60)
+        first.close()
+        assert got.accepted is not None and got.accepted["session_id"] == "card-A"
+        session = str(got.accepted["provider_session_id"])
+        start(stack, lab, env_a, lab.dirs["projA"])  # card A works on in projA
+        before = len(lab.records())
+        # answer "session directory" in config.toml: a `-c` override would make the TUI run
+        # an embedded app-server (its hooks then see its own environment, no daemon)
+        config = lab.codex_home / "config.toml"
+        seeded = config.read_text()
+        stack.callback(config.write_text, seeded)
+        setting = 'resume_cwd = "session"\n'
+        if "\n[tui]\n" in seeded:  # Codex may have written its own [tui] table by now
+            config.write_text(seeded.replace("\n[tui]\n", "\n[tui]\n" + setting, 1))
+        else:
+            config.write_text(seeded + "\n[tui]\n" + setting)
+        env_b = lab.card_env("card-B", lich_b)
+        card_b = start(stack, lab, env_b, lab.dirs["projB"], "resume", session)
+        card_b.wait_for_text("hello from card A", timeout=60)  # the resumed session is up
+        card_b.submit("hello from card B")
+        records = _wait_records(lab, before + 1)[before:]
+        assert len(records) == 1, (records, card_b.screen()[-1500:])
+        [record] = records
+        assert "app-server" in str(record.get("codex_runner")), record  # the daemon ran it
+        assert record["decision"] == "codex-daemon-several-cards", record
+        assert str(lab.dirs["projA"]) in str(record["attribution"])
+        assert len(lich_a.received) == 1 and lich_b.received == []
+        print(f"\nresumed into card A's dir: {record['attribution']}")
+
+
+def test_no_daemon_cards_report_their_own(lab: Lab) -> None:
+    with StandIn() as lich_d, StandIn() as lich_e, ExitStack() as stack:
+        env_d = {**lab.card_env("card-D", lich_d), "LICH_HOOK_LOG": str(lab.root / "d.log")}
+        env_e = {**lab.card_env("card-E", lich_e), "LICH_HOOK_LOG": str(lab.root / "e.log")}
+        card_d = start(stack, lab, env_d, lab.dirs["projD"], "--no-daemon")
+        card_e = start(stack, lab, env_e, lab.dirs["projE"], "--no-daemon")
+        card_d.submit("hello from card D")
+        [got_d] = lich_d.wait(1, timeout=60)
+        card_e.submit("hello from card E")
+        [got_e] = lich_e.wait(1, timeout=60)
+        assert got_d.accepted is not None and got_d.accepted["session_id"] == "card-D"
+        assert got_e.accepted is not None and got_e.accepted["session_id"] == "card-E"
+        for env in (env_d, env_e):
+            [record] = wait_for_hook(env, "SessionStart")
+            assert record["decision"] == "report" and "codex_runner" not in record
+        print(f"\n--no-daemon: card-D -> {got_d.accepted}\n--no-daemon: card-E -> {got_e.accepted}")
+
+
+def _wait_records(lab: Lab, count: int, timeout: float = 60.0) -> list[dict[str, object]]:
+    """Each hook run logs one line, after its report's answer: wait for `count` of them."""
+    deadline = time.monotonic() + timeout
+    while len(lab.records()) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return lab.records()
