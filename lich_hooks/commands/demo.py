@@ -214,16 +214,25 @@ HARNESS_FILES = {
     "codex": ("Codex", "codex-hooks.json"),
     "crush": ("Crush", "crush-hooks.json"),
     "antigravity": ("Antigravity", "hooks.json"),
+    "opencode": ("opencode", "plugin lich-hooks.js, run as the plugin runs it"),
+    "omp": ("omp", "extension lich-hooks.ts, run as the extension runs it"),
 }
 
 
 def registered_commands() -> dict[str, set[str]]:
-    """Every command string each shipped registration file runs."""
+    """Every command string each shipped registration file or module runs."""
+    from lich_hooks import module_harnesses
+
     files = registrations.files()
-    return {
+    commands = {
         harness: set(settings_files.our_commands(files[path]))
         for harness, (_, path) in HARNESS_FILES.items()
+        if path in files
     }
+    for key, module in module_harnesses.MODULES.items():
+        command = module_harnesses.command_of(module_harnesses.template(module))
+        commands[key] = {command} if command else set()
+    return commands
 
 
 def run_command(
@@ -275,7 +284,9 @@ def run(out: Callable[[str], None] = print, extra: list[Scenario] | None = None)
         out(f"lich stand-in listening on 127.0.0.1:{lich.port} (card {CARD})")
         runs = 0
         current = None
-        for scenario in scenarios(tmp) + (extra or []):
+        from lich_hooks.commands.modules import demo_scenarios
+
+        for scenario in scenarios(tmp) + demo_scenarios() + (extra or []):
             name, path = HARNESS_FILES[scenario.harness]
             if scenario.harness != current:
                 current = scenario.harness

@@ -441,7 +441,8 @@ def check_registrations(environ: Mapping[str, str], project: str) -> list[Check]
                 "registrations",
                 FAIL,
                 "no harness runs a working lich-hook",
-                "run `lich-hook install claude` (or codex, crush, antigravity): docs/install.md",
+                "run `lich-hook install claude` (or codex, crush, antigravity, opencode, omp): "
+                "docs/install.md",
             )
         )
     return checks
@@ -529,12 +530,20 @@ def collect(environ: Mapping[str, str], project: str) -> list[Check]:
         executable: str | None = settings_files.this_executable()
     except settings_files.Refused:
         executable = None
+    from lich_hooks.commands import modules
+
+    registrations = check_registrations(environ, project)
+    module_checks = modules.doctor_checks(environ, project, executable)
+    if any(c.status in (OK, WARN) and "module" in c.details for c in module_checks):
+        # an opencode or omp module runs an existing lich-hook: that is a working registration
+        registrations = [c for c in registrations if c.name != "registrations"]
     return [
         check_install(executable),
         *check_variables(environ),
         *check_listener(environ),
         *check_bin(environ),
-        *check_registrations(environ, project),
+        *registrations,
+        *module_checks,
         check_state_dir(environ),
         check_interactive(environ),
         check_debug(environ),

@@ -25,6 +25,7 @@ import sys
 from lich_hooks import settings_files, state
 from lich_hooks.commands import jsontext
 from lich_hooks.commands.style import paint, wanted
+from lich_hooks.module_harnesses import MODULES
 from lich_hooks.settings_files import HARNESSES, Harness, Refused
 
 TYPE_CHECKING = False
@@ -187,10 +188,19 @@ def run(
     color: bool = False,
 ) -> int:
     """Exit code: 0 done (or nothing to do), 1 refused (said on stderr)."""
-    harness = HARNESSES[harness_key]
     env = os.environ if environ is None else environ
     where = os.getcwd() if project is None else project
     verb = "uninstall" if uninstall else "install"
+    if harness_key in MODULES:  # opencode, omp: a module file, not a settings entry
+        from lich_hooks.commands import modules
+
+        try:
+            exe = None if uninstall else settings_files.this_executable()
+        except Refused as error:
+            _error(f"lich-hook: {verb} refused: {error}")
+            return 1
+        return modules.install(harness_key, scope, dry_run, uninstall, out, env, where, exe, color)
+    harness = HARNESSES[harness_key]
     try:
         executable = None if uninstall else settings_files.this_executable()
         result = plan(harness, scope, executable, env, where)
