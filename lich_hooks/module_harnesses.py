@@ -79,7 +79,7 @@ def config_home(environ: Mapping[str, str]) -> str:
 
 
 def omp_agent_dir(environ: Mapping[str, str]) -> str:
-    """omp's agent folder: $PI_CODING_AGENT_DIR (when absolute, as omp reads it), else ~/.omp/agent."""
+    """omp's agent folder: $PI_CODING_AGENT_DIR (when absolute), else ~/.omp/agent."""
     return _absolute(environ.get("PI_CODING_AGENT_DIR")) or os.path.join(
         home(environ), ".omp", "agent"
     )

@@ -166,9 +166,7 @@ def _error(text: str) -> None:
 # --- doctor ------------------------------------------------------------------------------
 
 
-def doctor_checks(
-    environ: Mapping[str, str], project: str, executable: str | None
-) -> list[Check]:
+def doctor_checks(environ: Mapping[str, str], project: str, executable: str | None) -> list[Check]:
     """One check per module file in place (ours or not); nothing when there is none.
 
     A module of ours counts as a working registration when the lich-hook it

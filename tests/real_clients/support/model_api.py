@@ -476,7 +476,9 @@ class ModelAPI:
                     }
                     self._send(200, json.dumps(whole).encode())
                     return
-                deltas: list[tuple[Json, str | None]] = [({"role": "assistant", "content": ""}, None)]
+                deltas: list[tuple[Json, str | None]] = [
+                    ({"role": "assistant", "content": ""}, None)
+                ]
                 if call:
                     deltas.append(({"tool_calls": [{"index": 0, **call}]}, None))
                 else:
