@@ -100,7 +100,7 @@ def test_a_subagent_never_reports_its_own_session(
 def test_interactive_new_and_resume_report_the_switched_to_session(
     omp: OmpClient, omp_env: dict[str, str], project: Path, lich: StandIn
 ) -> None:
-    with Terminal(omp, omp_env, project) as term:  # type: ignore[arg-type]
+    with Terminal(omp, omp_env, project) as term:
         [started] = lich.wait(1, 90)
         first = _reported(started)
         term.wait_for_text("Scripted Model", 60)
