@@ -10,6 +10,7 @@ checkout's lich-hook by absolute path.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -100,15 +101,19 @@ def test_a_subagent_never_reports_its_own_session(
 def test_interactive_new_and_resume_report_the_switched_to_session(
     omp: OmpClient, omp_env: dict[str, str], project: Path, lich: StandIn
 ) -> None:
+    started = time.monotonic()
     with Terminal(omp, omp_env, project) as term:
-        [started] = lich.wait(1, 90)
-        first = _reported(started)
+        [report] = lich.wait(1, 90)
+        first = _reported(report)
+        timings = [f"start → report {time.monotonic() - started:.2f} s"]
         term.wait_for_text("Scripted Model", 60)
         term.submit("say hello")
         mark = term.wait_for_text(REPLY_TEXT, 60)
 
         term.submit("/new")
+        typed = time.monotonic()
         new = lich.wait(2, 60)
+        timings.append(f"/new ⏎ → report {time.monotonic() - typed:.2f} s")
         assert len(new) == 2, term.screen()[-800:]
         second = _reported(new[1])
         assert second != first
@@ -116,12 +121,15 @@ def test_interactive_new_and_resume_report_the_switched_to_session(
         term.wait_for_text(REPLY_TEXT, 60, after=mark)
 
         term.submit(f"/resume {first}")
+        typed = time.monotonic()
         resumed = lich.wait(3, 60)
+        timings.append(f"/resume ⏎ → report {time.monotonic() - typed:.2f} s")
         assert len(resumed) == 3, term.screen()[-800:]
         assert _reported(resumed[2]) == first
     # both are omp's own conversations, on disk under those ids
     assert set(om.session_files(omp_env)) == {first, second}
     assert len(lich.received) == 3
+    print(f"\nomp {omp.version} interactive: {', '.join(timings)}")
 
 
 def test_without_its_guard_the_extension_would_report_the_subagent(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from tests.real_clients.conftest import CARD
 from tests.real_clients.support import opencode as oc
 from tests.real_clients.support.clients import Client
 from tests.real_clients.support.model_api import AFTER_TOOL_TEXT, REPLY_TEXT, ModelAPI
-from tests.real_clients.support.timed import lich_hook, run_timed
+from tests.real_clients.support.timed import Timed, lich_hook, run_timed
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import LICH_HOOK
 
@@ -55,7 +56,7 @@ def test_a_run_its_continuation_and_uninstall(
 ) -> None:
     env = opencode_env
     first = run_timed(
-        [str(opencode.binary), "run"],
+        [str(opencode.binary), "run", "--print-logs"],
         env,
         project,
         lich,
@@ -73,7 +74,7 @@ def test_a_run_its_continuation_and_uninstall(
         "provider_session_id": session["id"],
         "provider": "opencode",
     }
-    print(f"\nopencode {opencode.version} run: {first.timing()}")
+    print(f"\nopencode {opencode.version} run: {first.timing()}{_since_created(first, body)}")
 
     # `run -c` fires no session.created: the plugin reports from the first message
     again = run_timed(
@@ -95,6 +96,17 @@ def test_a_run_its_continuation_and_uninstall(
     assert REPLY_TEXT in after.proc.stdout
     assert after.reports == []
     assert len(oc.sessions(opencode, env, project)) == 2  # it ran a session: nothing reported
+
+
+def _since_created(ran: Timed, body: dict[str, object]) -> str:
+    """ ", session.created → report N s", from opencode's own log line for that session."""
+    created = re.search(
+        rf"timestamp=(\S+) .*message=created id={body['provider_session_id']}", ran.proc.stderr
+    )
+    if created is None or ran.report_after is None:
+        return ""
+    at = datetime.fromisoformat(created.group(1).replace("Z", "+00:00")).timestamp()
+    return f", session.created → report {ran.started_at + ran.report_after - at:.2f} s"
 
 
 TASK = {"description": "child", "prompt": "say hi from the child", "subagent_type": "general"}

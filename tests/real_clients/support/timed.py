@@ -25,11 +25,13 @@ class Timed:
         reports: list[Received],
         report_after: float | None,
         exited_after: float,
+        started_at: float,
     ) -> None:
         self.proc = proc
         self.reports = reports
         self.report_after = report_after
         self.exited_after = exited_after
+        self.started_at = started_at  # wall clock, to compare with a CLI's own log times
 
     def timing(self) -> str:
         landed = "no report" if self.report_after is None else f"{self.report_after:.2f} s"
@@ -73,6 +75,7 @@ def run_timed(
         result["exit"] = time.monotonic()
         result["proc"] = subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
+    started_at = time.time()
     started = time.monotonic()
     worker = threading.Thread(target=run, daemon=True)
     worker.start()
@@ -87,7 +90,7 @@ def run_timed(
     exited = result["exit"]
     assert isinstance(exited, float)
     got = lich.wait(before + expect + 1, settle) if settle else list(lich.received)
-    return Timed(proc, got[before:], report_after, exited - started)
+    return Timed(proc, got[before:], report_after, exited - started, started_at)
 
 
 def lich_hook(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
