@@ -20,7 +20,7 @@ from lich_hooks.module_harnesses import MODULES
 from lich_hooks.standin.server import Received, StandIn
 from tests.real_clients.conftest import CARD
 from tests.real_clients.support import omp as om
-from tests.real_clients.support.claude import Terminal
+from tests.real_clients.support.claude import Terminal, wait_for_hook
 from tests.real_clients.support.clients import OmpClient
 from tests.real_clients.support.model_api import AFTER_TOOL_TEXT, REPLY_TEXT, ModelAPI
 from tests.real_clients.support.timed import lich_hook, run_timed
@@ -67,6 +67,9 @@ def test_a_print_run_reports_its_session_and_uninstall_stops_it(
     [report] = ran.reports
     [session] = om.session_files(omp_env)  # omp's own file: <time>_<id>.jsonl, header id
     assert _reported(report) == session
+    # lich-hook's own log: one run, the module's provider, a report (nothing else ran it)
+    [record] = wait_for_hook(omp_env, "SessionStart")
+    assert (record["provider"], record["decision"]) == ("omp", "report")
     print(f"\nomp {omp.version} -p: {ran.timing()}")
 
     removed = lich_hook("uninstall", "omp", env=omp_env, cwd=project)

@@ -20,6 +20,7 @@ from lich_hooks.module_harnesses import MODULES
 from lich_hooks.standin.server import Received, StandIn
 from tests.real_clients.conftest import CARD
 from tests.real_clients.support import opencode as oc
+from tests.real_clients.support.claude import wait_for_hook
 from tests.real_clients.support.clients import Client
 from tests.real_clients.support.model_api import AFTER_TOOL_TEXT, REPLY_TEXT, ModelAPI
 from tests.real_clients.support.timed import Timed, lich_hook, run_timed
@@ -74,6 +75,9 @@ def test_a_run_its_continuation_and_uninstall(
         "provider_session_id": session["id"],
         "provider": "opencode",
     }
+    # lich-hook's own log: one run, the module's provider, a report (nothing else ran it)
+    [record] = wait_for_hook(env, "SessionStart")
+    assert (record["provider"], record["decision"]) == ("opencode", "report")
     print(f"\nopencode {opencode.version} run: {first.timing()}{_since_created(first, body)}")
 
     # `run -c` fires no session.created: the plugin reports from the first message
