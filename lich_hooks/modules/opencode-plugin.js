@@ -7,7 +7,8 @@
 // Moments: a top-level session is created (`session.created` without
 // info.parentID), and a message arrives in a top-level session other than the
 // last one reported (`opencode run -c`, `-s <id>` and a TUI session switch fire
-// no creation event). A subagent's (child) session never reports.
+// no creation event; opencode is asked whether such a session has a parent).
+// A subagent's (child) session never reports.
 // Never blocks, fails or slows opencode: outside lich it does nothing, and a
 // missing lich-hook or a failed spawn leaves opencode untouched.
 // See docs/harnesses.md (opencode) in lich-hooks.
@@ -40,11 +41,13 @@ function report(id) {
   child.unref()
 }
 
-export const LichHooks = async () => {
+export const LichHooks = async ({ client }) => {
   let last
-  const children = new Set()
+  const roots = new Set() // top-level sessions seen created in this process
+  const children = new Set() // subagents' sessions (info.parentID set)
+  const looking = new Set()
   const tell = (id) => {
-    if (typeof id !== "string" || id === "" || id === last || children.has(id) || !inLich()) return
+    if (id === last || !inLich()) return
     last = id
     report(id)
   }
@@ -53,15 +56,38 @@ export const LichHooks = async () => {
       try {
         if (!event || event.type !== "session.created") return
         const info = event.properties && event.properties.info
-        if (!info || typeof info.id !== "string") return
-        if (info.parentID) children.add(info.id)
-        else tell(info.id)
+        if (!info || typeof info.id !== "string" || info.id === "") return
+        if (info.parentID) {
+          children.add(info.id)
+        } else {
+          roots.add(info.id)
+          tell(info.id)
+        }
       } catch {}
     },
-    // Awaited by opencode: a string comparison, and a spawn only on a switch.
+    // Awaited by opencode, so it only compares and, for a session this process did
+    // not see created (`run -c`, `-s`, the TUI's list), starts a lookup it does not
+    // wait for: opencode delivers events asynchronously, so a subagent's message can
+    // come before its session.created; its parentID decides. No answer: no report.
     "chat.message": async (input) => {
       try {
-        tell(input && input.sessionID)
+        const id = input && input.sessionID
+        if (typeof id !== "string" || id === "" || id === last || children.has(id)) return
+        if (!inLich()) return
+        if (roots.has(id)) return tell(id)
+        if (looking.has(id)) return
+        looking.add(id)
+        Promise.resolve(client.session.get({ path: { id } })).then(
+          (result) => {
+            looking.delete(id)
+            const info = result && result.data
+            if (!info || typeof info !== "object" || info.id !== id || info.parentID) return
+            if (children.has(id)) return
+            roots.add(id)
+            tell(id)
+          },
+          () => looking.delete(id),
+        )
       } catch {}
     },
   }

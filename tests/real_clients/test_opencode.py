@@ -161,9 +161,9 @@ def test_without_its_guard_the_plugin_would_report_the_subagent(
     """The control for the test above: the child session does reach the plugin."""
     plugin = Path(opencode_env["XDG_CONFIG_HOME"]) / "opencode" / "plugins" / "lich-hooks.js"
     guarded = plugin.read_text()
-    guard = "if (info.parentID) children.add(info.id)\n        else tell(info.id)"
-    assert guard in guarded
-    plugin.write_text(guarded.replace(guard, "tell(info.id)"))
+    guard = "if (info.parentID) {"
+    assert guarded.count(guard) == 1
+    plugin.write_text(guarded.replace(guard, "if (info.parentID) {\n          tell(info.id)"))
     ran = run_timed(
         [str(opencode.binary), "run"],
         opencode_env,
