@@ -7,8 +7,10 @@ without importing anything.
 
 from __future__ import annotations
 
-# Every provider id lich registers. Only the first four run script hooks; the
-# others are accepted so a hand-written registration still reports.
+# Every provider id lich registers. The first four run script hooks; opencode
+# and omp run `lich-hook SessionStart <provider>` from the thin module `install`
+# writes for them (module_harnesses.py); cursor and kiro are accepted so a
+# hand-written registration still reports.
 PROVIDERS = ("claude", "codex", "antigravity", "crush", "opencode", "omp", "cursor", "kiro")
 DEFAULT_PROVIDER = "claude"
 

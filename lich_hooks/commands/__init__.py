@@ -25,7 +25,9 @@ from lich_hooks.runlog import debug_wanted
 F = TypeVar("F", bound=Callable[..., Any])
 
 HOOK_USAGE = "As a hook: lich-hook <event> [<provider>]  (payload on stdin; see docs/harnesses.md)"
-HARNESS_CHOICE = click.Choice(["claude", "codex", "crush", "antigravity"], case_sensitive=False)
+HARNESS_CHOICE = click.Choice(
+    ["claude", "codex", "crush", "antigravity", "opencode", "omp"], case_sensitive=False
+)
 SCOPE_HELP = "user: your home's settings (every project); project: the current directory's."
 
 
@@ -120,16 +122,19 @@ def _settings_file_options(command: F) -> F:
 @_settings_file_options
 @click.pass_obj
 def install_command(environment: Environment, harness: str, scope: str, dry_run: bool) -> None:
-    """Register lich-hook with HARNESS (claude, codex, crush, antigravity) in its own
-    settings file, running this installation by absolute path.
+    """Register lich-hook with HARNESS (claude, codex, crush, antigravity, opencode,
+    omp), running this installation by absolute path: entries in the harness's own
+    settings file, or for opencode and omp lich-hook's module file.
 
     Other entries are kept; a re-run changes nothing; the previous file is
-    kept as <file>.lich-hook.bak; a file that does not parse is refused.
+    kept as <file>.lich-hook.bak; a file that does not parse is refused. A
+    module file that is not lich-hook's is refused.
 
     \b
     Examples:
       lich-hook install claude
       lich-hook install codex --scope project --dry-run
+      lich-hook install opencode
     """
     from lich_hooks.commands import install
 
@@ -140,7 +145,8 @@ def install_command(environment: Environment, harness: str, scope: str, dry_run:
 @_settings_file_options
 @click.pass_obj
 def uninstall_command(environment: Environment, harness: str, scope: str, dry_run: bool) -> None:
-    """Remove lich-hook's entries from HARNESS's settings file; nothing else changes.
+    """Remove lich-hook's entries from HARNESS's settings file (opencode, omp: its
+    module file, only when it is lich-hook's); nothing else changes.
 
     \b
     Examples:

@@ -212,12 +212,29 @@ def scenarios(cwd: str) -> list[Scenario]:
     ]
 
 
+def _shown_as(harness: str) -> tuple[str, str]:
+    """The title and file a scenario's harness is shown under."""
+    from lich_hooks import module_harnesses
+
+    module = module_harnesses.MODULES.get(harness)
+    if module is not None:
+        kind = "plugin" if module.key == "opencode" else "extension"
+        return module.title, f"{kind} {module.file_name}, run as the {kind} runs it"
+    return HARNESSES[harness].title, HARNESSES[harness].shipped_file
+
+
 def registered_commands() -> dict[str, set[str]]:
-    """Every command string each shipped registration file runs."""
+    """Every command string each shipped registration file or module runs."""
+    from lich_hooks import module_harnesses
+
     files = registrations.files()
-    return {
+    commands = {
         key: set(our_commands(files[harness.shipped_file])) for key, harness in HARNESSES.items()
     }
+    for key, module in module_harnesses.MODULES.items():
+        command = module_harnesses.command_of(module_harnesses.template(module))
+        commands[key] = {command} if command else set()
+    return commands
 
 
 def run_command(
@@ -275,9 +292,8 @@ def run(environment: Environment, extra: list[Scenario] | None = None) -> ExitCo
         out(f"lich stand-in listening on 127.0.0.1:{lich.port} (card {CARD})")
         runs = 0
         current = None
-        for scenario in scenarios(tmp) + (extra or []):
-            harness = HARNESSES[scenario.harness]
-            name, path = harness.title, harness.shipped_file
+        for scenario in scenarios(tmp) + module_scenarios() + (extra or []):
+            name, path = _shown_as(scenario.harness)
             if scenario.harness != current:
                 current = scenario.harness
                 out("")
@@ -330,3 +346,48 @@ def _describe(received: Received) -> str:
 
 def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# What the opencode and omp modules send (no Node or Bun needed to show it).
+OPENCODE_SESSION = "ses_dd3c012a1ffeI0xakA9Xos0n4j"
+OMP_SESSION = "01a22c51-6760-7535-8f18-3c1900286b44"
+OMP_NEW_SESSION = "01a22c51-d79d-7651-8660-5da4b3bc5f86"
+
+OMP_SESSION = "01a22c51-6760-7535-8f18-3c1900286b44"
+OMP_NEW_SESSION = "01a22c51-d79d-7651-8660-5da4b3bc5f86"
+
+
+def module_scenarios() -> list[Scenario]:
+    """What each module sends, run as the module runs it (no Node or Bun needed)."""
+    from lich_hooks import module_harnesses
+
+    return [
+        Scenario(
+            "opencode",
+            module_harnesses.EVENT,
+            "opencode",
+            {"session_id": OPENCODE_SESSION},
+            "session.created for a top-level session (a subagent's never reports)",
+        ),
+        Scenario(
+            "opencode",
+            module_harnesses.EVENT,
+            "opencode",
+            {"session_id": OPENCODE_SESSION},
+            "`opencode run -c` (no creation event): its first message reports the session",
+        ),
+        Scenario(
+            "omp",
+            module_harnesses.EVENT,
+            "omp",
+            {"session_id": OMP_SESSION},
+            "session_start (a task subagent's never reports)",
+        ),
+        Scenario(
+            "omp",
+            module_harnesses.EVENT,
+            "omp",
+            {"session_id": OMP_NEW_SESSION},
+            "session_switch after /new (also /resume, /fork)",
+        ),
+    ]

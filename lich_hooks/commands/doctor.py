@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 from lich_hooks import __version__, interactive, state
-from lich_hooks.commands import doctor_codex_daemon
+from lich_hooks.commands import doctor_codex_daemon, doctor_modules
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
 from lich_hooks.lichenv import LichEnv, parse_port
@@ -381,7 +381,8 @@ def check_registrations(
                 "registrations",
                 FAIL,
                 "no harness runs a working lich-hook",
-                "run `lich-hook install claude` (or codex, crush, antigravity): docs/install.md",
+                "run `lich-hook install claude` (or codex, crush, antigravity, opencode, omp): "
+                "docs/install.md",
             )
         )
     return checks
@@ -470,12 +471,18 @@ def collect(environ: Mapping[str, str], project: str) -> list[Check]:
         executable: str | None = ours.this_executable()
     except ours.Refused:
         executable = None
+    registrations = check_registrations(environ, project, executable)
+    module_checks = doctor_modules.doctor_checks(environ, project, executable)
+    if any(c.status in (OK, WARN) and "module" in c.details for c in module_checks):
+        # an opencode or omp module runs an existing lich-hook: that is a working registration
+        registrations = [c for c in registrations if c.name != "registrations"]
     return [
         check_install(executable),
         *check_variables(environ),
         *check_listener(environ),
         *check_bin(environ),
-        *check_registrations(environ, project, executable),
+        *registrations,
+        *module_checks,
         *doctor_codex_daemon.check(environ),
         check_state_dir(environ),
         check_interactive(environ),

@@ -24,6 +24,7 @@ import os
 from lich_hooks import state
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
+from lich_hooks.module_harnesses import MODULES
 from lich_hooks.settings import discovery, jsontext, ours
 from lich_hooks.settings.harnesses import HARNESSES, Harness
 from lich_hooks.settings.ours import Refused
@@ -188,7 +189,6 @@ def run(
     uninstall: bool = False,
 ) -> ExitCode:
     """OK: done (or nothing to do); PROBLEM_FOUND: refused (said on stderr)."""
-    harness = HARNESSES[harness_key]
     out, env, where, color = (
         environment.out,
         environment.environ,
@@ -196,6 +196,16 @@ def run(
         environment.colour,
     )
     verb = "uninstall" if uninstall else "install"
+    if harness_key in MODULES:  # opencode, omp: a module file, not a settings entry
+        from lich_hooks.commands import install_modules
+
+        try:
+            exe = None if uninstall else ours.this_executable()
+        except Refused as error:
+            _error(environment, f"lich-hook: {verb} refused: {error}")
+            return ExitCode.PROBLEM_FOUND
+        return install_modules.install(environment, harness_key, scope, dry_run, uninstall, exe)
+    harness = HARNESSES[harness_key]
     try:
         executable = None if uninstall else ours.this_executable()
         result = plan(harness, scope, executable, env, where)

@@ -39,6 +39,10 @@ def guarded_paths() -> list[Path]:
         home / ".gemini" / "config",
         home / ".gemini" / "config" / "hooks.json",
         home / ".local" / "state" / "lich-hooks",
+        home / ".config" / "opencode" / "plugins",
+        home / ".config" / "opencode" / "plugins" / "lich-hooks.js",
+        home / ".omp" / "agent" / "extensions",
+        home / ".omp" / "agent" / "extensions" / "lich-hooks.ts",
     ]
     for base in (REPO, Path.cwd()):
         paths += [
@@ -50,6 +54,8 @@ def guarded_paths() -> list[Path]:
             base / ".crush.json",
             base / ".agents",
             base / ".agents" / "hooks.json",
+            base / ".opencode" / "plugins" / "lich-hooks.js",
+            base / ".omp" / "extensions" / "lich-hooks.ts",
         ]
     return list(dict.fromkeys(paths))
 

@@ -34,8 +34,9 @@ SHARED = ("style", "environment", "exit_codes")
 
 
 def _family(module: str) -> str:
-    """doctor_<topic>.py is one of doctor's own checks, split out of it: same command."""
-    return module.split("_", 1)[0] if module.startswith("doctor") else module
+    """doctor_<topic>.py (install_<topic>.py) is part of doctor (install), split out of it."""
+    prefix = module.split("_", 1)[0]
+    return prefix if prefix in ("doctor", "install") else module
 
 
 def test_one_command_does_not_import_another() -> None:

@@ -23,7 +23,8 @@ CARD = "card-real-1"
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "real_client: drives the real Claude Code / Codex CLI (installed from npm)"
+        "markers",
+        "real_client: drives a real CLI (Claude Code, Codex, opencode, omp; installed from npm)",
     )
 
 
@@ -35,6 +36,16 @@ def claude_code() -> clients.Client:
 @pytest.fixture(scope="session")
 def codex() -> clients.Client:
     return clients.codex()
+
+
+@pytest.fixture(scope="session")
+def opencode() -> clients.Client:
+    return clients.opencode()
+
+
+@pytest.fixture(scope="session")
+def omp() -> clients.OmpClient:
+    return clients.omp()
 
 
 @pytest.fixture

@@ -25,10 +25,13 @@ def test_demo_runs_every_harness(tmp_path: Path) -> None:
         "== Codex (codex-hooks.json)",
         "== Crush (crush-hooks.json)",
         "== Antigravity (hooks.json)",
+        "== opencode (plugin lich-hooks.js",
+        "== omp (extension lich-hooks.ts",
     ):
         assert heading in out, out
-    # claude SessionStart, the worker's Stop, codex, the first crush and antigravity calls
-    assert out.count("-> 204") == 5, out
+    # claude SessionStart, the worker's Stop, codex, the first crush and antigravity calls,
+    # and every opencode and omp module run (2 each: they are not deduped)
+    assert out.count("-> 204") == 9, out
     assert "lich received: (nothing)" in out  # the deduped second calls
     assert "harness saw:   exit 0, stdout '{}'" in out
     assert out.rstrip().endswith("all harnesses behaved")

@@ -25,6 +25,12 @@ REPO = Path(__file__).resolve().parents[3]
 # Pinned so a run is reproducible. 2.1.328 is the Claude Code the spec measured (§6.3, §6.5, §7).
 CLAUDE_CODE_VERSION = os.environ.get("LICH_TEST_CLAUDE_CODE_VERSION", "2.1.328")
 CODEX_VERSION = os.environ.get("LICH_TEST_CODEX_VERSION", "0.171.0")
+# opencode and omp: the versions the module harnesses were measured on (docs/harnesses.md).
+# omp runs on Bun, installed beside it from npm; 18.3.x's pinned @oh-my-pi/* deps do not all
+# resolve on the registry, 18.2.3's do.
+OPENCODE_VERSION = os.environ.get("LICH_TEST_OPENCODE_VERSION", "1.18.33")
+OMP_VERSION = os.environ.get("LICH_TEST_OMP_VERSION", "18.2.3")
+BUN_VERSION = os.environ.get("LICH_TEST_BUN_VERSION", "1.4.5")
 INSTALL_TIMEOUT = 600
 
 
@@ -45,12 +51,20 @@ class Client:
         return f"{self.name} {self.version} ({self.binary})"
 
 
-def _install(package: str, version: str) -> Path:
-    """`npm install --prefix <cache>/<pkg>-<version> <package>@<version>`, once; skip on failure."""
+def _install(package: str, version: str, *extra: str) -> Path:
+    """`npm install --prefix <cache>/<pkg>-<version> <package>@<version> [extra…]`, once.
+
+    `extra` are further `name@version` specs installed beside it (omp's Bun):
+    they are part of the folder's name, so a different pin gets its own folder.
+    No npm, a failed or too slow install: skip with the reason.
+    """
     npm = shutil.which("npm")
     if npm is None:
         pytest.skip(f"npm is not on PATH: cannot install {package}@{version}")
-    folder = cache_root() / f"{package.replace('/', '+').lstrip('@')}-{version}"
+    name = f"{package.replace('/', '+').lstrip('@')}-{version}"
+    for spec in extra:
+        name += "+" + spec.lstrip("@").replace("/", "+").replace("@", "-")
+    folder = cache_root() / name
     folder.mkdir(parents=True, exist_ok=True)
     done = folder / ".installed"
     with open(folder / ".lock", "w") as lock:
@@ -72,6 +86,7 @@ def _install(package: str, version: str) -> Path:
                     "--fetch-retries=1",  # an unreachable registry is a quick skip, not a stall
                     "--fetch-timeout=60000",
                     f"{package}@{version}",
+                    *extra,
                 ],
                 capture_output=True,
                 text=True,
@@ -80,6 +95,9 @@ def _install(package: str, version: str) -> Path:
                 env={
                     **os.environ,
                     "npm_config_update_notifier": "false",
+                    # onnxruntime-node (an omp dependency) would fetch CUDA libraries if its
+                    # postinstall ran; scripts are off, this keeps it off if they are not
+                    "ONNXRUNTIME_NODE_INSTALL_CUDA": "skip",
                     # npm's own cache and logs in the install folder, not the real ~/.npm
                     "npm_config_cache": str(folder / ".npm-cache"),
                 },
@@ -90,7 +108,7 @@ def _install(package: str, version: str) -> Path:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
             pytest.skip(f"npm install {package}@{version} failed: {' | '.join(tail)}")
         shutil.rmtree(folder / ".npm-cache", ignore_errors=True)  # the tarballs, ~300 MB
-        done.write_text(f"{package}@{version}\n")
+        done.write_text(" ".join([f"{package}@{version}", *extra]) + "\n")
     return folder
 
 
@@ -140,3 +158,47 @@ def codex() -> Client:
     if binary is None:
         pytest.skip(f"no native Codex binary for this platform under {folder}")
     return Client("codex", binary, _version(binary))
+
+
+def opencode() -> Client:
+    folder = _install("opencode-ai", OPENCODE_VERSION)
+    # the platform package (opencode-linux-x64…), not opencode-ai's node launcher
+    binary = _first(folder, ["node_modules/opencode-*-*/bin/opencode"])
+    if binary is None:
+        pytest.skip(f"no native opencode binary for this platform under {folder}")
+    return Client("opencode", binary, _version(binary))
+
+
+class OmpClient(Client):
+    """omp is a Bun script: `bin_dir` holds a `bun` for its `#!/usr/bin/env bun` line."""
+
+    def __init__(self, binary: Path, version: str, bin_dir: Path) -> None:
+        super().__init__("omp", binary, version)
+        self.bin_dir = bin_dir
+
+
+def omp() -> OmpClient:
+    folder = _install("@oh-my-pi/pi-coding-agent", OMP_VERSION, f"bun@{BUN_VERSION}")
+    # --ignore-scripts leaves bun's own launcher a placeholder: use the platform binary
+    bun = _first(folder, ["node_modules/@oven/bun-*/bin/bun"])
+    script = folder / "node_modules" / "@oh-my-pi" / "pi-coding-agent" / "dist" / "cli.js"
+    if bun is None or not script.is_file():
+        pytest.skip(f"no Bun binary for this platform (or no omp) under {folder}")
+    bin_dir = folder / "lich-bin"
+    bin_dir.mkdir(exist_ok=True)
+    try:
+        (bin_dir / "bun").symlink_to(bun)
+    except FileExistsError:
+        pass  # an earlier run (or a parallel session) made it
+    with tempfile.TemporaryDirectory(prefix="lich-client-home-") as home:
+        version = subprocess.run(
+            [str(bun), str(script), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env={"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": home, "OMP_SKIP_SETUP": "1"},
+        )
+    if version.returncode != 0:
+        pytest.skip(f"omp --version failed: {version.stderr.strip()[-200:]}")
+    return OmpClient(script, version.stdout.strip(), bin_dir)

@@ -1,4 +1,5 @@
-"""A scripted model API on loopback: the Anthropic Messages API and the OpenAI Responses API.
+"""A scripted model API on loopback: the Anthropic Messages API, the OpenAI Responses API, and
+OpenAI chat completions (opencode's `@ai-sdk/openai-compatible`, omp's `openai-completions`).
 
 The real CLIs only need a base URL; this server answers every turn from a tiny
 script written into the conversation itself, so a test says what the model
@@ -247,6 +248,44 @@ class ModelAPI:
         request.reply = "text"
         return [{"type": "text", "text": REPLY_TEXT}], "end_turn"
 
+    def _chat_reply(self, request: Request) -> tuple[str, Json | None]:
+        """(text, tool call or None) for one chat-completions turn: the same script as Messages.
+
+        The prompt is the last user message; each assistant message with
+        `tool_calls` after it is one directive played.
+        """
+        messages = request.body.get("messages") or []
+        prompt_at = -1
+        for index, message in enumerate(messages):
+            if isinstance(message, dict) and message.get("role") == "user":
+                prompt_at = index
+        prompt = messages[prompt_at].get("content") if prompt_at >= 0 else None
+        played = sum(
+            1
+            for message in messages[prompt_at + 1 :]
+            if isinstance(message, dict)
+            and message.get("role") == "assistant"
+            and message.get("tool_calls")
+        )
+        directives = [d for text in _texts(prompt) for d in find_directives(text)]
+        if request.tool_names() and played < len(directives):
+            name, tool_input = directives[played]
+            request.reply = f"tool:{name}"
+            call = {
+                "id": f"call_lich{next(self._ids):04d}{secrets.token_hex(3)}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(tool_input)},
+            }
+            return "", call
+        if played:
+            request.reply = "text-after-tool"
+            return AFTER_TOOL_TEXT, None
+        request.reply = "text"
+        return REPLY_TEXT, None
+
+    def chat_calls(self) -> list[Request]:
+        return [r for r in self.requests if r.route.endswith("/chat/completions")]
+
     def _responses_reply(self, request: Request) -> list[Json]:
         """Output items for one Responses API turn (Codex)."""
         request.reply = "text"
@@ -304,6 +343,10 @@ class ModelAPI:
                     items = api._responses_reply(request)
                     api._record(request)
                     self._responses(items)
+                elif route.endswith("/chat/completions"):
+                    text, call = api._chat_reply(request)
+                    api._record(request)
+                    self._chat(request, text, call)
                 else:
                     request.reply = "404"
                     api._record(request)
@@ -412,6 +455,49 @@ class ModelAPI:
                     )
                 )
                 self._sse(events)
+
+            def _chat(self, request: Request, text: str, call: Json | None) -> None:
+                """A chat completion: one JSON object, or SSE chunks ending in [DONE]."""
+                model = request.body.get("model", "scripted-model")
+                completion_id = f"chatcmpl-{next(api._ids)}"
+                usage = {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}
+                finish = "tool_calls" if call else "stop"
+                if not request.body.get("stream"):
+                    message: Json = {"role": "assistant", "content": text or None}
+                    if call:
+                        message["tool_calls"] = [call]
+                    whole = {
+                        "id": completion_id,
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": model,
+                        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                        "usage": usage,
+                    }
+                    self._send(200, json.dumps(whole).encode())
+                    return
+                deltas: list[tuple[Json, str | None]] = [
+                    ({"role": "assistant", "content": ""}, None)
+                ]
+                if call:
+                    deltas.append(({"tool_calls": [{"index": 0, **call}]}, None))
+                else:
+                    deltas.append(({"content": text}, None))
+                deltas.append(({}, finish))
+                chunks = []
+                for delta, reason in deltas:
+                    chunk: Json = {
+                        "id": completion_id,
+                        "object": "chat.completion.chunk",
+                        "created": 0,
+                        "model": model,
+                        "choices": [{"index": 0, "delta": delta, "finish_reason": reason}],
+                    }
+                    if reason:
+                        chunk["usage"] = usage
+                    chunks.append(f"data: {json.dumps(chunk)}\n\n")
+                chunks.append("data: [DONE]\n\n")
+                self._send(200, "".join(chunks).encode(), "text/event-stream")
 
             def _sse(self, events: list[tuple[str, Json]]) -> None:
                 body = "".join(

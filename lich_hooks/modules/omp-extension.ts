@@ -1,0 +1,50 @@
+// lich-hooks module: omp extension. Written by `lich-hook install omp`, removed by `lich-hook uninstall omp`; a re-install replaces it.
+//
+// Tells lich which omp conversation runs in this card. It only picks the moment
+// and the id; everything else (is this a lich card, the request, the rules) is
+// done by this installation's lich-hook, run detached as
+//   lich-hook SessionStart omp     with {"session_id": "<omp session id>"} on stdin.
+// Moments: `session_start`, and `session_switch` (/new, /resume, /fork). The
+// events carry no id: it is ctx.sessionManager.getSessionId(), which already
+// names the new conversation at session_switch. A `task` subagent runs this
+// extension again with its own session; its transcript holds a `session_init`
+// entry (the card's conversation never does), and it never reports.
+// Never blocks, fails or slows omp (it awaits handlers): spawn and return;
+// outside lich it does nothing, and a missing lich-hook or a failed spawn
+// leaves omp untouched.
+// See docs/harnesses.md (omp) in lich-hooks.
+import type { ExtensionAPI, ExtensionContext } from "@oh-my-pi/pi-coding-agent";
+
+const LICH_HOOK: string = @LICH_HOOK@;
+const ARGS = ["SessionStart", "omp"];
+
+function report(ctx: ExtensionContext): void {
+	try {
+		const env = process.env;
+		if (!env.LICH_PORT || !env.LICH_TOKEN || !env.LICH_SESSION_ID) return;
+		const sessions = ctx.sessionManager;
+		if (sessions.getEntries().some(entry => entry.type === "session_init")) return; // a subagent
+		const id = sessions.getSessionId();
+		if (typeof id !== "string" || id === "") return;
+		// Bun hands the bytes over itself: they arrive even when omp exits at once
+		// (a node:child_process pipe did not). detached: a Ctrl+C in omp's
+		// terminal does not reach it.
+		Bun.spawn([LICH_HOOK, ...ARGS], {
+			stdin: Buffer.from(JSON.stringify({ session_id: id })),
+			stdout: "ignore",
+			stderr: "ignore",
+			detached: true,
+		}).unref();
+	} catch {
+		// lich-hook missing or the spawn failed: omp carries on untouched
+	}
+}
+
+export default function lichHooks(pi: ExtensionAPI): void {
+	pi.on("session_start", (_event, ctx) => {
+		report(ctx);
+	});
+	pi.on("session_switch", (_event, ctx) => {
+		report(ctx);
+	});
+}
