@@ -59,7 +59,7 @@ class Context:
 class Outcome:
     """What a job decided: a word for the log, and optionally a verdict and a report."""
 
-    __slots__ = ("body", "decision", "endpoint", "on_taken", "stdout")
+    __slots__ = ("body", "decision", "endpoint", "on_end", "on_taken", "stdout")
 
     def __init__(
         self,
@@ -69,9 +69,11 @@ class Outcome:
         endpoint: str | None = None,
         body: dict[str, object] | None = None,
         on_taken: Callable[[], None] | None = None,
+        on_end: Callable[[], None] | None = None,
     ) -> None:
         self.decision = decision
         self.stdout = stdout
         self.endpoint = endpoint
         self.body = body
-        self.on_taken = on_taken
+        self.on_taken = on_taken  # after lich's 204, in the sender
+        self.on_end = on_end  # once the send ends, whatever the outcome (after on_taken)

@@ -102,6 +102,9 @@ def _settings_file_options(command: F) -> F:
     dry_run = click.option("--dry-run", is_flag=True, help="Print the file's diff; change nothing.")
     command = dry_run(command)
     command = click.option(
+        "--force", is_flag=True, help="Write the settings file even if its owner made it read-only."
+    )(command)
+    command = click.option(
         "--scope",
         type=click.Choice(["user", "project"]),
         default="user",
@@ -113,7 +116,7 @@ def _settings_file_options(command: F) -> F:
 
 @cli.command(name="install")
 @_settings_file_options
-def install_command(harness: str, scope: str, dry_run: bool) -> None:
+def install_command(harness: str, scope: str, dry_run: bool, force: bool) -> None:
     """Register lich-hook with HARNESS (claude, codex, crush, antigravity) in its own
     settings file, running this installation by absolute path.
 
@@ -127,12 +130,14 @@ def install_command(harness: str, scope: str, dry_run: bool) -> None:
     """
     from lich_hooks.commands import install
 
-    raise SystemExit(install.run(harness.lower(), scope, dry_run, out=click.echo, color=_colour()))
+    raise SystemExit(
+        install.run(harness.lower(), scope, dry_run, out=click.echo, color=_colour(), force=force)
+    )
 
 
 @cli.command(name="uninstall")
 @_settings_file_options
-def uninstall_command(harness: str, scope: str, dry_run: bool) -> None:
+def uninstall_command(harness: str, scope: str, dry_run: bool, force: bool) -> None:
     """Remove lich-hook's entries from HARNESS's settings file; nothing else changes.
 
     \b
@@ -144,7 +149,13 @@ def uninstall_command(harness: str, scope: str, dry_run: bool) -> None:
 
     raise SystemExit(
         install.run(
-            harness.lower(), scope, dry_run, uninstall=True, out=click.echo, color=_colour()
+            harness.lower(),
+            scope,
+            dry_run,
+            uninstall=True,
+            out=click.echo,
+            color=_colour(),
+            force=force,
         )
     )
 

@@ -144,7 +144,7 @@ def _probe(port: int, token: str) -> int:
     try:
         connection.request(
             "POST",
-            f"/session-start?token={quote(token, safe='')}",
+            f"/session-start?token={quote(token, safe='', errors='surrogateescape')}",
             body=b"{}",
             headers={
                 "Content-Type": "application/json",
@@ -304,11 +304,13 @@ def _plugin_files(root: str) -> list[str]:
 
 def _read_document(path: str, jsonc: bool) -> object:
     """A JSON(C) file's value; a JsonTextError saying why it could not be read."""
+    from lich_hooks.commands import settings_io
+
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(1 << 20)
+        # The limit install uses: a file install wrote, doctor can read.
+        data = settings_io.read_bytes(path) or b""
         parsed = jsontext.parse(data.decode("utf-8"), jsonc=jsonc)
-    except (OSError, UnicodeDecodeError) as error:
+    except (settings_files.Refused, UnicodeDecodeError) as error:
         raise jsontext.JsonTextError(str(error)) from None
     return parsed.root.value if parsed.root else None
 
@@ -452,12 +454,17 @@ def check_registrations(environ: Mapping[str, str], project: str) -> list[Check]
 
 def check_state_dir(environ: Mapping[str, str]) -> Check:
     directory = state.state_dir(environ)
-    probe = os.path.join(directory, f".doctor-{os.getpid()}")
+    if directory is None:
+        return Check(
+            "state directory",
+            WARN,
+            "no usable place: HOME is not an absolute path (or is /) and neither "
+            "XDG_STATE_HOME nor LICH_HOOK_STATE_DIR names one",
+            "Crush and Antigravity then report on every call and TaskStop forgets workers: "
+            "set LICH_HOOK_STATE_DIR to an absolute path",
+        )
     try:
-        state.ensure_dir(directory)
-        with open(probe, "wb") as handle:
-            handle.write(b"ok")
-        os.unlink(probe)
+        state.probe(environ)
     except OSError as error:
         return Check(
             "state directory",
