@@ -427,6 +427,45 @@ def prepare(bench: Bench, rows: list[Row]) -> None:
             )
 
 
+def seed_stale(root: Path, count: int) -> None:
+    """`count` records two months old in the rows' state directory: what a
+    user's would hold without pruning after months of cards and workers. The
+    no-op rows are timed with them present (pruning runs only where a record is
+    written, at most hourly: it must not cost those rows anything)."""
+    old = time.time() - 60 * 86400
+    for i in range(count):
+        if i % 2:
+            path = root / "reported" / f"stale-card-{i:06d}"
+        else:
+            path = root / "workers" / f"stale-card-{i // 20:05d}" / f"w-{i:06d}.json"
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.write_bytes(b'{"name": "w"}' if i % 2 == 0 else b"crush\nstale")
+        os.utime(path, (old, old))
+
+
+def stale_left(root: Path) -> int:
+    return sum(
+        1
+        for where in ("reported", "workers")
+        for _, _, names in os.walk(root / where)
+        for name in names
+        if "stale" in name or name.startswith("w-")
+    )
+
+
+def time_prune(tmp: Path, count: int) -> tuple[float, int]:
+    """One prune of `count` stale records, in the detached sender's place (ms, removed)."""
+    root = tmp / "prune-bench"
+    seed_stale(root, count)
+    started = time.perf_counter()
+    handle = state.open_root({"LICH_HOOK_STATE_DIR": str(root)}, create=False)
+    try:
+        removed = state.prune(handle, time.time())
+    finally:
+        handle.close()
+    return (time.perf_counter() - started) * 1000, removed
+
+
 def install_kind() -> list[str]:
     """What about this installation changes the figures, said up front."""
     notes: list[str] = []
@@ -466,6 +505,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--direct", action="store_true", help="exec commands without sh -c")
     parser.add_argument("--rounds", type=int, help="measured rounds (default 100, quick 25)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the run order")
+    parser.add_argument(
+        "--stale",
+        type=int,
+        default=10_000,
+        help="stale records in the state directory while timing (default 10000; 0: none)",
+    )
     args = parser.parse_args(argv)
     rounds = args.rounds or (25 if args.quick else 100)
     factor = QUICK_FACTOR if args.quick else 1.0
@@ -495,6 +540,8 @@ def main(argv: list[str] | None = None) -> int:
         with bench.lich:
             rows = build_rows(tmp, bench.lich, reference)
             prepare(bench, rows)
+            if args.stale:
+                seed_stale(tmp / "state", args.stale)
             for _ in range(3):  # warm-up: page cache, pyc files, the stand-in's threads
                 for row in rows:
                     bench.run(row)
@@ -515,6 +562,8 @@ def main(argv: list[str] | None = None) -> int:
             expected = before + sum(len(row.receives) for row in rows)
             if bench.settle(expected, 0.5) != expected:
                 failures.append("a row timed as a no-op sent reports to lich")
+            stale = stale_left(tmp / "state") if args.stale else 0
+            prune_ms, pruned = time_prune(tmp, args.stale) if args.stale else (0.0, 0)
 
     mode = "sh -c" if not args.direct else "direct exec"
     print(
@@ -528,6 +577,14 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"note: {' and '.join(missing)} not found: no shell reference, reporting rows unjudged"
         )
+    if args.stale:
+        print(
+            f"state: {args.stale} stale records seeded beside the rows' records, {stale} still "
+            f"there after the run (pruning is hourly and only where a record is written); "
+            f"one prune of {args.stale} took {prune_ms:.0f} ms in the sender ({pruned} removed)"
+        )
+        if stale != args.stale:
+            failures.append(f"the stale records were pruned during the run ({stale} left)")
     print()
     header = f"{'path':44} {'median':>8} {'p90':>8} {'ratio':>11} {'goal':>7}  {'lich has it':>18}"
     print(header)
