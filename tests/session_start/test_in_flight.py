@@ -41,9 +41,14 @@ def test_fifty_parallel_calls_of_one_conversation_report_once(
         )
         for _ in range(50)
     ]
+    for proc in procs:  # every stdin first: they all start their turn at once
+        assert proc.stdin is not None
+        proc.stdin.write(PAYLOAD)
+        proc.stdin.close()
     for proc in procs:
-        out, err = proc.communicate(PAYLOAD, timeout=30)
-        assert (proc.returncode, out, err) == (0, b"", b"")
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = proc.stdout.read(), proc.stderr.read()
+        assert (proc.wait(timeout=30), out, err) == (0, b"", b"")
     seen = decisions(lich_env, 50)
     assert len(seen) == 50
     assert seen.count("report") == 1, sorted(seen)
