@@ -469,6 +469,45 @@ def prepare(bench: Bench, rows: list[Row]) -> None:
             )
 
 
+def seed_stale(root: Path, count: int) -> None:
+    """`count` records two months old in the rows' state directory: what a
+    user's would hold without pruning after months of cards and workers. The
+    no-op rows are timed with them present (pruning runs only where a record is
+    written, at most hourly: it must not cost those rows anything)."""
+    old = time.time() - 60 * 86400
+    for i in range(count):
+        if i % 2:
+            path = root / "reported" / f"stale-card-{i:06d}"
+        else:
+            path = root / "workers" / f"stale-card-{i // 20:05d}" / f"w-{i:06d}.json"
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.write_bytes(b'{"name": "w"}' if i % 2 == 0 else b"crush\nstale")
+        os.utime(path, (old, old))
+
+
+def stale_left(root: Path) -> int:
+    return sum(
+        1
+        for where in ("reported", "workers")
+        for _, _, names in os.walk(root / where)
+        for name in names
+        if "stale" in name or name.startswith("w-")
+    )
+
+
+def time_prune(tmp: Path, count: int) -> tuple[float, int]:
+    """One prune of `count` stale records, in the detached sender's place (ms, removed)."""
+    root = tmp / "prune-bench"
+    seed_stale(root, count)
+    started = time.perf_counter()
+    handle = state.open_root({"LICH_HOOK_STATE_DIR": str(root)}, create=False)
+    try:
+        removed = state.prune(handle, time.time())
+    finally:
+        handle.close()
+    return (time.perf_counter() - started) * 1000, removed
+
+
 def install_kind() -> list[str]:
     """What about this installation changes the figures, said up front."""
     notes: list[str] = []
@@ -505,20 +544,33 @@ def quantile(values: list[float], q: float) -> float:
 # --- measuring ---------------------------------------------------------------------
 
 
+class Stale:
+    """The stale records seeded into the state directory while the rows were timed."""
+
+    def __init__(self, seeded: int, left: int, prune_ms: float, pruned: int) -> None:
+        self.seeded = seeded
+        self.left = left  # still there after the run: no no-op row pruned (or paid for it)
+        self.prune_ms = prune_ms  # one prune of them all, as the sender would run it
+        self.pruned = pruned
+
+
 class Measured:
     """What a run of the benchmark produced, before anything is judged or printed."""
 
-    def __init__(self, rows: list[Row], missing: list[str], stray_reports: bool) -> None:
+    def __init__(
+        self, rows: list[Row], missing: list[str], stray_reports: bool, stale: Stale
+    ) -> None:
         self.rows = rows
         self.missing = missing  # jq, curl: without them there is no shell reference
         self.stray_reports = stray_reports  # a row timed as a no-op sent a report
+        self.stale = stale
 
     @property
     def reference(self) -> Row | None:
         return next((row for row in self.rows if row.kind == "reference"), None)
 
 
-def measure(rounds: int, direct: bool, seed: int | None) -> Measured:
+def measure(rounds: int, direct: bool, seed: int | None, stale: int) -> Measured:
     """Build the rows, check each is what it says, then time `rounds` interleaved rounds."""
     missing = [tool for tool in ("jq", "curl") if shutil.which(tool) is None]
     rng = random.Random(seed)
@@ -537,6 +589,8 @@ def measure(rounds: int, direct: bool, seed: int | None) -> Measured:
         with bench.lich:
             rows = build_rows(tmp, bench.lich, reference)
             prepare(bench, rows)
+            if stale:
+                seed_stale(tmp / "state", stale)
             for _ in range(3):  # warm-up: page cache, pyc files, the stand-in's threads
                 for row in rows:
                     bench.run(row)
@@ -544,7 +598,9 @@ def measure(rounds: int, direct: bool, seed: int | None) -> Measured:
             _rounds(bench, rows, rounds, rng)
             expected = before + sum(len(row.receives) for row in rows)
             stray = bench.settle(expected, 0.5) != expected
-    return Measured(rows, missing, stray)
+            left = stale_left(tmp / "state") if stale else 0
+            prune = time_prune(tmp, stale) if stale else (0.0, 0)
+    return Measured(rows, missing, stray, Stale(stale, left, *prune))
 
 
 def _rounds(bench: Bench, rows: list[Row], rounds: int, rng: random.Random) -> None:
@@ -643,6 +699,14 @@ def report(measured: Measured, quick: bool, direct: bool, rounds: int) -> int:
             f"note: {' and '.join(measured.missing)} not found: no shell reference, "
             "reporting rows unjudged"
         )
+    stale = measured.stale
+    if stale.seeded:
+        print(
+            f"state: {stale.seeded} stale records seeded beside the rows' records, {stale.left} "
+            f"still there after the run (pruning is hourly and only where a record is written); "
+            f"one prune of {stale.seeded} took {stale.prune_ms:.0f} ms in the sender "
+            f"({stale.pruned} removed)"
+        )
     print()
     header = f"{'path':44} {'median':>8} {'p90':>8} {'ratio':>11} {'goal':>7}"
     print(header)
@@ -658,6 +722,8 @@ def report(measured: Measured, quick: bool, direct: bool, rounds: int) -> int:
         failures += [f"{row.label}: {error}" for error in sorted(set(row.errors))[:3]]
     if measured.stray_reports:
         failures.append("a row timed as a no-op sent reports to lich")
+    if stale.seeded and stale.left != stale.seeded:
+        failures.append(f"the stale records were pruned during the run ({stale.left} left)")
     print()
     print(
         "ratio: median over the rounds of (this run / the adjacent run of `python -c pass` (x py)"
@@ -680,6 +746,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--direct", action="store_true", help="exec commands without sh -c")
     parser.add_argument("--rounds", type=int, help="measured rounds (default 100, quick 25)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the run order")
+    parser.add_argument(
+        "--stale",
+        type=int,
+        default=10_000,
+        help="stale records in the state directory while timing (default 10000; 0: none)",
+    )
     args = parser.parse_args(argv)
     rounds = args.rounds or (25 if args.quick else 100)
     if os.name == "nt":
@@ -688,7 +760,7 @@ def main(argv: list[str] | None = None) -> int:
     if not LICH_HOOK.exists():
         print(f"{LICH_HOOK} is missing: install lich-hooks into this environment first")
         return 2
-    measured = measure(rounds, args.direct, args.seed)
+    measured = measure(rounds, args.direct, args.seed, args.stale)
     return report(measured, args.quick, args.direct, rounds)
 
 

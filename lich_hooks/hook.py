@@ -89,13 +89,28 @@ def run(
         try:
             from lich_hooks import transport
 
-            env = outcome.env or ctx.env
-            transport.send_detached(env, outcome.endpoint, outcome.body, log, outcome.on_taken)
+            transport.send_detached(
+                outcome.env or ctx.env,
+                outcome.endpoint,
+                outcome.body,
+                log,
+                outcome.on_taken,
+                outcome.on_end,
+            )
             return 0
         except BaseException as error:
             log.set(error=f"{type(error).__name__}: {error}")
+            _call(outcome.on_end)
     log.write()
     return 0
+
+
+def _call(callback: Callable[[], None] | None) -> None:
+    try:
+        if callback is not None:
+            callback()
+    except Exception:  # noqa: S110 - best-effort state, never the turn
+        pass
 
 
 def _write_all(fd: int, data: bytes) -> None:

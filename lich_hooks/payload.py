@@ -8,13 +8,18 @@ object of UTF-8 text becomes None, which every job treats as "nothing to do".
 Parsing uses the C scanner behind the standard `json` module directly: `import
 json` pulls in `re` and costs about 7 ms, more than this whole hook's budget on
 the no-op paths (docs/performance.md). The scanner is the same code `json.loads`
-runs, so the results are identical.
+runs, so the results are identical; where `_json` is missing, `json`'s own
+decoder is used instead.
 """
 
 from __future__ import annotations
 
 import os
 import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MAX_BYTES = 8 * 1024 * 1024
 READ_SECONDS = 2.0
@@ -106,7 +111,26 @@ class _ScanContext:
         return float(name.replace("Infinity", "inf"))
 
 
-_scan = None
+_scan: Callable[[str, int], tuple[object, int]] | None = None
+
+
+def _scanner() -> Callable[[str, int], tuple[object, int]]:
+    """The C scanner, else the `json` module's (PyPy, a CPython built without _json).
+
+    Without this fallback a missing `_json` made every payload "not JSON" and
+    every hook silently did nothing. The fallback costs `import json` once.
+    """
+    try:
+        import _json
+
+        scan: Callable[[str, int], tuple[object, int]] = _json.make_scanner(
+            _ScanContext()  # type: ignore[arg-type]
+        )
+        return scan
+    except ImportError:
+        import json
+
+        return json.JSONDecoder().raw_decode
 
 
 def loads_object(data: bytes) -> dict[str, object] | None:
@@ -123,9 +147,7 @@ def loads_object(data: bytes) -> dict[str, object] | None:
         return None
     try:
         if _scan is None:
-            import _json
-
-            _scan = _json.make_scanner(_ScanContext())  # type: ignore[arg-type]
+            _scan = _scanner()
         value, end = _scan(text, start)
     except Exception:  # StopIteration, JSONDecodeError, RecursionError: all "not JSON"
         return None

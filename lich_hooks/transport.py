@@ -231,12 +231,14 @@ def send_detached(
     body: dict[str, object],
     log: RunLog,
     on_taken: Callable[[], None] | None = None,
+    on_end: Callable[[], None] | None = None,
 ) -> None:
     """Send `body` without keeping the harness waiting, then write the run's log line.
 
     Returns in the hook process at once. The sender process calls `on_taken`
-    after a 204 (lich took the report: session-start records the id) and
-    always exits.
+    after a 204 (the "reported successfully" of docs/session-start.md), then
+    `on_end` once the send has ended whatever its outcome (a 204, a refusal,
+    an error, the deadline), and always exits.
     """
     fork = getattr(os, "fork", None)
     pid = -1
@@ -251,7 +253,7 @@ def send_detached(
     try:
         if detached:
             _drop_harness_pipes()
-        _send_with_deadline(env, endpoint, body, log, on_taken)
+        _send_with_deadline(env, endpoint, body, log, on_taken, on_end)
     finally:
         if detached:
             os._exit(0)
@@ -276,6 +278,7 @@ def _send_with_deadline(
     body: dict[str, object],
     log: RunLog,
     on_taken: Callable[[], None] | None,
+    on_end: Callable[[], None] | None = None,
 ) -> None:
     """The send, then what follows from its outcome, then the run's one log line.
 
@@ -289,6 +292,17 @@ def _send_with_deadline(
             on_taken()
         except Exception as error:  # the record is best-effort (docs/session-start.md)
             log.set(state_error=type(error).__name__)
+    _end(on_end, log)
     log.set(outcome=result.outcome, **result.as_dict())
     log.debug(f"POST /{endpoint}: {result.outcome} ({result.status or result.error})")
     log.write()
+
+
+def _end(on_end: Callable[[], None] | None, log: RunLog) -> None:
+    """The send is over: let the job release what it held for it (best-effort)."""
+    if on_end is None:
+        return
+    try:
+        on_end()
+    except Exception as error:
+        log.set(state_error=type(error).__name__)

@@ -109,6 +109,9 @@ def _settings_file_options(command: F) -> F:
     dry_run = click.option("--dry-run", is_flag=True, help="Print the file's diff; change nothing.")
     command = dry_run(command)
     command = click.option(
+        "--force", is_flag=True, help="Write the settings file even if its owner made it read-only."
+    )(command)
+    command = click.option(
         "--scope",
         type=click.Choice(["user", "project"]),
         default="user",
@@ -121,7 +124,9 @@ def _settings_file_options(command: F) -> F:
 @cli.command(name="install")
 @_settings_file_options
 @click.pass_obj
-def install_command(environment: Environment, harness: str, scope: str, dry_run: bool) -> None:
+def install_command(
+    environment: Environment, harness: str, scope: str, dry_run: bool, force: bool
+) -> None:
     """Register lich-hook with HARNESS (claude, codex, crush, antigravity, opencode,
     omp), running this installation by absolute path: entries in the harness's own
     settings file, or for opencode and omp lich-hook's module file.
@@ -138,13 +143,15 @@ def install_command(environment: Environment, harness: str, scope: str, dry_run:
     """
     from lich_hooks.commands import install
 
-    raise SystemExit(install.run(environment, harness.lower(), scope, dry_run))
+    raise SystemExit(install.run(environment, harness.lower(), scope, dry_run, force=force))
 
 
 @cli.command(name="uninstall")
 @_settings_file_options
 @click.pass_obj
-def uninstall_command(environment: Environment, harness: str, scope: str, dry_run: bool) -> None:
+def uninstall_command(
+    environment: Environment, harness: str, scope: str, dry_run: bool, force: bool
+) -> None:
     """Remove lich-hook's entries from HARNESS's settings file (opencode, omp: its
     module file, only when it is lich-hook's); nothing else changes.
 
@@ -155,7 +162,9 @@ def uninstall_command(environment: Environment, harness: str, scope: str, dry_ru
     """
     from lich_hooks.commands import install
 
-    raise SystemExit(install.run(environment, harness.lower(), scope, dry_run, uninstall=True))
+    raise SystemExit(
+        install.run(environment, harness.lower(), scope, dry_run, uninstall=True, force=force)
+    )
 
 
 @cli.command(

@@ -393,12 +393,17 @@ def check_registrations(
 
 def check_state_dir(environ: Mapping[str, str]) -> Check:
     directory = state.state_dir(environ)
-    probe = os.path.join(directory, f".doctor-{os.getpid()}")
+    if directory is None:
+        return Check(
+            "state directory",
+            WARN,
+            "no usable place: HOME is not an absolute path (or is /) and neither "
+            "XDG_STATE_HOME nor LICH_HOOK_STATE_DIR names one",
+            "Crush and Antigravity then report on every call and TaskStop forgets workers: "
+            "set LICH_HOOK_STATE_DIR to an absolute path",
+        )
     try:
-        state.ensure_dir(directory)
-        with open(probe, "wb") as handle:
-            handle.write(b"ok")
-        os.unlink(probe)
+        state.probe(environ)
     except OSError as error:
         return Check(
             "state directory",

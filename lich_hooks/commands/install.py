@@ -11,8 +11,10 @@ The contract with the user's file:
 - a file that does not parse, or has a shape we do not understand, is refused
   and left untouched;
 - before a write the old file is copied next to it (`<name>.lich-hook.bak`), and
-  the new one replaces it atomically with the old file's permissions; a
-  symlinked settings file (dotfile managers) is written through the link.
+  the new one replaces it atomically with the old file's owner, group and
+  mode; a symlinked settings file (dotfile managers) is written through the
+  link; a FIFO or device is refused, and so is a file its owner made
+  read-only unless --force (lich_hooks/settings/files.py).
 """
 
 from __future__ import annotations
@@ -21,11 +23,11 @@ import difflib
 import json
 import os
 
-from lich_hooks import state
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
 from lich_hooks.module_harnesses import MODULES
 from lich_hooks.settings import discovery, jsontext, ours
+from lich_hooks.settings import files as settings_io
 from lich_hooks.settings.harnesses import HARNESSES, Harness
 from lich_hooks.settings.ours import Refused
 
@@ -70,14 +72,11 @@ class Plan:
 
 
 def read_text(path: str) -> str | None:
-    """The file's text, None when it does not exist; Refused when it cannot be read."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
+    """The file's text, None when it does not exist; Refused when it cannot be read
+    (a FIFO or device, too large, unreadable: lich_hooks/settings/files.py)."""
+    data = settings_io.read_bytes(path)
+    if data is None:
         return None
-    except OSError as error:
-        raise Refused(f"cannot read {path}: {error.strerror or error}") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -124,29 +123,18 @@ def plan(
     return Plan(harness, scope, path, old_text, new_text, had_ours)
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def write_file(path: str, data: bytes, mode: int | None) -> None:
-    """Replace `path` atomically; `mode` None means a new file's usual 0666 & ~umask."""
-    final_mode = (0o666 & ~_umask()) if mode is None else mode
-    state.write_atomic(path, data, final_mode, private_dir=False)
-
-
 def apply(plan: Plan) -> str | None:
-    """Write the plan: backup first, then the new file. Returns the backup's path."""
+    """Write the plan: backup first, then the new file. Returns the backup's path.
+
+    Both keep the settings file's owner, group and mode (settings_io.replace).
+    """
     backup = None
-    mode = None
     if plan.old_text is not None:
-        mode = os.stat(plan.path).st_mode & 0o7777
         backup = plan.path + BACKUP_SUFFIX
-        with open(plan.path, "rb") as handle:
-            original = handle.read()
-        write_file(backup, original, mode)
-    write_file(plan.path, plan.new_text.encode("utf-8"), mode)
+        original = settings_io.read_bytes(plan.path)
+        if original is not None:
+            settings_io.replace(backup, original, like=plan.path)
+    settings_io.replace(plan.path, plan.new_text.encode("utf-8"))
     return backup
 
 
@@ -187,8 +175,12 @@ def run(
     scope: str = "user",
     dry_run: bool = False,
     uninstall: bool = False,
+    force: bool = False,
 ) -> ExitCode:
-    """OK: done (or nothing to do); PROBLEM_FOUND: refused (said on stderr)."""
+    """OK: done (or nothing to do); PROBLEM_FOUND: refused (said on stderr).
+
+    `force`: write a settings file its owner made read-only.
+    """
     out, env, where, color = (
         environment.out,
         environment.environ,
@@ -223,6 +215,11 @@ def run(
         out(_colour_diff(result.diff(), color).rstrip("\n"))
         out(paint(f"(dry run: {result.path} was not changed)", "dim", color))
         return ExitCode.OK
+    try:
+        settings_io.check_writable(result.path, force)
+    except Refused as error:
+        _error(environment, f"lich-hook: {verb} refused: {error}")
+        return ExitCode.PROBLEM_FOUND
     try:
         backup = apply(result)
     except OSError as error:

@@ -15,22 +15,17 @@ from __future__ import annotations
 
 import os
 
-from lich_hooks import module_harnesses, state
+from lich_hooks import module_harnesses
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
 from lich_hooks.module_harnesses import MODULES, ModuleHarness, read
+from lich_hooks.settings import files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from lich_hooks.commands.environment import Environment
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def install(
@@ -78,10 +73,8 @@ def install(
             os.unlink(path)
         else:
             assert plan.new_text is not None
-            mode = (0o666 & ~_umask()) if found.kind == "missing" else None
-            if mode is None:
-                mode = os.stat(path).st_mode & 0o7777
-            state.write_atomic(path, plan.new_text.encode("utf-8"), mode, private_dir=False)
+            # An older module of ours keeps its owner and mode; a new one gets the umask's.
+            files.replace(path, plan.new_text.encode("utf-8"))
     except OSError as error:
         _error(environment, f"lich-hook: {verb} failed: {path}: {error.strerror or error}")
         return ExitCode.PROBLEM_FOUND

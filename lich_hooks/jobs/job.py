@@ -64,7 +64,7 @@ class Outcome:
     client TUI's card); None means the hook's own.
     """
 
-    __slots__ = ("body", "decision", "endpoint", "env", "on_taken", "stdout")
+    __slots__ = ("body", "decision", "endpoint", "env", "on_end", "on_taken", "stdout")
 
     def __init__(
         self,
@@ -74,6 +74,7 @@ class Outcome:
         endpoint: str | None = None,
         body: dict[str, object] | None = None,
         on_taken: Callable[[], None] | None = None,
+        on_end: Callable[[], None] | None = None,
         env: LichEnv | None = None,
     ) -> None:
         self.decision = decision
@@ -81,4 +82,5 @@ class Outcome:
         self.stdout = stdout
         self.endpoint = endpoint
         self.body = body
-        self.on_taken = on_taken
+        self.on_taken = on_taken  # after lich's 204, in the sender
+        self.on_end = on_end  # once the send ends, whatever the outcome (after on_taken)

@@ -1,4 +1,5 @@
-"""session-start: tell lich which provider conversation runs in the card (SPEC §3)."""
+"""session-start: tell lich which provider conversation runs in the card
+(docs/session-start.md)."""
 
 from __future__ import annotations
 
@@ -38,19 +39,42 @@ def run(ctx: Context) -> Outcome:
     report = body(env.card, conversation, ctx.provider)
     remembered = f"{ctx.provider}\n{conversation}"
     deduped = (ctx.provider, ctx.event) in DEDUPED
-    if deduped and state.last_reported(ctx.environ, env.card) == remembered:
-        return Outcome("already-reported")
+    environ = ctx.environ
     card = env.card
-    state.forget_reported(ctx.environ, card)
+    if deduped and state.last_reported(environ, card) == remembered:
+        return Outcome("already-reported")
+    claimed = None
+    if deduped:
+        # One report per id in flight: a Crush turn fires several tool calls
+        # within the ~100 ms a report takes, and the report in flight counts as
+        # taken for them until its sender ends (and releases the claim).
+        import time
+
+        claimed = state.claim(environ, card, remembered, time.time())
+        if claimed is False:
+            return Outcome("report-in-flight")
+        if claimed and state.last_reported(environ, card) == remembered:
+            state.release(environ, card, remembered)  # a sender finished in between
+            return Outcome("already-reported")
+    state.forget_reported(environ, card)
 
     # Every taken report is remembered, not only the deduped ones: a Claude
     # Code or Codex run in the same card replaces the id lich holds, and a Crush
     # or Antigravity resuming its old conversation there must then report again.
     def remember() -> None:
-        state.remember_reported(ctx.environ, card, remembered)
+        state.remember_reported(environ, card, remembered)
+
+    def release() -> None:
+        # After `remember` on a 204; on a failure the next call reports again.
+        state.release(environ, card, remembered)
 
     return Outcome(
-        "report", endpoint=ENDPOINT, body=report, on_taken=remember, env=None if own else env
+        "report",
+        endpoint=ENDPOINT,
+        body=report,
+        on_taken=remember,
+        on_end=release if claimed else None,
+        env=None if own else env,
     )
 
 

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 PLUGIN_SCAN_DEPTH = 7
 PLUGIN_FILE_NAMES = ("hooks.json", "codex-hooks.json", "crush-hooks.json")
-READ_LIMIT = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -62,11 +61,15 @@ class Found:
 
 def read_document(path: str, jsonc: bool) -> object:
     """A JSON(C) file's value; a JsonTextError saying why it could not be read."""
+    from lich_hooks.settings import files
+    from lich_hooks.settings.ours import Refused
+
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(READ_LIMIT)
+        # install's own reader and limit: a file install wrote, doctor can read,
+        # and a FIFO or device in its place is refused at once, never waited on.
+        data = files.read_bytes(path) or b""
         parsed = jsontext.parse(data.decode("utf-8"), jsonc=jsonc)
-    except (OSError, UnicodeDecodeError) as error:
+    except (Refused, UnicodeDecodeError) as error:
         raise jsontext.JsonTextError(str(error)) from None
     return parsed.root.value if parsed.root else None
 

@@ -272,12 +272,12 @@ class _Editor:
     def edit_object(self, node: Node, new: dict[str, object]) -> None:
         assert isinstance(node.value, dict)
         old_keys = [key for key, _ in node.keys]
-        if len(set(old_keys)) != len(old_keys):
-            # Duplicate keys: only a rewrite of the whole object is unambiguous.
-            self.splice(node.start, node.end, self.render(new, self.line_indent(node.start)))
-            return
+        # With duplicate keys the last one is the value (JSON parsers, ours
+        # included): only it is edited, and the shadowed ones keep their bytes.
+        # A key that goes loses every occurrence, or a shadowed one would win.
+        last = {key: i for i, key in enumerate(old_keys)}
         removed = [i for i, key in enumerate(old_keys) if key not in new]
-        for i, key in enumerate(old_keys):
+        for key, i in last.items():
             if key in new:
                 self.edit(node.items[i], new[key])
         starts = [key_start for _, key_start in node.keys]

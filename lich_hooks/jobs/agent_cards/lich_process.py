@@ -6,6 +6,9 @@ runs in a session of its own with its output in unnamed temporary files, so a
 SIGINT/SIGTERM aimed at the hook (Esc in Claude Code) neither reaches it nor
 leaves it writing into a closed pipe: once lich may have the task, the worker
 must live on, and the hook says so instead of letting a native agent start.
+Once the open has answered, SIGINT and SIGTERM are ignored until the hook has
+printed its verdict and exited: the verdict is what keeps the native agent
+from running beside the worker.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import signal
     from collections.abc import Mapping
 
     from lich_hooks.jobs.agent_cards.decide import Call
@@ -162,6 +166,7 @@ def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> Op
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     seconds = open_seconds(environ)
     proc: subprocess.Popen[bytes] | None = None
+    answered = False
     try:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             try:
@@ -187,13 +192,16 @@ def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> Op
                     _kill_group(proc.pid)
                     proc.wait()
                     return OpenResult(TIMEOUT, error=f"{seconds:g}")
+                answered = True
             except Interrupted:
                 if proc is None or proc.poll() is None:
                     _LEFT_RUNNING.append(proc)
                     return OpenResult(INTERRUPTED)
                 code = proc.returncode  # it ended as the signal came: its answer stands
             finally:
-                if not caught:
+                if answered and not caught:
+                    _ignore_signals(list(previous))
+                elif not caught:
                     for sig, handler in previous.items():
                         signal.signal(sig, handler)
             out.seek(0)
@@ -205,6 +213,23 @@ def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> Op
     return OpenResult(
         PRINTED, session=parse_object(stdout), code=code, stderr_line=last_line(stderr)
     )
+
+
+def _ignore_signals(signals: list[signal.Signals]) -> None:
+    """The open answered: lich may have the task, so from here to the verdict on
+    stdout no SIGINT/SIGTERM may end the hook (a lost deny lets Claude Code run
+    the native agent beside lich's worker). Both are blocked while they are set
+    to be ignored, so one landing in between is discarded, not delivered to
+    the handler being replaced; the process then ends with os._exit as usual.
+    """
+    import signal
+
+    block = getattr(signal, "pthread_sigmask", None)
+    mask = block(signal.SIG_BLOCK, signals) if block is not None else None
+    for sig in signals:
+        signal.signal(sig, signal.SIG_IGN)
+    if block is not None and mask is not None:
+        block(signal.SIG_SETMASK, mask)
 
 
 def _kill_group(pid: int) -> None:

@@ -90,7 +90,7 @@ def _open(
 
 
 def _task_stop(ctx: Context, data: dict[str, object]) -> Outcome:
-    """SPEC §6.4: stop a worker this card opened; any other id is Claude Code's."""
+    """Stop a worker this card opened (docs/agent-cards.md); any other id is Claude Code's."""
     env = ctx.env
     if env.card is None or env.bin is None:
         return Outcome("native:outside-lich")
@@ -105,6 +105,11 @@ def _task_stop(ctx: Context, data: dict[str, object]) -> Outcome:
     worker = record.find(ctx.environ, env.card, task_id)
     if worker is None:
         return Outcome("native:not-our-task")
+    if not env.bin_is_runnable():
+        # The rule of Agent calls: a relative LICH_BIN would run whatever `lich`
+        # is first on PATH (or in the cwd), and an impostor's exit 0 would read
+        # as "stopped". No verdict: Claude Code's own TaskStop answers.
+        return Outcome("native:lich-bin-unusable")
     return _stop(ctx, worker, task_id, env.bin, env.card)
 
 

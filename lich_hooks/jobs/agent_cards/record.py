@@ -3,17 +3,17 @@
 One file per worker, `workers/<card>/<roster name>.json`, each written
 atomically: parallel Agent calls run their hooks at the same time, and with a
 file each they never write the same file, so no lock is needed and none can
-be left behind by a killed hook. Files are 0600 in 0700 directories.
+be left behind by a killed hook. Files are 0600 in 0700 directories, reached
+without following symlinks (state.py), and pruned by age and count when a
+record is written.
 
 Unlike the mod, which forgets its workers when it reloads, this record outlives
 Claude Code restarts: TaskStop and the status line still know a worker opened
 before a `--resume`. Everything is best-effort: a broken directory loses the
-record, never the verdict (SPEC §9).
+record, never the verdict.
 """
 
 from __future__ import annotations
-
-import os
 
 from lich_hooks import state
 from lich_hooks.payload import loads_object
@@ -23,15 +23,16 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 SUFFIX = ".json"
-CHECKED = ".checked"  # when the status line last asked lich (dot: never a worker's file)
+CHECKED = state.CHECKED  # when the status line last asked lich (dot: never a worker's file)
+RECORD_LIMIT = 1 << 16
 
 
-def card_dir(environ: Mapping[str, str], card: str) -> str:
-    return os.path.join(state.state_dir(environ), "workers", state.file_key(card))
+def _parts(card: str) -> tuple[str, ...]:
+    return ("workers", state.file_key(card))
 
 
-def _path(environ: Mapping[str, str], card: str, name: str) -> str:
-    return os.path.join(card_dir(environ, card), state.file_key(name) + SUFFIX)
+def _name(name: str) -> str:
+    return state.file_key(name) + SUFFIX
 
 
 def add(environ: Mapping[str, str], card: str, worker: dict[str, object]) -> bool:
@@ -43,14 +44,13 @@ def add(environ: Mapping[str, str], card: str, worker: dict[str, object]) -> boo
         return False
     try:
         data = json.dumps(worker, ensure_ascii=True).encode("ascii")
-        state.write_atomic(_path(environ, card, name), data)
+        state.write(environ, _parts(card), _name(name), data)
     except (OSError, ValueError):
         return False
     return True
 
 
-def _load(path: str) -> dict[str, object] | None:
-    raw = state.read_bytes(path, limit=1 << 16)
+def _load(raw: bytes | None) -> dict[str, object] | None:
     if raw is None:
         return None
     worker = loads_object(raw)
@@ -61,29 +61,21 @@ def _load(path: str) -> dict[str, object] | None:
 
 def find(environ: Mapping[str, str], card: str, name: str) -> dict[str, object] | None:
     """The worker recorded under roster name `name`, or None. One file read."""
-    worker = _load(_path(environ, card, name))
+    worker = _load(state.read(environ, _parts(card), _name(name), RECORD_LIMIT))
     return worker if worker is not None and worker.get("name") == name else None
 
 
 def remove(environ: Mapping[str, str], card: str, name: str) -> None:
-    try:
-        os.unlink(_path(environ, card, name))
-    except OSError:
-        pass
+    state.remove(environ, _parts(card), _name(name))
 
 
 def workers(environ: Mapping[str, str], card: str) -> list[dict[str, object]]:
     """Every worker recorded for `card`, oldest first."""
-    directory = card_dir(environ, card)
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return []
     found = []
-    for entry in names:
-        if entry.startswith(".") or not entry.endswith(SUFFIX):
+    for entry, raw in state.entries(environ, _parts(card)):
+        if not entry.endswith(SUFFIX):
             continue
-        worker = _load(os.path.join(directory, entry))
+        worker = _load(raw)
         if worker is not None:
             found.append(worker)
     found.sort(key=_when)
@@ -97,7 +89,7 @@ def _when(worker: dict[str, object]) -> float:
 
 def checked_at(environ: Mapping[str, str], card: str) -> float | None:
     """When lich's session list was last read for this card (wall clock), or None."""
-    raw = state.read_bytes(os.path.join(card_dir(environ, card), CHECKED), limit=64)
+    raw = state.read(environ, _parts(card), CHECKED, 64)
     if raw is None:
         return None
     try:
@@ -108,6 +100,6 @@ def checked_at(environ: Mapping[str, str], card: str) -> float | None:
 
 def mark_checked(environ: Mapping[str, str], card: str, when: float) -> None:
     try:
-        state.write_atomic(os.path.join(card_dir(environ, card), CHECKED), repr(when).encode())
+        state.write(environ, _parts(card), CHECKED, repr(when).encode())
     except OSError:
         pass

@@ -1,0 +1,115 @@
+"""A report in flight counts as taken (docs/session-start.md).
+
+Crush fires several tool calls within the ~100 ms a report takes to land, in
+parallel or back to back; each used to report. Now the first call claims the
+report for its card and id, the others see the claim and send nothing, and
+the claim ends with the sender: a 204 leaves the record, a failure leaves
+nothing so the next call reports again.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from lich_hooks import state
+from lich_hooks.standin.server import StandIn
+from tests.spine.helpers import SID
+from tests.support.listeners import Hanging
+from tests.support.runner import LICH_HOOK, base_env, run_hook, wait_for_log
+
+CRUSH = "PreToolUse crush"
+PAYLOAD = b'{"session_id": "%s", "tool_name": "bash"}' % SID.encode()
+
+
+def decisions(env: dict[str, str], count: int) -> list[str]:
+    return [str(r["decision"]) for r in wait_for_log(env, count, timeout=15)]
+
+
+def test_fifty_parallel_calls_of_one_conversation_report_once(
+    lich: StandIn, lich_env: dict[str, str]
+) -> None:
+    procs = [
+        subprocess.Popen(
+            [str(LICH_HOOK), "PreToolUse", "crush"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=lich_env,
+        )
+        for _ in range(50)
+    ]
+    for proc in procs:  # every stdin first: they all start their turn at once
+        assert proc.stdin is not None
+        proc.stdin.write(PAYLOAD)
+        proc.stdin.close()
+    for proc in procs:
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = proc.stdout.read(), proc.stderr.read()
+        assert (proc.wait(timeout=30), out, err) == (0, b"", b"")
+    seen = decisions(lich_env, 50)
+    assert len(seen) == 50
+    assert seen.count("report") == 1, sorted(seen)
+    assert set(seen) <= {"report", "report-in-flight", "already-reported"}
+    assert [r.status for r in lich.received] == [204]
+    run_hook(CRUSH, PAYLOAD, lich_env)
+    assert decisions(lich_env, 51)[-1] == "already-reported"
+    assert len(lich.received) == 1
+
+
+def test_four_back_to_back_calls_report_once(lich: StandIn, lich_env: dict[str, str]) -> None:
+    for _ in range(4):
+        ran = run_hook(CRUSH, PAYLOAD, lich_env)  # no wait for the report: as Crush does
+        assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
+    seen = decisions(lich_env, 4)
+    assert seen.count("report") == 1, seen
+    assert len(lich.received) == 1
+
+
+def test_a_failing_report_in_flight_is_taken_until_it_ends(lich: StandIn, tmp_path: Path) -> None:
+    good = base_env(tmp_path, **lich.env("card-1"))
+    with Hanging() as hanging:
+        lost = {**good, "LICH_PORT": str(hanging.port)}
+        run_hook(CRUSH, PAYLOAD, lost)
+        hanging.wait(1)
+        run_hook(CRUSH, PAYLOAD, good)  # the first is still in flight
+        first, second = wait_for_log(good, 2, timeout=10)
+    assert (first["decision"], second["decision"]) == ("report-in-flight", "report")
+    assert second["outcome"] in ("failed", "deadline")
+    # It ended without a 204: the next call reports again, and that one sticks.
+    run_hook(CRUSH, PAYLOAD, good)
+    run_hook(CRUSH, PAYLOAD, good)
+    # (A sender writes its run's log line after lich answered: order by completion.)
+    assert sorted(decisions(good, 4)[2:]) in (
+        ["already-reported", "report"],
+        ["report", "report-in-flight"],
+    )
+    assert len(lich.received) == 1
+    assert not list((Path(good["LICH_HOOK_STATE_DIR"]) / "sending").iterdir())
+
+
+def test_a_claim_left_by_a_killed_sender_goes_stale(
+    lich: StandIn, lich_env: dict[str, str]
+) -> None:
+    environ = {"LICH_HOOK_STATE_DIR": lich_env["LICH_HOOK_STATE_DIR"]}
+    assert state.claim(environ, "card-1", f"crush\n{SID}", time.time()) is True
+    run_hook(CRUSH, PAYLOAD, lich_env)
+    assert decisions(lich_env, 1) == ["report-in-flight"]
+    sending = Path(lich_env["LICH_HOOK_STATE_DIR"]) / "sending"
+    [claim] = sending.iterdir()
+    old = time.time() - state.CLAIM_SECONDS - 1
+    os.utime(claim, (old, old))
+    run_hook(CRUSH, PAYLOAD, lich_env)
+    assert decisions(lich_env, 2) == ["report-in-flight", "report"]
+    assert len(lich.wait(1)) == 1
+
+
+def test_another_id_in_the_same_card_is_not_held_back(
+    lich: StandIn, lich_env: dict[str, str]
+) -> None:
+    run_hook(CRUSH, PAYLOAD, lich_env)
+    run_hook(CRUSH, b'{"session_id": "other-conversation"}', lich_env)
+    assert decisions(lich_env, 2) == ["report", "report"]
+    assert len(lich.wait(2)) == 2
