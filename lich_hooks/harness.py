@@ -1,5 +1,5 @@
 """The harness table: provider ids, event spellings, and what each harness must
-see on stdout (SPEC §1, §5).
+see on stdout (docs/architecture.md, docs/harnesses.md).
 
 Everything here is plain data and string work so the no-op paths can consult it
 without importing anything.
@@ -33,7 +33,7 @@ EVENTS = {
     )
 }
 
-# SPEC §5: Antigravity reads stdout on every event it dispatches, and fails
+# docs/harnesses.md: Antigravity reads stdout on every event it dispatches, and fails
 # closed on PreToolUse (silence denies the tool), so it is the one harness that
 # needs bytes even when we have nothing to say. Everyone else needs silence.
 _ANTIGRAVITY_STDOUT = {

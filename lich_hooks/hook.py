@@ -1,6 +1,7 @@
-"""The hook runner: read → decide → print → report, with SPEC §5's guarantees.
+"""The hook runner: read → decide → print → report, with docs/harnesses.md's guarantees.
 
-This is the only place that writes the harness's stdout and starts a report,
+This is the only place that writes a hook's stdout and starts a report (the
+status line, not a hook, writes its own),
 and the only place allowed to catch everything: whatever a job does, the
 harness gets exit 0 and exactly the bytes it needs, and stderr stays silent
 unless LICH_HOOK_DEBUG is set.
@@ -40,7 +41,7 @@ def _agent_cards(ctx: Context) -> Outcome:
 
 
 def job_for(provider: str, event: str) -> Callable[[Context], Outcome] | None:
-    """Which job (if any) a registration of `event` for `provider` runs (SPEC §1)."""
+    """Which job (if any) a registration of `event` for `provider` runs (docs/architecture.md)."""
     if event == "SessionStart":
         return _session_start
     if provider == "antigravity" and event == "PreInvocation":

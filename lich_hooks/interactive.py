@@ -1,6 +1,6 @@
 """Is this hook running under an interactive Claude Code, or under `claude -p`?
 
-SPEC §7: a `claude -p` started from a tool inside a lich card inherits every
+docs/worker-answer.md: a `claude -p` started from a tool inside a lich card inherits every
 lich variable, and must neither open cards nor answer a worker's errand.
 Command hooks get no payload field saying "print mode", so this module reads
 the evidence, cheapest first, and stops at the first that decides:
@@ -17,7 +17,7 @@ the evidence, cheapest first, and stops at the first that decides:
    one matters: a `claude -p` run by a tool of an interactive claude has the
    interactive one further up, and must not borrow its answer.
 
-Without evidence the answer is "interactive": the spec says *not interactive*
+Without evidence the answer is "interactive": docs/worker-answer.md says *not interactive*
 only on evidence, because a wrong "no" silently breaks lich for the person in
 the card while a wrong "yes" needs a nested `claude -p` under a Claude Code too
 old to set either variable. Step 3 reads /proc and so works on Linux only (and

@@ -1,4 +1,4 @@
-"""The lich environment (SPEC §2), parsed and validated once per run.
+"""The lich environment (docs/transport.md), parsed and validated once per run.
 
 lich exports these variables into every terminal it spawns; outside lich they
 are absent and every hook is a no-op. Parsing is strict because the values end
@@ -54,12 +54,12 @@ class LichEnv:
 
     @property
     def can_report(self) -> bool:
-        """True when a POST to lich is possible at all (SPEC §2 client rules)."""
+        """True when a POST to lich is possible at all (docs/transport.md client rules)."""
         return self.port is not None and self.token is not None and self.card is not None
 
     @property
     def is_worker(self) -> bool:
-        """SPEC §4: a session opened with `lich open --subagent`.
+        """docs/worker-answer.md: a session opened with `lich open --subagent`.
 
         A depth above 0 says so; an older lich that sets no depth marks every
         worker with LICH_SUBAGENT_CARDS=off instead.
@@ -69,7 +69,7 @@ class LichEnv:
         return self.cards_off
 
     def bin_is_runnable(self) -> bool:
-        """LICH_BIN is an absolute path to an executable file (SPEC §6.1 row 5)."""
+        """LICH_BIN is an absolute path to an executable file (docs/agent-cards.md)."""
         path = self.bin
         return (
             path is not None

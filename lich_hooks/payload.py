@@ -1,7 +1,7 @@
 """The harness's JSON payload: read from stdin within bounds, parsed, and read
 through accessors that never raise.
 
-Bounds (SPEC §9): a harness that never closes stdin costs us at most about
+Bounds (docs/transport.md): a harness that never closes stdin costs us at most about
 2 s, and a payload past MAX_BYTES is bad input. Everything that is not a JSON
 object of UTF-8 text becomes None, which every job treats as "nothing to do".
 
@@ -184,7 +184,7 @@ class Payload:
 
     @property
     def session_id(self) -> str | None:
-        """The harness's conversation id; Antigravity's spelling wins (SPEC §3)."""
+        """The harness's conversation id; Antigravity's spelling wins (docs/session-start.md)."""
         return self.text("conversationId", "session_id")
 
     @property

@@ -1,4 +1,4 @@
-"""The registration files this repository ships (SPEC §8), as data.
+"""The registration files this repository ships (docs/harnesses.md), as data.
 
 One source for all of them: the files at the repository root are rendered from
 here (`python -m lich_hooks.registrations`), a test keeps them byte-identical,

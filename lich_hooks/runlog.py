@@ -1,6 +1,6 @@
 """What one hook run tells the person debugging it, and nobody else.
 
-SPEC §8: `LICH_HOOK_DEBUG=1` prints one line per decision to stderr;
+docs/troubleshooting.md: `LICH_HOOK_DEBUG=1` prints one line per decision to stderr;
 `LICH_HOOK_LOG=<file>` appends one JSON line per run. Without either, a run
 prints nothing to stderr and imports nothing for logging. The token is never
 written: it is scrubbed from every value before anything leaves this module.

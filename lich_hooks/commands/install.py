@@ -1,4 +1,4 @@
-"""`lich-hook install <harness>` / `uninstall <harness>` (SPEC §8).
+"""`lich-hook install <harness>` / `uninstall <harness>` (docs/install.md).
 
 Merges our registration into the harness's own settings file so that its
 entries run this installation by absolute path, and takes them out again.

@@ -1,7 +1,7 @@
 """The last assistant message of a Claude Code transcript (JSONL), read from the end.
 
 Only an older Claude Code, whose Stop payload has no `last_assistant_message`,
-needs this (SPEC §4). Transcripts grow to many megabytes, so this reads
+needs this (docs/worker-answer.md). Transcripts grow to many megabytes, so this reads
 backwards in blocks and stops after MAX_BYTES: an answer buried deeper than
 that, a missing file, a FIFO, or lines that do not parse all come out as "no
 message", which the caller reports as a blank turn.

@@ -1,4 +1,4 @@
-"""Worker answer (SPEC §4): a lich subagent worker's last message answers its task.
+"""Worker answer (docs/worker-answer.md): a lich subagent worker's last message answers its task.
 
 On Claude Code's `Stop`, a worker's main loop posts `{"session_id", "text"}`
 (or `{"session_id", "unanswered": "blank"}`) to `/mod/answer`; lich hands the
@@ -8,7 +8,7 @@ stop, a turn that left work in the background) reports nothing.
 
 The order of the checks is the cost order: a Stop in a session that is not a
 worker (almost all of them) decides from the environment alone, before stdin is
-read or anything is imported (SPEC §10's no-op budget).
+read or anything is imported (docs/performance.md's no-op budget).
 
 docs/worker-answer.md says what is reported when and what a classic hook cannot
 know next to the seed's mod.
@@ -20,7 +20,7 @@ from lich_hooks.jobs.job import Context, Outcome
 
 ENDPOINT = "mod/answer"
 
-# SPEC §4: the text is cut at 16,000 UTF-16 code units (as lich counts them:
+# docs/worker-answer.md: the text is cut at 16,000 UTF-16 code units (as lich counts them:
 # JavaScript string length) and marked.
 MAX_UNITS = 16_000
 MARKER = "\n[truncated]"

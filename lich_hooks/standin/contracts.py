@@ -1,4 +1,5 @@
-"""lich's request rules for the two endpoints this package calls (SPEC §3, §4).
+"""lich's request rules for the two endpoints this package calls
+(docs/session-start.md, docs/worker-answer.md).
 
 `validate` answers like lich does: the normalized body lich would store, or
 the reason it refuses one. The published vectors in tests/contracts/ pin every

@@ -121,7 +121,7 @@ def session(
 def agent_payload(
     cwd: Path | str, tool: str = "Agent", /, **tool_input: object
 ) -> dict[str, object]:
-    """The PreToolUse payload Claude Code 2.1.328 sends for a subagent call (SPEC §6.5)."""
+    """The PreToolUse payload Claude Code 2.1.328 sends for a subagent call (docs/harnesses.md)."""
     fields: dict[str, object] = {
         "description": "Fix the login bug",
         "prompt": "Find and fix the login bug.",
@@ -155,7 +155,7 @@ def stop_payload(cwd: Path | str, **tool_input: object) -> dict[str, object]:
 
 
 def reason(stdout: bytes) -> str:
-    """The deny's reason, asserting the deny's exact shape (SPEC §6.3)."""
+    """The deny's reason, asserting the deny's exact shape (docs/agent-cards.md)."""
     verdict = json.loads(stdout)
     assert list(verdict) == ["hookSpecificOutput"]
     out = verdict["hookSpecificOutput"]

@@ -1,4 +1,5 @@
-"""SPEC §6.2 base branch and §6.1 row 7, in real temporary git repositories."""
+"""The base branch and the older-lich `subagent/` rule (docs/agent-cards.md), in real
+temporary git repositories."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""SPEC §6.3: a hook interrupted while `lich open` runs denies, and leaves the open running."""
+"""A hook interrupted while `lich open` runs denies, and leaves the open running
+(docs/agent-cards.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §6.4: the worker record, under concurrency, and TaskStop both ways."""
+"""docs/agent-cards.md: the worker record, under concurrency, and TaskStop both ways."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §6.1, row by row, through the real console script and a stand-in lich."""
+"""docs/agent-cards.md, row by row, through the real console script and a stand-in lich."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §6.4: `lich-hook status-line [-- <command…>]`."""
+"""docs/agent-cards.md: `lich-hook status-line [-- <command…>]`."""
 
 from __future__ import annotations
 

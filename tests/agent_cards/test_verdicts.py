@@ -1,4 +1,4 @@
-"""SPEC §6.2–6.3: the argv lich gets and the verdict Claude Code reads, per outcome."""
+"""docs/agent-cards.md: the argv lich gets and the verdict Claude Code reads, per outcome."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The SPEC §7 evidence ladder, step by step, on environments and fake /proc trees.
+"""The evidence ladder (docs/worker-answer.md), step by step, on environments and fake /proc trees.
 
 A fake /proc lets these tests build the process shapes a real machine rarely
 has (deep chains, loops, names with spaces and parentheses, vanished

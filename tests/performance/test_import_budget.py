@@ -1,4 +1,4 @@
-"""SPEC §10: `lich-hook` imports nothing heavy before it knows it has work to do.
+"""docs/performance.md: `lich-hook` imports nothing heavy before it knows it has work to do.
 
 Each case runs the real console script through `sh -c`, as a harness does,
 with PYTHONPROFILEIMPORTTIME=1: the interpreter then lists on stderr every

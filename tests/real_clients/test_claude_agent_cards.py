@@ -140,7 +140,7 @@ def test_a_subagents_own_agent_call_stays_native(
     model_api: ModelAPI,
     tmp_path: Path,
 ) -> None:
-    """A custom agent type runs natively (SPEC §6.1 row 2); its own general-purpose call has
+    """A custom agent type runs natively (docs/agent-cards.md); its own general-purpose call has
     agent_id (row 1) and must stay native too, although it is interactive and general-purpose."""
     inner = {**AGENT_CALL, "prompt": "Inner work: list the test files."}
     outer = {

@@ -1,4 +1,4 @@
-"""The shipped registration files (SPEC §8): byte-identical to what
+"""The shipped registration files (docs/harnesses.md): byte-identical to what
 lich_hooks.registrations renders, in each harness's documented format, and every
 command in them does its job when run the way the harness runs it.
 

@@ -1,12 +1,12 @@
-"""What the spine tests share: SPEC §5's stdout table written out independently
-of lich_hooks.harness (so the code is checked against the spec, not itself),
+"""What the spine tests share: docs/harnesses.md's stdout table written out independently
+of lich_hooks.harness (so the code is checked against docs/harnesses.md, not itself),
 and a few sample payloads shaped like each harness's."""
 
 from __future__ import annotations
 
 PROVIDERS = ("claude", "codex", "antigravity", "crush", "opencode", "omp", "cursor", "kiro")
 
-# The event each script-hook harness reports its session on (SPEC §3).
+# The event each script-hook harness reports its session on (docs/session-start.md).
 REPORTING = {
     "claude": "SessionStart",
     "codex": "SessionStart",
@@ -32,7 +32,7 @@ CONV = "7bb32ee5-e8e3-42cd-a13c-849723bc4e57"
 
 
 def expected_stdout(provider: str, event: str) -> bytes:
-    """SPEC §5 when we have no verdict: Antigravity needs bytes, everyone else silence."""
+    """docs/harnesses.md when we have no verdict: Antigravity needs bytes, everyone else silence."""
     if provider != "antigravity":
         return b""
     return {

@@ -1,4 +1,4 @@
-"""`lich-hook demo` and `lich-hook listen` (SPEC §8), run as a person runs them."""
+"""`lich-hook demo` and `lich-hook listen` (docs/troubleshooting.md), run as a person runs them."""
 
 from __future__ import annotations
 

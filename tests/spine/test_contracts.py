@@ -1,4 +1,4 @@
-"""lich's contract vectors, both ways (SPEC §3, §4).
+"""lich's contract vectors, both ways (docs/session-start.md, docs/worker-answer.md).
 
 Every published case goes through the stand-in's validator and through the
 live stand-in over HTTP, so the stand-in that judges our client (in demo,
@@ -103,7 +103,7 @@ def test_checker_takes_what_the_client_must_send() -> None:
 @pytest.mark.parametrize(
     ("endpoint", "body"),
     [
-        # provider omitted: lich accepts it, SPEC §3 says we always send it
+        # provider omitted: lich accepts it, docs/session-start.md says we always send it
         ("session-start", b'{"session_id":"c","provider_session_id":"p"}'),
         ("session-start", b'{"session_id":"c","claude_session_id":"p","provider":"claude"}'),
         ("session-start", b'{"session_id":"c","provider_session_id":"p","provider":"aider"}'),

@@ -1,4 +1,4 @@
-"""SPEC §8 debugging: LICH_HOOK_DEBUG lines on stderr, LICH_HOOK_LOG one JSON
+"""docs/troubleshooting.md debugging: LICH_HOOK_DEBUG lines on stderr, LICH_HOOK_LOG one JSON
 line per run, and the token in neither, raw or URL-encoded."""
 
 from __future__ import annotations

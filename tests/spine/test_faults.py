@@ -1,4 +1,4 @@
-"""SPEC §9: bad input and faults. The hook exits 0 with the harness's stdout and
+"""docs/transport.md: bad input and faults. The hook exits 0 with the harness's stdout and
 an empty stderr whatever happens; the harness never waits on lich (the sender
 is detached), and the sender itself gives up within its ~2 s deadline.
 """

@@ -1,5 +1,6 @@
 """The pure parts of the spine, as properties: payload parsing agrees with the
-standard json module, event/provider folding and port parsing follow SPEC §1/§2."""
+standard json module, event/provider folding and port parsing follow
+docs/architecture.md and docs/transport.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""session-start per harness (SPEC §3): what is reported, and when.
+"""session-start per harness (docs/session-start.md): what is reported, and when.
 
 claude and codex report on every SessionStart; Antigravity (PreInvocation,
 before every model call) and Crush (PreToolUse, before every tool call) report

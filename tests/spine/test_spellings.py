@@ -1,4 +1,4 @@
-"""`lich-hook <event> [<provider>]` (SPEC §1): every accepted spelling names the
+"""`lich-hook <event> [<provider>]` (docs/architecture.md): every accepted spelling names the
 same event, an omitted provider is claude, unknown ones are quiet no-ops."""
 
 from __future__ import annotations

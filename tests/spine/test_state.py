@@ -1,4 +1,4 @@
-"""SPEC §9: a missing, unwritable or corrupt state directory makes a hook
+"""docs/transport.md: a missing, unwritable or corrupt state directory makes a hook
 forget, never fail. The report is still sent; only the dedupe memory is lost."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""read_stdin's bounds (SPEC §9) on both of its waits: select (POSIX) and the
+"""read_stdin's bounds (docs/transport.md) on both of its waits: select (POSIX) and the
 reader thread Windows needs, where select does not work on a pipe."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""SPEC §5: what each harness reads on stdout, on every path.
+"""docs/harnesses.md: what each harness reads on stdout, on every path.
 
-The table lives in tests/spine/helpers.py, written from the spec rather than
+The table lives in tests/spine/helpers.py, written from docs/harnesses.md rather than
 read from lich_hooks.harness. Each (harness, event) runs on four paths: outside
 lich, bad input, lich down, lich up; plus the internal-error path, which no
 outside input reaches (every I/O failure is handled where it happens), so it is

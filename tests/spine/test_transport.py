@@ -1,4 +1,4 @@
-"""What lich receives (SPEC §2): the URL, the headers, and body bytes that are
+"""What lich receives (docs/transport.md): the URL, the headers, and body bytes that are
 exactly orjson's encoding of the values the harness gave us."""
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 lich publishes, per endpoint, cases it accepts and cases it rejects
 (tests/contracts/<endpoint>.jsonl). A body this package sends must look like
-an accept case and trip no reject case (SPEC §3, §4). `assert_client_body`
+an accept case and trip no reject case (docs/session-start.md,
+docs/worker-answer.md). `assert_client_body`
 checks exactly that, so every test that sees a request on the stand-in (the
 session-start tests here, the /mod/answer tests elsewhere) can call one function:
 
@@ -10,7 +11,7 @@ session-start tests here, the /mod/answer tests elsewhere) can call one function
     body = assert_client_body("mod/answer", received.body)
 
 What "looks like an accept case" means:
-- the bytes are exactly orjson's encoding of the object they hold (SPEC §2:
+- the bytes are exactly orjson's encoding of the object they hold (docs/transport.md:
   bodies come from the encoder, never from string concatenation);
 - the key set equals the key set of some accept case's body, minus keys lich
   ignores (those that no accept case's stored result names, e.g. `turn_id`);
@@ -20,7 +21,7 @@ What "looks like an accept case" means:
 - its `value_shape` (what lich's rules look at in each value: an id empty or
   not, a text blank or not, an enumerated value known or not) is some accept
   case's and no reject case's;
-- keys SPEC requires of this client are present (`provider` is always sent)
+- keys this client always sends are present (`provider` is always sent)
   and the deprecated `claude_session_id` never is;
 - the stand-in's validator, which reproduces every reject case (tests pin
   that), answers 204 and stores exactly what was sent.

@@ -1,8 +1,8 @@
 """Loopback listeners that misbehave the ways a real lich (or a stranger) can.
 
-SPEC §9 promises that no listener can hold a hook past its budget or change its
+docs/transport.md promises that no listener can hold a hook past its budget or change its
 verdict: one that accepts and never answers, one that trickles bytes, one that
-resets the connection, one that answers an error status. SPEC §2 also promises
+resets the connection, one that answers an error status. docs/transport.md also promises
 the token never travels through a proxy, so there is a capturing "proxy" that
 records every connection it gets. Each listener runs on 127.0.0.1 with a free
 port, is a context manager, and records what it saw so tests can wait on it.

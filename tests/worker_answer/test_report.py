@@ -1,6 +1,6 @@
-"""Claude Code `Stop` in a lich worker, through the real console script (SPEC §4).
+"""Claude Code `Stop` in a lich worker, through the real console script (docs/worker-answer.md).
 
-Every row of the spec's table: what lich receives (each body checked against
+Every row of docs/worker-answer.md's table: what lich receives (each body checked against
 the contract vectors both ways) and what Claude Code sees (exit 0, empty
 stdout, silent stderr).
 """
@@ -23,7 +23,7 @@ WORKER = {"LICH_SUBAGENT_DEPTH": "1", "CLAUDE_CODE_SESSION_ATTENDED": "1"}
 
 
 def stop_payload(**fields: object) -> dict[str, object]:
-    """A Stop payload as Claude Code 2.1.328 sends it (SPEC §6.5)."""
+    """A Stop payload as Claude Code 2.1.328 sends it (docs/harnesses.md)."""
     payload: dict[str, object] = {
         "session_id": "5b0c8f0e-3d1a-4c2e-9f7a-2b6d1e8c4a10",
         "transcript_path": "/nonexistent/transcript.jsonl",
@@ -275,7 +275,8 @@ def test_multi_megabyte_payload_nothing(lich: StandIn, worker: dict[str, str]) -
 
 
 def test_stop_failure_is_not_routed(lich: StandIn, worker: dict[str, str]) -> None:
-    """A refusal or an API error ends the turn through StopFailure: nothing (SPEC §4)."""
+    """A refusal or an API error ends the turn through StopFailure: nothing
+    (docs/worker-answer.md)."""
     payload: dict[str, object] = {
         "session_id": "s",
         "hook_event_name": "StopFailure",

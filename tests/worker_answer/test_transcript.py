@@ -1,4 +1,4 @@
-"""The transcript fallback (SPEC §4): an older Claude Code's Stop has no
+"""The transcript fallback (docs/worker-answer.md): an older Claude Code's Stop has no
 `last_assistant_message`, so the answer is the transcript's last assistant
 message, read from the end within a byte bound."""
 

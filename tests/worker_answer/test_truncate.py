@@ -1,4 +1,4 @@
-"""The cut (SPEC §4) as properties over arbitrary Unicode.
+"""The cut (docs/worker-answer.md) as properties over arbitrary Unicode.
 
 Lengths are UTF-16 code units, the way lich (JavaScript) counts them; the text
 reaching `truncate` has no lone surrogates (`clean` replaced them), so the

@@ -1,4 +1,4 @@
-"""Who is a worker (SPEC §4), exhaustively: LichEnv.is_worker, then the same table
+"""Who is a worker (docs/worker-answer.md), exhaustively: LichEnv.is_worker, then the same table
 through the console script, where a non-worker's Stop must cost nothing."""
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ def test_non_worker_decides_before_reading_stdin(tmp_path: Path, lich: StandIn) 
 
 
 def test_non_worker_imports_nothing_heavy(tmp_path: Path) -> None:
-    """SPEC §10: the non-worker Stop is a no-op path."""
+    """docs/performance.md: the non-worker Stop is a no-op path."""
     env = base_env(
         tmp_path, LICH_PORT="1", LICH_TOKEN="x" * 16, LICH_SESSION_ID="c", LICH_SUBAGENT_DEPTH="0"
     )

@@ -1,1 +1,1 @@
-"""Agent cards (SPEC §6): Claude Code subagents as lich cards."""
+"""Agent cards (docs/agent-cards.md): Claude Code subagents as lich cards."""

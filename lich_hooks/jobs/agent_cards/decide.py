@@ -1,4 +1,4 @@
-"""Which Agent calls become lich cards: SPEC §6.1 as one pure function.
+"""Which Agent calls become lich cards: docs/agent-cards.md as one pure function.
 
 `decide` reads the payload, the lich environment and three probes, and says
 native (no verdict), native with a toast, or take. The probes (interactivity,
@@ -7,7 +7,7 @@ a row needs them, and so tests can drive every row without a process tree, a
 lich or a repository. Nothing here imports anything: this runs on Claude
 Code's PreToolUse path before we know there is work to do.
 
-Row order (the spec lists the conditions, not an order; where two rows apply
+Row order (docs/agent-cards.md lists the conditions, not an order; where two rows apply
 the first here wins): the payload rows (1 main loop, 2 type, 3 team/remote,
 9 plan mode, a usable prompt), then the environment (5: inside lich at all),
 4 interactive, 6 cards off, 7 older lich on a `subagent/` branch, 8 prompt
@@ -122,7 +122,7 @@ def utf8_size(text: str) -> int:
 
 
 def decide(data: dict[str, object], env: LichEnv, probes: Probes) -> Decision:
-    """SPEC §6.1 for a PreToolUse payload whose tool is `Agent` or `Task`."""
+    """docs/agent-cards.md for a PreToolUse payload whose tool is `Agent` or `Task`."""
     # 1. the main loop only: a subagent's own subagents stay inside Claude Code
     if "agent_id" in data and data.get("agent_id") not in (None, ""):
         return Decision(NATIVE, "subagent-call")

@@ -104,7 +104,7 @@ def current_branch(cwd: str | None, environ: Mapping[str, str]) -> str | None:
 
 
 def open_argv(lich_bin: str, call: Call, branch: str | None, base: str | None) -> list[str]:
-    """SPEC §6.2's argv:
+    """docs/agent-cards.md's argv:
 
     `open --kind claude --subagent [--worktree B [--base C]] [--model M] --prompt P --json`
     """

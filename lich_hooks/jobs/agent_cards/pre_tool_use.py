@@ -1,10 +1,13 @@
-"""Agent cards' PreToolUse entry point (SPEC §6).
+"""Agent cards' PreToolUse entry point (docs/agent-cards.md).
 
 Claude Code runs this before every `Agent`/`Task`/`TaskStop` call (and before
 every tool call when someone registers it without a matcher), so the path that
-ends in "no verdict" imports nothing beyond `decide` and reads at most one
-small file. subprocess, json, signal and the text catalog load only once a call
-is being taken or a recorded worker stopped.
+ends in "no verdict" imports nothing beyond `decide`. Most such calls end
+there on the payload alone; the ones that reach the probes may check
+`LICH_BIN` on disk, read /proc for the interactive check, and, for an isolated
+call under an older lich, run `git branch --show-current` (decide.py's
+Probes). The text catalog, signal handling and `lich open` load only once a
+call is being taken or a recorded worker stopped.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The workers a card opened (SPEC §6.4), kept in the per-user state directory.
+"""The workers a card opened (docs/agent-cards.md), kept in the per-user state directory.
 
 One file per worker, `workers/<card>/<roster name>.json`, each written
 atomically: parallel Agent calls run their hooks at the same time, and with a

@@ -1,4 +1,4 @@
-"""Branch names for isolated workers (SPEC §6.2).
+"""Branch names for isolated workers (docs/agent-cards.md).
 
 The slug follows the shape of lich's own worktree dialog (2 to 5 words, 10 to
 40 characters, letters and digits of any script) so a worker's branch reads

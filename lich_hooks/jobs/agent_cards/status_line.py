@@ -1,7 +1,7 @@
 """`lich-hook status-line [-- <command…>]`: a Claude Code `statusLine` command.
 
 Prints `lich: N worker(s)` while workers this card opened are still running,
-nothing at zero (SPEC §6.4). Claude Code runs the status line every few hundred
+nothing at zero (docs/agent-cards.md). Claude Code runs the status line every few hundred
 milliseconds, so the usual run reads one directory and prints; lich's session
 list is read at most every CHECK_SECONDS, with the time of the last read kept
 next to the record so every run (each its own process) shares it.

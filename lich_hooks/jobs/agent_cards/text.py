@@ -1,6 +1,6 @@
 """Every string agent cards show the model or the user, in one catalog.
 
-SPEC §6.3: English, Brazilian Portuguese, Simplified Chinese and Spanish,
+docs/agent-cards.md: English, Brazilian Portuguese, Simplified Chinese and Spanish,
 chosen by LICH_PROMPT_LANG; an unknown language or a key a language lacks
 falls back to English. Literal names ([lich], send_to_session,
 wait_for_answer, SendMessage, lich send, TaskStop, subagent/) stay literal in

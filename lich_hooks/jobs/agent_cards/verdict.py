@@ -1,4 +1,4 @@
-"""What Claude Code reads back (SPEC §6.3): a deny carrying lich's outcome, or a
+"""What Claude Code reads back (docs/agent-cards.md): a deny carrying lich's outcome, or a
 toast while the native agent runs.
 
 A classic hook cannot hand Claude Code a synthetic Agent result, so every
@@ -72,7 +72,7 @@ def _str(session: dict[str, object], key: str) -> str | None:
 def for_open(
     result: lich_process.OpenResult, call: Call, branch: str | None, lang: str, now: float
 ) -> Verdict:
-    """SPEC §6.3, one row per outcome of `lich open`."""
+    """docs/agent-cards.md, one row per outcome of `lich open`."""
     on_branch = text(lang, "on_branch", branch=branch) if branch else ""
     if result.kind == lich_process.INTERRUPTED:
         return Verdict("deny:interrupted", deny(text(lang, "interrupted", on_branch=on_branch)))

@@ -22,7 +22,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[3]
 
-# Pinned so a run is reproducible. 2.1.328 is the Claude Code the spec measured (§6.3, §6.5, §7).
+# Pinned so a run is reproducible. 2.1.328 is the Claude Code docs/harnesses.md describes.
 CLAUDE_CODE_VERSION = os.environ.get("LICH_TEST_CLAUDE_CODE_VERSION", "2.1.328")
 CODEX_VERSION = os.environ.get("LICH_TEST_CODEX_VERSION", "0.171.0")
 # opencode and omp: the versions the module harnesses were measured on (docs/harnesses.md).

@@ -33,7 +33,7 @@ sys.exit(answer.get("exit", 0))
 def open_answer(
     status: str = "pending", label: str = "Find the flaky test", name: str = "find-the-flaky-test"
 ) -> dict[str, Any]:
-    """What `lich open --json` prints: the session plus its delivery (SPEC §6.2)."""
+    """What `lich open --json` prints: the session plus its delivery (docs/agent-cards.md)."""
     return {
         "id": "lich-session-42",
         "label": label,
