@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import os
 
+from lich_hooks import procfs
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -133,12 +135,12 @@ def find_claude(environ: Mapping[str, str], proc: str, start: int) -> tuple[int,
     for _ in range(MAX_ANCESTORS):
         if pid <= 1:
             return None
-        argv = _cmdline(proc, pid)
+        argv = procfs.cmdline(pid, proc)
         if argv is None:
             return None
         if pid == claude_pid or is_claude(argv):
             return pid, argv
-        parent = _parent(proc, pid)
+        parent = procfs.parent(pid, proc)
         if parent is None or parent == pid:
             return None
         pid = parent
@@ -147,25 +149,6 @@ def find_claude(environ: Mapping[str, str], proc: str, start: int) -> tuple[int,
 
 def _basename(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1].lower()
-
-
-def _cmdline(proc: str, pid: int) -> list[str] | None:
-    try:
-        with open(f"{proc}/{pid}/cmdline", "rb") as handle:
-            raw = handle.read(1 << 16)
-    except OSError:
-        return None
-    return [part.decode("utf-8", "replace") for part in raw.split(b"\0") if part]
-
-
-def _parent(proc: str, pid: int) -> int | None:
-    """PPid from /proc/<pid>/stat, read after the last ')' (the name may hold spaces and ')')."""
-    try:
-        with open(f"{proc}/{pid}/stat", "rb") as handle:
-            stat = handle.read(4096)
-        return int(stat[stat.rindex(b")") + 2 :].split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def _stdin_target(proc: str, pid: int) -> str | None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 
+from lich_hooks import procfs
 from lich_hooks.codex_daemon.decide import LICH_KEYS, Client, is_app_server, is_codex, switcher
 
 TYPE_CHECKING = False
@@ -62,13 +63,13 @@ def ancestors(start: int, proc: str = PROC) -> list[tuple[int, list[str]]] | Non
     for _ in range(MAX_ANCESTORS):
         if pid < 1:
             break
-        argv = cmdline(pid, proc)
+        argv = procfs.cmdline(pid, proc)
         if argv is None:
             break
         chain.append((pid, argv))
         if is_codex(argv) or pid == 1:  # PID 1 can be the harness itself, in a container
             break
-        parent = _parent(pid, proc)
+        parent = procfs.parent(pid, proc)
         if parent is None or parent == pid:
             break
         pid = parent
@@ -119,28 +120,6 @@ def parse_ps(out: str, start: int) -> list[tuple[int, list[str]]] | None:
     return chain
 
 
-def cmdline(pid: int, proc: str = PROC) -> list[str] | None:
-    try:
-        with open(f"{proc}/{pid}/cmdline", "rb") as handle:
-            raw = handle.read(1 << 16)
-    except OSError:
-        return None
-    return [os.fsdecode(part) for part in raw.split(b"\0") if part]
-
-
-def _parent(pid: int, proc: str) -> int | None:
-    """PPid from /proc/<pid>/stat, read after the last ')' (the name may hold spaces and ')')."""
-    try:
-        with open(f"{proc}/{pid}/stat", "rb") as handle:
-            stat = handle.read(4096)
-        return int(stat[stat.rindex(b")") + 2 :].split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-# --- the daemon's clients -----------------------------------------------------------------
-
-
 def can_list_clients(proc: str = PROC) -> bool:
     """Only Linux (a /proc with fd links, and sock_diag) can name the daemon's clients."""
     return os.path.isdir(f"{proc}/self/fd")
@@ -166,7 +145,7 @@ def clients(daemon: int, proc: str = PROC) -> list[Client]:
         pid = int(name)
         if pid in (me, daemon) or not _named_codex(pid, proc):
             continue
-        argv = cmdline(pid, proc)
+        argv = procfs.cmdline(pid, proc)
         if argv is None or not is_codex(argv) or is_app_server(argv):
             continue
         held = socket_inodes(pid, proc)
@@ -235,7 +214,7 @@ def app_servers(proc: str = PROC) -> list[tuple[int, list[str]]]:
         return []
     for name in names:
         if name.isdigit() and _named_codex(int(name), proc):
-            argv = cmdline(int(name), proc)
+            argv = procfs.cmdline(int(name), proc)
             if argv is not None and is_app_server(argv):
                 found.append((int(name), argv))
     return found

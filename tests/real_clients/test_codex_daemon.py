@@ -163,8 +163,17 @@ def test_a_session_resumed_into_another_card_s_dir_names_no_card(lab: Lab) -> No
             config.write_text(seeded + "\n[tui]\n" + setting)
         env_b = lab.card_env("card-B", lich_b)
         card_b = start(stack, lab, env_b, lab.dirs["projB"], "resume", session)
-        card_b.wait_for_text("hello from card A", timeout=60)  # the resumed session is up
+        # The resumed session is up once its composer shows after "Resuming session". (Its
+        # old transcript is redrawn in pieces, so the first prompt's text is no reliable sign.)
+        resumed = card_b.wait_for_text("Resuming session", timeout=60)
+        card_b.wait_for_text("Ask Codex to do anything", timeout=60, after=resumed)
         card_b.submit("hello from card B")
+        for _ in range(3):
+            # A resumed TUI can take the Enter that follows fast typing as part of a paste
+            # (the prompt stays in its composer): press it again until the turn starts.
+            if len(_wait_records(lab, before + 1, timeout=15)) > before:
+                break
+            card_b.press_enter()
         records = _wait_records(lab, before + 1)[before:]
         assert len(records) == 1, (records, card_b.screen()[-1500:])
         [record] = records

@@ -213,6 +213,9 @@ class Terminal:
         self.wait_for_text(tail, timeout, after=max(0, mark - 1))
         os.write(self._master, b"\r")
 
+    def press_enter(self) -> None:
+        os.write(self._master, b"\r")
+
     def close(self) -> None:
         """End the session: SIGTERM to the process group this Terminal started, then SIGKILL."""
         for sig in (signal.SIGTERM, signal.SIGKILL):

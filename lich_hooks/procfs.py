@@ -1,0 +1,28 @@
+"""The two /proc reads that both the interactive check and Codex attribution make.
+
+Linux only; every failure (no /proc, a process gone, no permission) is None,
+so callers fall back the way their own docs say (docs/worker-answer.md,
+docs/harnesses.md). Standard library only: both run on hook paths.
+"""
+
+from __future__ import annotations
+
+
+def cmdline(pid: int, proc: str = "/proc") -> list[str] | None:
+    """A process's argv (undecodable bytes replaced: argv is compared and shown, never run)."""
+    try:
+        with open(f"{proc}/{pid}/cmdline", "rb") as handle:
+            raw = handle.read(1 << 16)
+    except OSError:
+        return None
+    return [part.decode("utf-8", "replace") for part in raw.split(b"\0") if part]
+
+
+def parent(pid: int, proc: str = "/proc") -> int | None:
+    """PPid from /proc/<pid>/stat, read after the last ')' (the name may hold spaces and ')')."""
+    try:
+        with open(f"{proc}/{pid}/stat", "rb") as handle:
+            stat = handle.read(4096)
+        return int(stat[stat.rindex(b")") + 2 :].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
