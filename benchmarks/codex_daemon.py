@@ -42,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from latency import LICH_HOOK, QUICK_FACTOR, RECEIVE_LIMIT, REFERENCE_SH, REPORT_LIMIT  # noqa: E402
+from latency import LICH_HOOK, QUICK_FACTOR, RECEIVE_CAP, REFERENCE_SH, REPORT_LIMIT  # noqa: E402
 
 import lich_hooks  # noqa: E402
 from lich_hooks import codex_daemon  # noqa: E402
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         failures.append(f"{len(wrong)} report(s) named the wrong card: {wrong[:2]}")
     if d_ratio > limit:
         failures.append(f"the daemon path is {d_ratio:.2f}x the reference (goal {limit:g}x)")
-    if max(receives) > RECEIVE_LIMIT * factor:
+    if max(receives) > RECEIVE_CAP * factor:
         failures.append(f"a report reached lich {max(receives):.2f} s after the spawn")
     for failure in failures:
         print(f"FAIL: {failure}")
