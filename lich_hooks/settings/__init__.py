@@ -8,6 +8,8 @@
 - claude_plugins.py, codex_state.py  the harnesses' own records: installed and enabled
                 plugins, hook trust (what `doctor` must not guess from folders)
 - tomlfile.py   config.toml: tomllib, or a small reader of doctor's tables on 3.10
+- files.py      reading (regular files only, one size limit) and replacing a settings file
+                while keeping its owner and mode
 
 Used by the human commands (install, uninstall, doctor, demo); it imports
 nothing from `commands/`, and nothing here runs on a hook's path.

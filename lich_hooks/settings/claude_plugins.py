@@ -18,14 +18,15 @@ import json
 import os
 from dataclasses import dataclass
 
+from lich_hooks.settings import files
 from lich_hooks.settings.harnesses import HARNESSES, claude_config_dir
+from lich_hooks.settings.ours import Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 ORPHANED_MARK = ".orphaned_at"
-READ_LIMIT = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -43,10 +44,11 @@ class Plugin:
 
 
 def _read_json(path: str) -> object:
+    """The file's value; None when it is missing, unreadable, not a regular file or not JSON."""
     try:
-        with open(path, "rb") as handle:
-            return json.loads(handle.read(READ_LIMIT))
-    except (OSError, ValueError):
+        data = files.read_bytes(path)
+        return None if data is None else json.loads(data)
+    except (Refused, ValueError):
         return None
 
 

@@ -27,15 +27,15 @@ import os
 import re
 from dataclasses import dataclass
 
-from lich_hooks.settings import tomlfile
+from lich_hooks.settings import files, tomlfile
 from lich_hooks.settings.harnesses import codex_home
+from lich_hooks.settings.ours import Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
 DEFAULT_TIMEOUT = 600  # seconds, what Codex uses for a handler without one
-READ_LIMIT = 1 << 20
 TRUST_FIX = (
     'trust it in Codex: start `codex` here and choose "Trust all and continue" when it '
     'shows "Hooks need review", or run /hooks and trust it'
@@ -84,11 +84,11 @@ class Config:
     def load(cls, environ: Mapping[str, str]) -> Config:
         path = os.path.join(codex_home(environ), "config.toml")
         try:
-            with open(path, "rb") as handle:
-                text = handle.read(READ_LIMIT).decode("utf-8")
-        except FileNotFoundError:
-            return cls(path, {})
-        except (OSError, UnicodeDecodeError) as error:
+            data = files.read_bytes(path)
+            if data is None:
+                return cls(path, {})
+            text = data.decode("utf-8")
+        except (Refused, UnicodeDecodeError) as error:
             return cls(path, {}, str(error))
         try:
             return cls(path, tomlfile.loads(text))
@@ -218,9 +218,9 @@ def plugins(environ: Mapping[str, str], config: Config) -> list[Plugin]:
 
 def _manifest_hooks(root: str) -> str | None:
     try:
-        with open(os.path.join(root, ".codex-plugin", "plugin.json"), "rb") as handle:
-            manifest = json.loads(handle.read(READ_LIMIT))
-    except (OSError, ValueError):
+        data = files.read_bytes(os.path.join(root, ".codex-plugin", "plugin.json"))
+        manifest = None if data is None else json.loads(data)
+    except (Refused, ValueError):
         return None
     hooks = manifest.get("hooks") if isinstance(manifest, dict) else None
     if not isinstance(hooks, str):

@@ -101,6 +101,20 @@ def test_a_fifo_settings_file_is_refused_at_once(scratch: Scratch) -> None:
     assert "Traceback" not in ran.stderr
 
 
+@pytest.mark.parametrize(
+    "record",
+    [".codex/config.toml", ".claude/plugins/installed_plugins.json", ".claude/settings.json"],
+)
+def test_doctor_does_not_wait_on_a_fifo_in_a_harness_record(scratch: Scratch, record: str) -> None:
+    """doctor reads Codex's and Claude Code's own records through install's reader too."""
+    path = scratch.home / record
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    ran = scratch.cli("doctor")  # scratch.cli's 60 s timeout: a hang fails
+    assert "Traceback" not in ran.stderr
+    assert stat.S_ISFIFO(os.lstat(path).st_mode)
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="mknod needs root")
 def test_a_device_settings_file_is_refused(scratch: Scratch) -> None:
     device = scratch.tmp / "null"
