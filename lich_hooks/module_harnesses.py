@@ -24,6 +24,8 @@ import re
 import stat
 from importlib import resources
 
+from lich_hooks.settings.harnesses import home
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -64,10 +66,6 @@ MODULES = {
         ModuleHarness("omp", "omp", "omp-extension.ts", "lich-hooks.ts"),
     )
 }
-
-
-def home(environ: Mapping[str, str]) -> str:
-    return environ.get("HOME") or environ.get("USERPROFILE") or os.path.expanduser("~")
 
 
 def _absolute(value: str | None) -> str | None:

@@ -255,7 +255,7 @@ def check_bin(environ: Mapping[str, str]) -> list[Check]:
 # --- registrations --------------------------------------------------------------------
 
 
-def _same_file(a: str, b: str) -> bool:
+def same_file(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
     except OSError:
@@ -279,7 +279,7 @@ def judge_command(command: str, executable: str | None, environ: Mapping[str, st
             f"runs {how}, which does not exist",
             "register this installation by absolute path: lich-hook install <harness>",
         )
-    if executable is not None and _same_file(target, executable):
+    if executable is not None and same_file(target, executable):
         return Check(what, OK, f"runs this installation ({how})")
     return Check(
         what,

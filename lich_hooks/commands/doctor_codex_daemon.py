@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from lich_hooks.codex_daemon import decide, probe
+from lich_hooks.settings.harnesses import codex_home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,12 +29,6 @@ ADVICE = (
     "`codex resume --no-daemon <id>`): then hooks and tool commands run with their own card's "
     "variables. To end this daemon now: `CODEX_HOME={home} codex app-server daemon stop`"
 )
-
-
-def codex_home(environ: Mapping[str, str]) -> str:
-    from lich_hooks.settings.harnesses import codex_home as configured
-
-    return configured(environ)
 
 
 def _same(a: str, b: str) -> bool:
@@ -50,7 +45,8 @@ def daemons_for(home: str, proc: str = probe.PROC) -> list[tuple[int, list[str]]
             found.append((pid, argv))
             continue
         env = probe.environ_of(pid, ("CODEX_HOME", "HOME"), proc) or {}
-        theirs = env.get("CODEX_HOME") or os.path.join(env.get("HOME", "/nonexistent"), ".codex")
+        # Derived from the daemon's own variables; a daemon without HOME never names ours.
+        theirs = codex_home({"HOME": "/nonexistent", **{k: v for k, v in env.items() if v}})
         if _same(theirs, home):
             found.append((pid, argv))
     return found

@@ -20,7 +20,7 @@ def doctor_checks(environ: Mapping[str, str], project: str, executable: str | No
     A module of ours counts as a working registration when the lich-hook it
     names exists (docs/troubleshooting.md): doctor's overall verdict uses that.
     """
-    from lich_hooks.commands.doctor import FAIL, INFO, OK, WARN, Check
+    from lich_hooks.commands.doctor import FAIL, INFO, OK, WARN, Check, same_file
 
     checks: list[Check] = []
     for harness in MODULES.values():
@@ -63,7 +63,7 @@ def doctor_checks(environ: Mapping[str, str], project: str, executable: str | No
                     )
                 )
                 continue
-            if executable is not None and _same_file(target, executable) and current:
+            if executable is not None and same_file(target, executable) and current:
                 checks.append(
                     Check(
                         name,
@@ -76,7 +76,7 @@ def doctor_checks(environ: Mapping[str, str], project: str, executable: str | No
                 continue
             why = (
                 f"runs another installation: {target}"
-                if executable is None or not _same_file(target, executable)
+                if executable is None or not same_file(target, executable)
                 else f"an older version of the module (it runs {target})"
             )
             checks.append(
@@ -101,10 +101,3 @@ def doctor_checks(environ: Mapping[str, str], project: str, executable: str | No
                 )
             )
     return checks
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.realpath(a) == os.path.realpath(b)
