@@ -14,13 +14,13 @@ TUI's dialog or /hooks) adds `[hooks.state."<key>"] trusted_hash = …`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 from lich_hooks import __version__, registrations
 from tests.operator.conftest import Scratch
+from tests.support.codex_trust import trusted_hash
 
 PLUGIN_ID = "lich-hooks@lich-hooks"
 CODEX_PLUGIN_KEY = f"{PLUGIN_ID}:codex-hooks.json:session_start:0:0"
@@ -75,13 +75,8 @@ def claude_uninstall(scratch: Scratch) -> None:
 
 
 def codex_trust_hash(command: str, timeout: int = 5, event: str = "session_start") -> str:
-    """Codex's trust hash, written out here from what the Codex TUI was measured to store."""
-    identity = {
-        "event_name": event,
-        "hooks": [{"type": "command", "command": command, "timeout": timeout, "async": False}],
-    }
-    text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    """The trust hash the Codex TUI stores for one of our handlers (no matcher, like ours)."""
+    return trusted_hash(event, {}, {"command": command, "timeout": timeout})
 
 
 def codex_config(scratch: Scratch) -> Path:

@@ -24,7 +24,8 @@ from typing import Any
 
 from lich_hooks.registrations import claude_hooks
 from tests.real_clients.support.clients import Client
-from tests.support.runner import BIN_DIR, log_records, watch_log
+from tests.real_clients.support.sandbox import throwaway_env
+from tests.support.runner import log_records, watch_log
 
 API_KEY = "sk-ant-api03-lich-hooks-offline-test-key-" + "x" * 40
 
@@ -56,17 +57,8 @@ def seed_home(
 
 def claude_env(tmp: Path, home: Path, base_url: str, **extra: str) -> dict[str, str]:
     """The CLI's environment: offline, no updater, no telemetry; lich's variables in `extra`."""
-    tmpdir = tmp / "tmpdir"
-    tmpdir.mkdir(exist_ok=True)
     env = {
-        "PATH": f"{BIN_DIR}{os.pathsep}/usr/local/bin{os.pathsep}/usr/bin{os.pathsep}/bin",
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_STATE_HOME": str(home / ".local" / "state"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "TMPDIR": str(tmpdir),
-        "LANG": "C.UTF-8",
+        **throwaway_env(tmp, home),
         "TERM": "xterm-256color",
         "ANTHROPIC_API_KEY": API_KEY,
         "ANTHROPIC_BASE_URL": base_url,
@@ -74,8 +66,6 @@ def claude_env(tmp: Path, home: Path, base_url: str, **extra: str) -> dict[str, 
         "DISABLE_TELEMETRY": "1",
         "DISABLE_ERROR_REPORTING": "1",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "LICH_HOOK_LOG": str(tmp / "hook.log"),
-        "LICH_HOOK_STATE_DIR": str(tmp / "state"),
     }
     env.update(extra)
     watch_log(env.get("LICH_HOOK_LOG"))

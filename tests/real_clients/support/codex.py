@@ -18,7 +18,6 @@ straight into its composer.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -30,33 +29,10 @@ from pathlib import Path
 
 from lich_hooks.registrations import codex_hooks
 from tests.real_clients.support.clients import Client
+from tests.support.codex_trust import trusted_hash
 from tests.support.runner import BIN_DIR, watch_log
 
 TRUST_FLAG = "--dangerously-bypass-hook-trust"
-
-
-def trusted_hash(event_snake: str, group: dict[str, object], handler: dict[str, object]) -> str:
-    """Codex 0.171.0's trust hash of one hook handler (matched what its TUI wrote, byte for byte).
-
-    sha256 over the canonical JSON (sorted keys, no spaces) of the handler's
-    identity: the event, the group's matcher when it has one, and the handler
-    with its defaults filled in.
-    """
-    identity: dict[str, object] = {
-        "event_name": event_snake,
-        "hooks": [
-            {
-                "type": handler.get("type", "command"),
-                "command": handler["command"],
-                "timeout": handler.get("timeout", 600),
-                "async": handler.get("async", False),
-            }
-        ],
-    }
-    if "matcher" in group:
-        identity["matcher"] = group["matcher"]
-    canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def _snake(event: str) -> str:

@@ -11,12 +11,11 @@ client's `bin_dir` (a `bun`) goes first on PATH.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 from tests.real_clients.support.clients import OmpClient
-from tests.support.runner import BIN_DIR
+from tests.real_clients.support.sandbox import throwaway_env
 
 MODEL = "scripted/scripted-model"
 # omp's keyless discovery of local engines and public model lists: off, so nothing but the
@@ -75,24 +74,12 @@ def seed_home(env: dict[str, str], base_url: str) -> Path:
 def omp_env(client: OmpClient, tmp: Path, **extra: str) -> dict[str, str]:
     home = tmp / "home"
     home.mkdir(exist_ok=True)
-    tmpdir = tmp / "tmpdir"
-    tmpdir.mkdir(exist_ok=True)
-    path = [str(client.bin_dir), str(BIN_DIR), "/usr/local/bin", "/usr/bin", "/bin"]
     env = {
-        "PATH": os.pathsep.join(path),
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_STATE_HOME": str(home / ".local" / "state"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "TMPDIR": str(tmpdir),
-        "LANG": "C.UTF-8",
+        **throwaway_env(tmp, home, [str(client.bin_dir)]),
         "TERM": "xterm-256color",
         "OMP_SKIP_SETUP": "1",
         "PI_NO_TITLE": "1",
         "OTEL_SDK_DISABLED": "true",
-        "LICH_HOOK_LOG": str(tmp / "hook.log"),
-        "LICH_HOOK_STATE_DIR": str(tmp / "state"),
     }
     env.update(extra)
     return env

@@ -13,12 +13,11 @@ install (about 72 s offline) before loading plugins.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 from tests.real_clients.support.clients import OPENCODE_VERSION, Client
-from tests.support.runner import BIN_DIR
+from tests.real_clients.support.sandbox import throwaway_env
 
 MODEL = "scripted/scripted-model"
 
@@ -68,23 +67,12 @@ def seed_home(env: dict[str, str], base_url: str) -> Path:
 def opencode_env(tmp: Path, **extra: str) -> dict[str, str]:
     home = tmp / "home"
     home.mkdir(exist_ok=True)
-    tmpdir = tmp / "tmpdir"
-    tmpdir.mkdir(exist_ok=True)
     env = {
-        "PATH": f"{BIN_DIR}{os.pathsep}/usr/local/bin{os.pathsep}/usr/bin{os.pathsep}/bin",
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_STATE_HOME": str(home / ".local" / "state"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "TMPDIR": str(tmpdir),
-        "LANG": "C.UTF-8",
+        **throwaway_env(tmp, home),
         "OPENCODE_DISABLE_AUTOUPDATE": "1",
         "OPENCODE_DISABLE_MODELS_FETCH": "1",
         "OPENCODE_DISABLE_SHARE": "1",
         "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
-        "LICH_HOOK_LOG": str(tmp / "hook.log"),
-        "LICH_HOOK_STATE_DIR": str(tmp / "state"),
     }
     env.update(extra)
     return env
