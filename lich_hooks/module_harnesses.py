@@ -232,11 +232,17 @@ def read(path: str) -> Found:
         return Found("other", why=f"{path} is a symlink: left as it is")
     if not stat.S_ISREG(info.st_mode):
         return Found("other", why=f"{path} is not a regular file: left as it is")
+    from lich_hooks.settings import files
+    from lich_hooks.settings.ours import Refused
+
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(READ_LIMIT)
-    except OSError as error:
-        return Found("other", why=f"cannot read {path}: {error.strerror or error}")
+        # Settings files' reader: O_NONBLOCK, and the regular-file check again on the
+        # open file, so a FIFO swapped in after the lstat cannot block us either.
+        data = files.read_bytes(path, READ_LIMIT)
+    except Refused as error:
+        return Found("other", why=str(error))
+    if data is None:
+        return Found("missing")
     try:
         return Found("file", data.decode("utf-8"))
     except UnicodeDecodeError:
