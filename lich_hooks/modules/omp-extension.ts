@@ -6,9 +6,10 @@
 //   lich-hook SessionStart omp     with {"session_id": "<omp session id>"} on stdin.
 // Moments: `session_start`, and `session_switch` (/new, /resume, /fork). The
 // events carry no id: it is ctx.sessionManager.getSessionId(), which already
-// names the new conversation at session_switch. A `task` subagent runs this
-// extension again with its own session; its transcript holds a `session_init`
-// entry (the card's conversation never does), and it never reports.
+// names the new conversation at session_switch. A subagent (`task`, `/tan`)
+// runs this extension again with its own session and never reports: from omp
+// 18.3.2 `ctx.agent.kind` says "sub"; before it, a subagent's transcript holds a
+// `session_init` entry (the card's conversation never does).
 // Never blocks, fails or slows omp (it awaits handlers): spawn and return;
 // outside lich it does nothing, and a missing lich-hook or a failed spawn
 // leaves omp untouched.
@@ -23,7 +24,10 @@ function report(ctx: ExtensionContext): void {
 		const env = process.env;
 		if (!env.LICH_PORT || !env.LICH_TOKEN || !env.LICH_SESSION_ID) return;
 		const sessions = ctx.sessionManager;
-		if (sessions.getEntries().some(entry => entry.type === "session_init")) return; // a subagent
+		// ctx.agent (omp 18.3.2+) names the agent this session serves; older omp has none
+		const kind = (ctx as { agent?: { kind?: unknown } }).agent?.kind;
+		if (kind === "sub") return; // a subagent
+		if (kind !== "main" && sessions.getEntries().some(entry => entry.type === "session_init")) return; // a subagent
 		const id = sessions.getSessionId();
 		if (typeof id !== "string" || id === "") return;
 		// Bun hands the bytes over itself: they arrive even when omp exits at once

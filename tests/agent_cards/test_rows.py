@@ -79,6 +79,29 @@ def test_row3_teammates_and_remote_agents_stay_native(
     native(ran, fake, card_env, reason)
 
 
+@pytest.mark.parametrize("teams", ["1", "true"])
+def test_row3_a_teammate_call_stays_native_when_agent_teams_are_on(
+    teams: str, card_env: dict[str, str], fake: FakeLich, project: Path
+) -> None:
+    """Claude Code starts a teammate for a named call with agent teams on (docs/harnesses.md)."""
+    env = {**card_env, "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": teams}
+    ran = run_hook(HOOK, agent_payload(project, name="helper", run_in_background=True), env)
+    native(ran, fake, env, "teammate")
+
+
+@pytest.mark.parametrize("teams", [None, "0"])
+def test_row3_a_named_call_without_agent_teams_is_taken(
+    teams: str | None, card_env: dict[str, str], fake: FakeLich, project: Path
+) -> None:
+    """Without agent teams `name` starts no teammate: the subagent becomes a card."""
+    env = dict(card_env)
+    if teams is not None:
+        env["CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS"] = teams
+    ran = run_hook(HOOK, agent_payload(project, name="helper"), env)
+    assert (ran.returncode, ran.stderr) == (0, b"")
+    assert taken(ran.stdout, fake)
+
+
 def test_row4_print_mode_stays_native(
     card_env: dict[str, str], fake: FakeLich, project: Path
 ) -> None:

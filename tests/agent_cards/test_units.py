@@ -169,3 +169,72 @@ def test_chinese_pending_sentence_reads_whole() -> None:
 def test_exit_codes_are_named_as_such(lang: str, expected: str) -> None:
     # a bare "saída"/"salida" also means "output"
     assert text(lang, "stop_refused_detail", code=3) == expected
+
+
+# What the real Claude Code does with each Agent call (docs/harnesses.md, measured on 2.1.145,
+# 2.1.269 and 2.1.332): with agent teams on, a call with a `name` starts a teammate; 2.1.145
+# also wanted `team_name` (so a team_name call keeps its own row); with teams off no call does.
+TEAMMATE_CASES = [
+    # (agent teams on, tool_input extra, decision reason)
+    (False, {}, "take"),
+    (False, {"name": "helper"}, "take"),
+    (False, {"name": "helper", "run_in_background": True}, "take"),
+    (False, {"name": "helper", "run_in_background": False}, "take"),
+    (False, {"team_name": "crew"}, "team"),
+    (True, {}, "take"),
+    (True, {"run_in_background": True}, "take"),
+    (True, {"run_in_background": False}, "take"),
+    (True, {"name": "helper"}, "teammate"),
+    (True, {"name": "helper", "team_name": "crew"}, "teammate"),
+    (True, {"name": "helper", "run_in_background": True}, "teammate"),
+    (True, {"name": "helper", "run_in_background": False}, "teammate"),
+    (True, {"name": ""}, "take"),
+    (True, {"team_name": "crew"}, "team"),
+]
+
+
+@pytest.mark.parametrize(("teams", "extra", "reason"), TEAMMATE_CASES)
+def test_only_a_teammate_call_stays_native_for_being_one(
+    teams: bool, extra: dict[str, object], reason: str
+) -> None:
+    probes = decide.Probes(lambda: True, lambda: True, lambda: "main")
+    decision = decide.decide(call(**extra), LichEnv(ENV), probes, agent_teams=teams)
+    assert decision.reason == reason
+
+
+@pytest.mark.parametrize(
+    ("value", "on"),
+    [
+        *[("1", True), ("true", True), (" TRUE ", True), ("yes", True), ("on", True)],
+        *[("0", False), ("", False), ("false", False), ("2", False), ("enabled", False)],
+    ],
+)
+def test_agent_teams_switch_reads_like_claude_code(value: str, on: bool) -> None:
+    assert decide.agent_teams_on({"CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": value}) is on
+    assert decide.agent_teams_on({}) is False
+
+
+@given(
+    name=st.one_of(st.none(), st.text(max_size=8)),
+    team=st.one_of(st.none(), st.text(max_size=8)),
+    background=st.one_of(st.none(), st.booleans()),
+    teams=st.booleans(),
+)
+def test_teammate_rule_property(
+    name: str | None, team: str | None, background: bool | None, teams: bool
+) -> None:
+    """Native for being a teammate exactly when teams are on and a name is given; the
+    team_name row is unchanged; nothing else about the call is read."""
+    extra = {
+        k: v
+        for k, v in {"name": name, "team_name": team, "run_in_background": background}.items()
+        if v is not None
+    }
+    probes = decide.Probes(lambda: True, lambda: True, lambda: "main")
+    reason = decide.decide(call(**extra), LichEnv(ENV), probes, agent_teams=teams).reason
+    if teams and name:
+        assert reason == "teammate"
+    elif team:
+        assert reason == "team"
+    else:
+        assert reason == "take"

@@ -3,6 +3,8 @@
 Select them with `-m real_client`, leave them out with `-m "not real_client"`.
 The CLIs are installed once per version into the ignored `.cache/clients/`
 (see support/clients.py); without npm or the registry every test here skips.
+Each test runs once per selected version of its harness (`LICH_TEST_MATRIX`,
+support/clients.py), its id naming it: `test_x[claude-code-2.1.45]`.
 """
 
 from __future__ import annotations
@@ -28,24 +30,29 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-@pytest.fixture(scope="session")
-def claude_code() -> clients.Client:
-    return clients.claude_code()
+def _ids(key: str) -> list[str]:
+    """One run of every test using this harness per version selected (support/clients.py)."""
+    return [f"{key}-{v}" for v in clients.selected(key)]
 
 
-@pytest.fixture(scope="session")
-def codex() -> clients.Client:
-    return clients.codex()
+@pytest.fixture(scope="session", params=clients.selected("claude-code"), ids=_ids("claude-code"))
+def claude_code(request: pytest.FixtureRequest) -> clients.Client:
+    return clients.claude_code(request.param)
 
 
-@pytest.fixture(scope="session")
-def opencode() -> clients.Client:
-    return clients.opencode()
+@pytest.fixture(scope="session", params=clients.selected("codex"), ids=_ids("codex"))
+def codex(request: pytest.FixtureRequest) -> clients.Client:
+    return clients.codex(request.param)
 
 
-@pytest.fixture(scope="session")
-def omp() -> clients.OmpClient:
-    return clients.omp()
+@pytest.fixture(scope="session", params=clients.selected("opencode"), ids=_ids("opencode"))
+def opencode(request: pytest.FixtureRequest) -> clients.Client:
+    return clients.opencode(request.param)
+
+
+@pytest.fixture(scope="session", params=clients.selected("omp"), ids=_ids("omp"))
+def omp(request: pytest.FixtureRequest) -> clients.OmpClient:
+    return clients.omp(request.param)
 
 
 @pytest.fixture

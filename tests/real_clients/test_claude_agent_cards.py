@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,14 @@ from tests.real_clients.support.agent_calls import (
     skip_if_stub,
     task_stop_prompt,
 )
-from tests.real_clients.support.claude import Terminal, hook_runs, run_print, wait_for_hook
+from tests.real_clients.support.claude import (
+    SINCE,
+    Terminal,
+    hook_runs,
+    run_print,
+    subagent_tool,
+    wait_for_hook,
+)
 from tests.real_clients.support.clients import Client
 from tests.real_clients.support.fake_lich import FakeLich, open_answer
 from tests.real_clients.support.model_api import (
@@ -29,7 +37,8 @@ from tests.real_clients.support.model_api import (
 
 pytestmark = pytest.mark.real_client
 
-HOOK_ERROR = "PreToolUse:Agent hook error: "
+# How Claude Code frames a deny reason for the model (older releases give the bare reason)
+HOOK_ERROR = "PreToolUse:{tool} hook error: "
 
 
 def _asked_for(prompt: str) -> Callable[[Request], bool]:
@@ -67,15 +76,17 @@ def _tool_result(request: Request, tool: str) -> dict[str, Any]:
     return result
 
 
-def _open_card(claude: Terminal, env: dict[str, str], model_api: ModelAPI) -> dict[str, Any]:
+def _open_card(
+    claude: Terminal, env: dict[str, str], model_api: ModelAPI, tool: str = "Agent"
+) -> dict[str, Any]:
     """Type the Agent call, wait for its verdict to reach the model; the tool_result it got."""
     claude.wait_ready()
-    claude.submit(agent_prompt())
+    claude.submit(agent_prompt(tool=tool))
     wait_for_hook(env, "PreToolUse")
     skip_if_stub(env, "PreToolUse")
-    shown = model_api.wait_for(_result_for("Agent"), what="the Agent call's tool_result")
+    shown = model_api.wait_for(_result_for(tool), what=f"the {tool} call's tool_result")
     wait_for_hook(env, "Stop")
-    return _tool_result(shown, "Agent")
+    return _tool_result(shown, tool)
 
 
 def test_interactive_agent_call_becomes_a_card(
@@ -86,8 +97,16 @@ def test_interactive_agent_call_becomes_a_card(
     model_api: ModelAPI,
 ) -> None:
     env = claude_setup()  # Claude Code's own default permission mode (auto in 2.1.3xx)
+    tool = subagent_tool(claude_code)
     with Terminal(claude_code, env, project) as claude:
-        result = _open_card(claude, env, model_api)
+        result = _open_card(claude, env, model_api, tool)
+    [pre] = hook_runs(env, "PreToolUse")
+    # which rung of the interactive check decided (docs/worker-answer.md): the variable, or
+    # on a release without it the claude process itself, found among the hook's ancestors
+    if claude_code.at_least(SINCE["session_attended"]):
+        assert pre["interactive"] == "CLAUDE_CODE_SESSION_ATTENDED=1"
+    else:
+        assert re.fullmatch(r"claude process \d+: no -p, terminal on stdin", pre["interactive"])
     opened = fake_lich.wait_for("open")
     argv = opened["argv"]
     assert argv[:4] == ["open", "--kind", "claude", "--subagent"]
@@ -95,11 +114,12 @@ def test_interactive_agent_call_becomes_a_card(
     assert argv[-1] == "--json"
     assert "--worktree" not in argv
     assert Path(opened["cwd"]).resolve() == project.resolve()
-    # what the model read: the deny verdict, as Claude Code 2.1.328 frames it
+    # what the model read: the deny verdict, as this Claude Code frames it
     assert result["is_error"] is True
     text = tool_result_text(result)
-    assert text.startswith(HOOK_ERROR)
-    reason = text[len(HOOK_ERROR) :]
+    prefix = HOOK_ERROR.format(tool=tool) if claude_code.at_least(SINCE["deny_prefix"]) else ""
+    assert text.startswith(prefix)
+    reason = text[len(prefix) :]
     answer = open_answer()
     assert reason.startswith("Not an error")
     assert answer["name"] in reason
@@ -119,15 +139,20 @@ def test_print_mode_agent_call_stays_native(
     model_api: ModelAPI,
 ) -> None:
     env = claude_setup()
-    ran = run_print(claude_code, agent_prompt(), env, project)
+    tool = subagent_tool(claude_code)
+    ran = run_print(claude_code, agent_prompt(tool=tool), env, project)
     assert ran.returncode == 0, ran.stderr
     [pre] = wait_for_hook(env, "PreToolUse")
     skip_if_stub(env, "PreToolUse")
     assert pre["decision"] == "native:not-interactive"
+    # every release sets CLAUDE_CODE_ENTRYPOINT (sdk-cli under -p); the newer variable first
+    attended = claude_code.at_least(SINCE["session_attended"])
+    evidence = "CLAUDE_CODE_SESSION_ATTENDED=0" if attended else "CLAUDE_CODE_ENTRYPOINT=sdk-cli"
+    assert pre["interactive"] == evidence
     assert [c["argv"][0] for c in fake_lich.calls()] == []
     # the subagent ran in Claude Code and the model got its native result, not a verdict
     model_api.wait_for(_asked_for(AGENT_CALL["prompt"]), what="the native subagent's prompt")
-    result = _tool_result(model_api.wait_for(_result_for("Agent")), "Agent")
+    result = _tool_result(model_api.wait_for(_result_for(tool)), tool)
     assert not result.get("is_error")
     assert not tool_result_text(result).startswith("PreToolUse:")
 
@@ -143,9 +168,10 @@ def test_a_subagents_own_agent_call_stays_native(
     """A custom agent type runs natively (docs/agent-cards.md); its own general-purpose call has
     agent_id (row 1) and must stay native too, although it is interactive and general-purpose."""
     inner = {**AGENT_CALL, "prompt": "Inner work: list the test files."}
+    tool = subagent_tool(claude_code)
     outer = {
         "description": "Relay the work",
-        "prompt": "Relay this. " + directive("Agent", inner),
+        "prompt": "Relay this. " + directive(tool, inner),
         "subagent_type": "relay",
     }
     # native agents need no permission prompt in acceptEdits (auto mode's check needs Anthropic)
@@ -158,7 +184,7 @@ def test_a_subagents_own_agent_call_stays_native(
     )
     with Terminal(claude_code, env, project) as claude:
         claude.wait_ready()
-        claude.submit(agent_prompt(outer))
+        claude.submit(agent_prompt(outer, tool))
         # the inner subagent asking the model proves the nested call ran natively
         model_api.wait_for(_asked_for(inner["prompt"]), what="the nested subagent's prompt")
         runs = wait_for_hook(env, "PreToolUse", 2)
@@ -177,7 +203,7 @@ def test_task_stop_on_the_cards_roster_name_closes_it(
     env = claude_setup()
     name = str(open_answer()["name"])
     with Terminal(claude_code, env, project) as claude:
-        _open_card(claude, env, model_api)
+        _open_card(claude, env, model_api, subagent_tool(claude_code))
         claude.submit(task_stop_prompt(name))
         shown = model_api.wait_for(_result_for("TaskStop"), what="the TaskStop call's tool_result")
         wait_for_hook(env, "Stop", 2)

@@ -9,7 +9,7 @@ import pytest
 from lich_hooks.standin.server import StandIn
 from tests.real_clients.conftest import CARD, ClaudeEnv
 from tests.real_clients.support.agent_calls import skip_if_stub
-from tests.real_clients.support.claude import Terminal, run_print, wait_for_hook
+from tests.real_clients.support.claude import SINCE, Terminal, run_print, wait_for_hook
 from tests.real_clients.support.clients import Client
 from tests.real_clients.support.model_api import REPLY_TEXT, ModelAPI
 
@@ -23,8 +23,13 @@ def test_interactive_worker_turn_answers_its_errand(
     with Terminal(claude_code, env, project) as claude:
         claude.wait_ready()
         claude.submit("Do the errand and report.")
-        wait_for_hook(env, "Stop")
+        [stop] = wait_for_hook(env, "Stop")
     skip_if_stub(env, "Stop")
+    # a release without Stop's last_assistant_message: the answer came from the transcript
+    read_transcript = not claude_code.at_least(SINCE["last_assistant_message"])
+    assert ("transcript" in stop) is read_transcript, stop
+    if not claude_code.at_least(SINCE["session_attended"]):
+        assert str(stop["interactive"]).startswith("claude process "), stop
     answers = [r for r in lich.wait(2) if r.endpoint == "mod/answer"]
     assert [(r.status, r.accepted) for r in answers] == [
         (204, {"session_id": CARD, "text": REPLY_TEXT})

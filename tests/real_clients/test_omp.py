@@ -82,7 +82,11 @@ def test_a_print_run_reports_its_session_and_uninstall_stops_it(
     assert len(om.session_files(omp_env)) == 2  # it ran a session: nothing reported
 
 
-TASK = {"context": "a lich-hooks test", "tasks": [{"name": "LichSub", "task": "say pong"}]}
+# 18.3.x requires `solutionSpace` on each task; 18.2.3's schema deletes keys it does not know
+TASK = {
+    "context": "a lich-hooks test",
+    "tasks": [{"name": "LichSub", "task": "say pong", "solutionSpace": "one fixed answer"}],
+}
 
 
 def test_a_subagent_never_reports_its_own_session(
@@ -141,8 +145,12 @@ def test_without_its_guard_the_extension_would_report_the_subagent(
     """The control for the test above: the subagent's session_start does reach the extension."""
     extension = Path(omp_env["HOME"]) / EXTENSION
     guarded = extension.read_text()
-    guard = next(line for line in guarded.splitlines(True) if "// a subagent" in line)
-    extension.write_text(guarded.replace(guard, ""))
+    guards = [line for line in guarded.splitlines(True) if "// a subagent" in line]
+    assert len(guards) == 2  # ctx.agent.kind (18.3.2+), the session_init entry (before)
+    unguarded = guarded
+    for guard in guards:
+        unguarded = unguarded.replace(guard, "")
+    extension.write_text(unguarded)
     argv = [str(omp.binary), "-p", f"[[tool:task {json.dumps(TASK)}]]"]
     ran = run_timed(argv, omp_env, project, lich, 2, settle=SETTLE)
     assert ran.proc.returncode == 0, ran.proc.stderr

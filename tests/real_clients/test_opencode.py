@@ -38,7 +38,7 @@ def opencode_env(
     opencode: Client, tmp_path: Path, project: Path, model_api: ModelAPI, lich: StandIn
 ) -> dict[str, str]:
     env = oc.opencode_env(tmp_path, **lich.env(CARD))
-    oc.seed_home(env, model_api.base_url)
+    oc.seed_home(env, model_api.base_url, opencode)
     installed = lich_hook("install", "opencode", env=env, cwd=project)
     assert installed.returncode == 0, installed.stderr
     plugin = Path(env["XDG_CONFIG_HOME"]) / "opencode" / "plugins" / "lich-hooks.js"

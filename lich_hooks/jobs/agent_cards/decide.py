@@ -8,7 +8,7 @@ lich or a repository. Nothing here imports anything: this runs on Claude
 Code's PreToolUse path before we know there is work to do.
 
 Row order (docs/agent-cards.md lists the conditions, not an order; where two rows apply
-the first here wins): the payload rows (1 main loop, 2 type, 3 team/remote,
+the first here wins): the payload rows (1 main loop, 2 type, 3 teammate/team/remote,
 9 plan mode, a usable prompt), then the environment (5: inside lich at all),
 4 interactive, 6 cards off, 7 older lich on a `subagent/` branch, 8 prompt
 size, and last 5 again: `LICH_BIN` is an executable file. Silent rows come
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from lich_hooks.lichenv import LichEnv
 
@@ -30,6 +30,9 @@ STOP_TOOL = "TaskStop"
 # Claude Code 2.1.3xx lists `claude` as "the default when no agent name is typed".
 GENERAL_TYPES = ("general-purpose", "claude")
 PROMPT_LIMIT = 8192  # UTF-8 bytes; lich refuses a longer task
+# Claude Code's switch for agent teams, read with its own truthiness rule.
+AGENT_TEAMS_VAR = "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS"
+TRUTHY = ("1", "true", "yes", "on")
 WORKER_BRANCH_PREFIX = "subagent/"
 
 NATIVE = "native"
@@ -117,12 +120,23 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def agent_teams_on(environ: Mapping[str, str]) -> bool:
+    """Agent teams are on for this Claude Code (its env, or `env` in its settings, which it
+    exports to hooks): the only state in which a call can start a teammate."""
+    return environ.get(AGENT_TEAMS_VAR, "").strip().lower() in TRUTHY
+
+
 def utf8_size(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def decide(data: dict[str, object], env: LichEnv, probes: Probes) -> Decision:
-    """docs/agent-cards.md for a PreToolUse payload whose tool is `Agent` or `Task`."""
+def decide(
+    data: dict[str, object], env: LichEnv, probes: Probes, agent_teams: bool = False
+) -> Decision:
+    """docs/agent-cards.md for a PreToolUse payload whose tool is `Agent` or `Task`.
+
+    `agent_teams`: `agent_teams_on(environ)`, whether this Claude Code has agent teams on.
+    """
     # 1. the main loop only: a subagent's own subagents stay inside Claude Code
     if "agent_id" in data and data.get("agent_id") not in (None, ""):
         return Decision(NATIVE, "subagent-call")
@@ -133,7 +147,11 @@ def decide(data: dict[str, object], env: LichEnv, probes: Probes) -> Decision:
     agent_type = tool_input.get("subagent_type")
     if agent_type not in (None, "", *GENERAL_TYPES):
         return Decision(NATIVE, "agent-type")
-    # 3. teammates and remote agents keep Claude Code's own route
+    # 3. teammates and remote agents keep Claude Code's own route. Measured on the real CLI
+    # (docs/harnesses.md): with agent teams on, a call with a `name` starts a teammate
+    # (2.1.3xx ignores `team_name`; older ones wanted both); with teams off, none does.
+    if agent_teams and tool_input.get("name") not in (None, ""):
+        return Decision(NATIVE, "teammate")
     if tool_input.get("team_name") not in (None, ""):
         return Decision(NATIVE, "team")
     isolation = tool_input.get("isolation")

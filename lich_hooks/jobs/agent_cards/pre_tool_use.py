@@ -47,7 +47,7 @@ def _agent(ctx: Context, data: dict[str, object]) -> Outcome:
         return lich_process.current_branch(cwd, environ)
 
     probes = decide.Probes(interactive, env.bin_is_runnable, current_branch)
-    decision = decide.decide(data, env, probes)
+    decision = decide.decide(data, env, probes, decide.agent_teams_on(environ))
     ctx.log.set(probes=probes.ran)
     if decision.kind == decide.NATIVE:
         return Outcome(f"native:{decision.reason}")

@@ -22,8 +22,9 @@ def directive(tool: str, tool_input: dict[str, Any]) -> str:
     return f"[[tool:{tool} {json.dumps(tool_input)}]]"
 
 
-def agent_prompt(call: dict[str, Any] | None = None) -> str:
-    return f"Please delegate this. {directive('Agent', call or AGENT_CALL)}"
+def agent_prompt(call: dict[str, Any] | None = None, tool: str = "Agent") -> str:
+    """`tool`: `Agent`, or `Task` for a Claude Code older than 2.1.63."""
+    return f"Please delegate this. {directive(tool, call or AGENT_CALL)}"
 
 
 def task_stop_prompt(task_id: str) -> str:

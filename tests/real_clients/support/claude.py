@@ -29,6 +29,22 @@ from tests.support.runner import log_records, watch_log
 
 API_KEY = "sk-ant-api03-lich-hooks-offline-test-key-" + "x" * 40
 
+# The release that brought each behaviour the tests (and the hooks) depend on, read from the
+# packages and run in the matrix (docs/harnesses.md, Supported versions).
+SINCE = {
+    "last_assistant_message": "2.1.47",  # Stop; before it the hook reads the transcript
+    "agent_tool": "2.1.63",  # the subagent tool is Agent; before it, Task
+    "background_tasks": "2.1.145",  # Stop
+    "claude_pid": "2.1.213",
+    "team_name_ignored": "2.1.178",  # a teammate is picked by `name` alone
+    "deny_prefix": "2.1.181",  # a deny reaches the model as "PreToolUse:<tool> hook error: …"
+    "session_attended": "2.1.269",  # CLAUDE_CODE_SESSION_ATTENDED
+}
+
+
+def subagent_tool(client: Client) -> str:
+    return "Agent" if client.at_least(SINCE["agent_tool"]) else "Task"
+
 
 def seed_home(
     home: Path, project: Path, permission_mode: str | None = None, hooks: bool = True
@@ -116,6 +132,10 @@ _ANSI = re.compile(
 )
 
 
+# Startup dialogs that take the keyboard from the input box (declined with Esc).
+STARTUP_DIALOGS = ["Make auto mode your default permission mode?"]
+
+
 class Terminal:
     """An interactive `claude` on a pseudo-terminal, typed into like a person would.
 
@@ -148,6 +168,7 @@ class Terminal:
         os.close(slave)
         self._master = master
         self._raw = bytearray()
+        self._declined = False
         self._changed = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -195,13 +216,41 @@ class Terminal:
         self.wait_for_text("❯", timeout)
 
     def submit(self, prompt: str, timeout: float = 30.0) -> None:
-        """Type `prompt`, wait until the input box shows it, then press Enter."""
-        mark = len(self.screen())
-        os.write(self._master, prompt.encode())
-        # the box echoes what was typed; Enter before that could land mid-paste
-        tail = prompt[-20:]
-        self.wait_for_text(tail, timeout, after=max(0, mark - 1))
-        os.write(self._master, b"\r")
+        """Type `prompt`, wait until the input box shows it, then press Enter.
+
+        A dialog Claude Code opens over the input box at startup takes no typed text
+        (2.1.33x: "Make auto mode your default permission mode?" in another default mode):
+        it is declined with Esc, and the prompt typed again.
+        """
+        dialogs = [re.sub(r"\s+", "", text) for text in STARTUP_DIALOGS]
+        declined = sum(self.screen().count(d) for d in dialogs) if self._declined else 0
+        deadline = time.monotonic() + timeout
+        while True:
+            mark = len(self.screen())
+            os.write(self._master, prompt.encode())
+            # the box echoes what was typed; Enter before that could land mid-paste
+            tail = re.sub(r"\s+", "", prompt[-20:])
+            while True:
+                screen = self.screen()
+                if screen.find(tail, max(0, mark - 1)) >= 0:
+                    os.write(self._master, b"\r")
+                    return
+                shown = sum(screen.count(d) for d in dialogs)
+                if shown > declined:
+                    break
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self.proc.poll() is not None:
+                    raise AssertionError(
+                        f"{prompt[-20:]!r} never appeared on claude's screen "
+                        f"(exit {self.proc.poll()}); screen tail: {screen[-1500:]!r}"
+                    )
+                with self._changed:
+                    self._changed.wait(min(remaining, 0.5))
+            os.write(self._master, b"\x1b")  # decline the dialog; it is drawn again as it closes
+            self.wait_for_text("❯", timeout, after=len(self.screen()))
+            self._declined = True
+            declined = sum(self.screen().count(d) for d in dialogs)
+            os.write(self._master, b"\x15")  # ctrl+u: whatever of the prompt did land
 
     def press_enter(self) -> None:
         os.write(self._master, b"\r")

@@ -1,8 +1,10 @@
 """The real CLIs, installed once per version from the npm registry into a cache folder.
 
-Both CLIs ship their native binary inside an npm package (an optional
-dependency per platform), so `npm install --ignore-scripts` is all it takes and
-nothing is downloaded when they run. The cache lives in the repository's
+Each CLI ships in an npm package (a native binary in an optional dependency per
+platform, or for Claude Code before 2.1.113 a node script; omp a Bun script with
+Bun installed beside it), so `npm install --ignore-scripts` is all it takes and
+nothing is downloaded when they run. `MATRIX` lists the versions the suite runs
+against and why each; `selected` picks this run's. The cache lives in the repository's
 ignored `.cache/clients/<package>-<version>/` (or `$LICH_TEST_CLIENTS_DIR`), never
 in the real home. No npm, no registry, or an unsupported platform is a skip
 with the reason, never a failure: these tests prove the hooks against real
@@ -16,22 +18,119 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[3]
-
-# Pinned so a run is reproducible. 2.1.328 is the Claude Code docs/harnesses.md describes.
-CLAUDE_CODE_VERSION = os.environ.get("LICH_TEST_CLAUDE_CODE_VERSION", "2.1.328")
-CODEX_VERSION = os.environ.get("LICH_TEST_CODEX_VERSION", "0.171.0")
-# opencode and omp: the versions the module harnesses were measured on (docs/harnesses.md).
-# omp runs on Bun, installed beside it from npm; 18.3.x's pinned @oh-my-pi/* deps do not all
-# resolve on the registry, 18.2.3's do.
-OPENCODE_VERSION = os.environ.get("LICH_TEST_OPENCODE_VERSION", "1.18.33")
-OMP_VERSION = os.environ.get("LICH_TEST_OMP_VERSION", "18.2.3")
-BUN_VERSION = os.environ.get("LICH_TEST_BUN_VERSION", "1.4.5")
 INSTALL_TIMEOUT = 600
+
+
+class Pin:
+    """One version of a harness the suite runs against, and why that one."""
+
+    def __init__(self, version: str, why: str, ci: bool = False) -> None:
+        self.version = version
+        self.why = why
+        self.ci = ci  # the default run (CI) includes it; every Pin runs under LICH_TEST_MATRIX=full
+
+    def __repr__(self) -> str:
+        return self.version
+
+
+NEWEST = "the newest release that installs here"
+
+
+class Harness:
+    """A harness's npm package and its version matrix, oldest first; the last Pin is newest."""
+
+    def __init__(self, key: str, package: str, pins: tuple[Pin, ...]) -> None:
+        self.key = key
+        self.package = package
+        self.pins = pins
+        # LICH_TEST_CLAUDE_CODE_VERSION=<v> runs exactly that version
+        self.env = "LICH_TEST_" + key.upper().replace("-", "_") + "_VERSION"
+
+    @property
+    def newest(self) -> str:
+        return self.pins[-1].version
+
+    @property
+    def oldest(self) -> str:
+        return self.pins[0].version
+
+
+# The version matrix (docs/harnesses.md, "Supported versions", says what each one showed).
+# A new harness, or a new version of one, is one line here. Default run: the Pins marked ci
+# (the newest, and the oldest that exercises a fallback); LICH_TEST_MATRIX=full: every Pin.
+MATRIX: dict[str, Harness] = {
+    h.key: h
+    for h in (
+        Harness(
+            "claude-code",
+            "@anthropic-ai/claude-code",
+            (
+                Pin(
+                    "2.1.45",
+                    "oldest verified: no last_assistant_message (the transcript read), the tool "
+                    "is Task, no background_tasks, no CLAUDE_CODE_SESSION_ATTENDED (the process "
+                    "check decides interactive sessions); node cli.js, not a native binary",
+                    ci=True,
+                ),
+                Pin("2.1.47", "adds Stop's last_assistant_message"),
+                Pin("2.1.63", "the subagent tool is named Agent (was Task)"),
+                Pin("2.1.145", "adds Stop's background_tasks; a native binary from 2.1.113"),
+                Pin("2.1.269", "adds CLAUDE_CODE_SESSION_ATTENDED (and CLAUDE_PID from 2.1.21x)"),
+                Pin("2.1.332", NEWEST, ci=True),
+            ),
+        ),
+        Harness(
+            "codex",
+            "@openai/codex",
+            (
+                Pin("0.156.1", "oldest verified: the last without the app-server daemon", ci=True),
+                Pin("0.157.0", "the interactive TUI runs hooks in the shared daemon"),
+                Pin("0.171.0", NEWEST, ci=True),
+            ),
+        ),
+        # opencode and omp: the versions the module harnesses were measured on. omp runs on
+        # Bun (BUN_VERSION, installed beside it); 18.3.x and 18.2.9 do not install (their
+        # pinned @oh-my-pi/* dependencies are missing from the registry), 18.2.3 does.
+        Harness("opencode", "opencode-ai", (Pin("1.18.33", NEWEST, ci=True),)),
+        Harness("omp", "@oh-my-pi/pi-coding-agent", (Pin("18.2.3", NEWEST, ci=True),)),
+    )
+}
+BUN_VERSION = os.environ.get("LICH_TEST_BUN_VERSION", "1.4.5")
+
+
+def selected(key: str, environ: Mapping[str, str] = os.environ) -> list[str]:
+    """The versions of harness `key` this run tests.
+
+    `LICH_TEST_<HARNESS>_VERSION` names exactly one; else `LICH_TEST_MATRIX`: unset or `ci` →
+    the Pins marked ci, `newest` → the newest only, `full` → every Pin, or a list such as
+    `claude-code=2.1.45,2.1.332 codex=0.156.1` (a harness it does not name: its newest).
+    """
+    harness = MATRIX[key]
+    one = environ.get(harness.env)
+    if one:
+        return [one]
+    matrix = environ.get("LICH_TEST_MATRIX", "ci").strip() or "ci"
+    if matrix == "full":
+        return [pin.version for pin in harness.pins]
+    if matrix == "newest":
+        return [harness.newest]
+    if matrix == "ci":
+        return [pin.version for pin in harness.pins if pin.ci]
+    named = dict(item.partition("=")[::2] for item in matrix.replace(";", " ").split())
+    if key in named:
+        return [v for v in named[key].split(",") if v]
+    return [harness.newest]
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """`2.1.45` → (2, 1, 45), for ordering; a suffix such as `-beta` is ignored."""
+    return tuple(int(part) for part in version.split("-")[0].split(".") if part.isdigit())
 
 
 def cache_root() -> Path:
@@ -40,12 +139,17 @@ def cache_root() -> Path:
 
 
 class Client:
-    """An installed CLI: its native binary and the version it reports."""
+    """An installed CLI: its binary, the release installed, and the version it reports."""
 
-    def __init__(self, name: str, binary: Path, version: str) -> None:
+    def __init__(self, name: str, binary: Path, version: str, release: str = "") -> None:
         self.name = name
         self.binary = binary
         self.version = version
+        self.release = release or version.split()[0]
+
+    def at_least(self, release: str) -> bool:
+        """This release is `release` or newer (a behaviour that came in `release` is here)."""
+        return version_key(self.release) >= version_key(release)
 
     def __repr__(self) -> str:
         return f"{self.name} {self.version} ({self.binary})"
@@ -138,47 +242,54 @@ def _version(binary: Path) -> str:
     return proc.stdout.strip()
 
 
-def claude_code() -> Client:
-    folder = _install("@anthropic-ai/claude-code", CLAUDE_CODE_VERSION)
-    binary = _first(folder, ["node_modules/@anthropic-ai/claude-code-*/claude"])
+def claude_code(version: str) -> Client:
+    folder = _install(MATRIX["claude-code"].package, version)
+    # native binary from 2.1.113; before that the package's cli.js, run by node through the
+    # `claude` link npm makes (so the process is `node …/.bin/claude`, as a user's is)
+    binary = _first(
+        folder, ["node_modules/@anthropic-ai/claude-code-*/claude", "node_modules/.bin/claude"]
+    )
     if binary is None:
-        pytest.skip(f"no native Claude Code binary for this platform under {folder}")
-    return Client("claude-code", binary, _version(binary))
+        pytest.skip(f"no Claude Code binary for this platform under {folder}")
+    if binary.name == "claude" and binary.parent.name == ".bin" and shutil.which("node") is None:
+        pytest.skip(f"Claude Code {version} is a node script and node is not on PATH")
+    return Client("claude-code", binary, _version(binary), version)
 
 
-def codex() -> Client:
-    folder = _install("@openai/codex", CODEX_VERSION)
+def codex(version: str) -> Client:
+    folder = _install(MATRIX["codex"].package, version)
     binary = _first(
         folder,
         [
             "node_modules/@openai/codex-*/vendor/*/bin/codex",
             "node_modules/@openai/codex-*/vendor/*/codex/codex",
+            "node_modules/@openai/codex/vendor/*/codex/codex",
         ],
     )
     if binary is None:
         pytest.skip(f"no native Codex binary for this platform under {folder}")
-    return Client("codex", binary, _version(binary))
+    return Client("codex", binary, _version(binary), version)
 
 
-def opencode() -> Client:
-    folder = _install("opencode-ai", OPENCODE_VERSION)
+def opencode(version: str) -> Client:
+    folder = _install(MATRIX["opencode"].package, version)
     # the platform package (opencode-linux-x64…), not opencode-ai's node launcher
     binary = _first(folder, ["node_modules/opencode-*-*/bin/opencode"])
     if binary is None:
         pytest.skip(f"no native opencode binary for this platform under {folder}")
-    return Client("opencode", binary, _version(binary))
+    return Client("opencode", binary, _version(binary), version)
 
 
 class OmpClient(Client):
     """omp is a Bun script: `bin_dir` holds a `bun` for its `#!/usr/bin/env bun` line."""
 
-    def __init__(self, binary: Path, version: str, bin_dir: Path) -> None:
-        super().__init__("omp", binary, version)
+    def __init__(self, binary: Path, version: str, bin_dir: Path, release: str = "") -> None:
+        super().__init__("omp", binary, version, release)
         self.bin_dir = bin_dir
 
 
-def omp() -> OmpClient:
-    folder = _install("@oh-my-pi/pi-coding-agent", OMP_VERSION, f"bun@{BUN_VERSION}")
+def omp(version: str) -> OmpClient:
+    folder = _install(MATRIX["omp"].package, version, f"bun@{BUN_VERSION}")
     # --ignore-scripts leaves bun's own launcher a placeholder: use the platform binary
     bun = _first(folder, ["node_modules/@oven/bun-*/bin/bun"])
     script = folder / "node_modules" / "@oh-my-pi" / "pi-coding-agent" / "dist" / "cli.js"
@@ -191,7 +302,7 @@ def omp() -> OmpClient:
     except FileExistsError:
         pass  # an earlier run (or a parallel session) made it
     with tempfile.TemporaryDirectory(prefix="lich-client-home-") as home:
-        version = subprocess.run(
+        shown = subprocess.run(
             [str(bun), str(script), "--version"],
             capture_output=True,
             text=True,
@@ -199,6 +310,6 @@ def omp() -> OmpClient:
             check=False,
             env={"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": home, "OMP_SKIP_SETUP": "1"},
         )
-    if version.returncode != 0:
-        pytest.skip(f"omp --version failed: {version.stderr.strip()[-200:]}")
-    return OmpClient(script, version.stdout.strip(), bin_dir)
+    if shown.returncode != 0:
+        pytest.skip(f"omp --version failed: {shown.stderr.strip()[-200:]}")
+    return OmpClient(script, shown.stdout.strip(), bin_dir, version)

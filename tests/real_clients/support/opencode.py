@@ -16,25 +16,25 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.real_clients.support.clients import OPENCODE_VERSION, Client
+from tests.real_clients.support.clients import Client
 from tests.real_clients.support.sandbox import throwaway_env
 
 MODEL = "scripted/scripted-model"
 
 
-def seed_config_dir(folder: Path) -> None:
-    """Make opencode's background `npm install @opencode-ai/plugin` there a no-op."""
+def seed_config_dir(folder: Path, version: str) -> None:
+    """Make opencode's background `npm install @opencode-ai/plugin@<its version>` a no-op."""
     (folder / "node_modules").mkdir(parents=True, exist_ok=True)
-    dependency = {"@opencode-ai/plugin": OPENCODE_VERSION}
+    dependency = {"@opencode-ai/plugin": version}
     (folder / "package.json").write_text(json.dumps({"dependencies": dependency}) + "\n")
     lock = {"lockfileVersion": 3, "packages": {"": {"dependencies": dependency}}}
     (folder / "package-lock.json").write_text(json.dumps(lock) + "\n")
 
 
-def seed_home(env: dict[str, str], base_url: str) -> Path:
+def seed_home(env: dict[str, str], base_url: str, client: Client) -> Path:
     """opencode.json with the scripted provider in the user's config folder; returns that folder."""
     config = Path(env["XDG_CONFIG_HOME"]) / "opencode"
-    seed_config_dir(config)
+    seed_config_dir(config, client.release)
     settings = {
         "$schema": "https://opencode.ai/config.json",
         "autoupdate": False,
