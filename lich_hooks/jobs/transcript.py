@@ -20,6 +20,12 @@ API message sharing `message.id`):
 - an API error Claude Code logged as a synthetic assistant message
   (`isApiErrorMessage`) is reported as such, so the caller can treat it like
   the StopFailure it stands for.
+
+A turn whose final message is not in the file yet (no file at all, a user line
+or a tool call last) is `unwritten`: Claude Code 2.1.45 runs Stop before it
+flushes the turn to disk (the file of a first turn does not exist yet), and
+writes it within a few hundred milliseconds while the hook runs. `settled`
+re-reads such a transcript until it holds the message, for at most SETTLE_S.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ if TYPE_CHECKING:
 
 MAX_BYTES = 4 << 20
 BLOCK = 1 << 16
+SETTLE_S = 1.5  # how long `settled` waits for an unwritten turn
+POLL_S = 0.025
 
 API_ERROR = "api-error"
 
@@ -41,11 +49,12 @@ API_ERROR = "api-error"
 class Found:
     """What the transcript says about the turn's last message."""
 
-    __slots__ = ("kind", "text")
+    __slots__ = ("kind", "text", "unwritten")
 
-    def __init__(self, kind: str, text: str = "") -> None:
+    def __init__(self, kind: str, text: str = "", unwritten: bool = False) -> None:
         self.kind = kind  # "text", "none", "unreadable" or API_ERROR
         self.text = text
+        self.unwritten = unwritten  # the turn's final message may still be written
 
     def __repr__(self) -> str:
         return f"Found({self.kind!r}, {self.text[:40]!r})"
@@ -53,9 +62,10 @@ class Found:
 
 def last_assistant(path: str, limit: int = MAX_BYTES) -> Found:
     """The final assistant message's text, or why there is none."""
-    lines = _lines_from_end(os.path.expanduser(path), limit)
+    full = os.path.expanduser(path)
+    lines = _lines_from_end(full, limit)
     if lines is None:
-        return Found("unreadable")
+        return Found("unreadable", unwritten=not os.path.lexists(full))
     group: list[dict[str, object]] = []
     group_id: object = None
     for line in lines:
@@ -70,6 +80,8 @@ def last_assistant(path: str, limit: int = MAX_BYTES) -> Found:
         message = entry.get("message")
         if not isinstance(message, dict):
             continue
+        if kind == "user" and not group:
+            return Found("none", unwritten=True)  # the turn's answer is not in the file yet
         if kind == "user" or (group and message.get("id") != group_id):
             break
         if not group and entry.get("isApiErrorMessage") is True:
@@ -82,8 +94,24 @@ def last_assistant(path: str, limit: int = MAX_BYTES) -> Found:
         return Found("none")
     group.reverse()
     if any(_has_tool_use(message) for message in group):
-        return Found("none")
+        return Found("none", unwritten=True)  # a tool call: the final message comes later
     return Found("text", _text_of(group))
+
+
+def settled(path: str, wait: float = SETTLE_S) -> tuple[Found, float]:
+    """`last_assistant`, re-read while the turn is unwritten, up to `wait` seconds; with the
+    milliseconds spent waiting (0 when the file already held the turn)."""
+    import time
+
+    found = last_assistant(path)
+    if not found.unwritten:
+        return found, 0.0
+    started = time.monotonic()
+    deadline = started + wait
+    while found.unwritten and time.monotonic() < deadline:
+        time.sleep(POLL_S)
+        found = last_assistant(path)
+    return found, round((time.monotonic() - started) * 1000, 1)
 
 
 def _text_of(messages: list[dict[str, object]]) -> str:

@@ -63,8 +63,8 @@ def run(ctx: Context) -> Outcome:
         from lich_hooks.jobs import transcript
 
         path = payload.transcript_path
-        found = transcript.last_assistant(path) if path else transcript.Found("unreadable")
-        ctx.log.set(transcript=found.kind)
+        found, waited = transcript.settled(path) if path else (transcript.Found("unreadable"), 0)
+        ctx.log.set(transcript=found.kind, transcript_wait_ms=waited)
         if found.kind == transcript.API_ERROR:
             return Outcome("api-error")  # what StopFailure reports: nothing
         message = found.text

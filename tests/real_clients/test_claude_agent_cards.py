@@ -106,7 +106,9 @@ def test_interactive_agent_call_becomes_a_card(
     if claude_code.at_least(SINCE["session_attended"]):
         assert pre["interactive"] == "CLAUDE_CODE_SESSION_ATTENDED=1"
     else:
-        assert re.fullmatch(r"claude process \d+: no -p, terminal on stdin", pre["interactive"])
+        assert re.fullmatch(
+            r"claude process \d+: no -p, terminal on stdin", str(pre["interactive"])
+        )
     opened = fake_lich.wait_for("open")
     argv = opened["argv"]
     assert argv[:4] == ["open", "--kind", "claude", "--subagent"]

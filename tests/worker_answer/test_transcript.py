@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -290,3 +291,75 @@ def test_api_error_in_the_transcript_sends_nothing(tmp_path: Path, lich: StandIn
     record = stop_without_message(tmp_path, lich, str(path))
     assert record["decision"] == "api-error"
     assert lich.received == []
+
+
+# -- a turn not written yet (Claude Code 2.1.45 runs Stop before it flushes the turn) --------
+
+
+@pytest.mark.parametrize(
+    ("entries", "unwritten"),
+    [
+        (None, True),  # no file yet: a first turn
+        ([user("go")], True),
+        (
+            [user("go"), assistant({"type": "tool_use", "id": "t", "name": "Bash", "input": {}})],
+            True,
+        ),
+        ([user("go"), assistant("Done.")], False),
+        ([user("go"), assistant(THINKING)], False),  # final, just without text
+    ],
+    ids=["no-file", "prompt-last", "tool-use-last", "answered", "no-text"],
+)
+def test_unwritten_is_only_a_turn_still_to_come(
+    tmp_path: Path, entries: Sequence[object] | None, unwritten: bool
+) -> None:
+    path = tmp_path / "t.jsonl"
+    if entries is not None:
+        write(path, entries)
+    assert last_assistant(str(path)).unwritten is unwritten
+
+
+def test_a_directory_or_fifo_is_not_waited_for(tmp_path: Path) -> None:
+    (tmp_path / "dir").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    for name in ("dir", "fifo"):
+        assert last_assistant(str(tmp_path / name)).unwritten is False
+
+
+def _write_later(path: Path, entries: Sequence[object], delay: float) -> threading.Thread:
+    """Claude Code's flush, `delay` seconds after the hook started reading."""
+    writer = threading.Timer(delay, lambda: write(path, entries))
+    writer.start()
+    return writer
+
+
+def test_settled_reads_the_turn_once_it_is_written(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    writer = _write_later(path, [user("go"), assistant("Late answer.")], 0.2)
+    found, waited = transcript.settled(str(path))
+    writer.join()
+    assert (found.kind, found.text) == ("text", "Late answer.")
+    assert 0 < waited < transcript.SETTLE_S * 1000
+
+
+def test_settled_gives_up_after_its_wait(tmp_path: Path) -> None:
+    path = write(tmp_path / "t.jsonl", [user("go")])
+    found, waited = transcript.settled(str(path), wait=0.1)
+    assert (found.kind, found.unwritten) == ("none", True)
+    assert waited >= 100
+
+
+def test_a_transcript_written_after_stop_still_answers(tmp_path: Path, lich: StandIn) -> None:
+    """What the real Claude Code 2.1.45 does: the file of a first turn appears while the
+    Stop hook runs (tests/real_clients/test_claude_worker_answer.py proves it there)."""
+    path = tmp_path / "late.jsonl"
+    writer = _write_later(path, [user("go"), assistant("Written after Stop.")], 0.3)
+    record = stop_without_message(tmp_path, lich, str(path))
+    writer.join()
+    [request] = lich.wait(1)
+    assert assert_client_body("mod/answer", request.body) == {
+        "session_id": "card-t",
+        "text": "Written after Stop.",
+    }
+    assert record["transcript"] == "text"
+    assert isinstance(record["transcript_wait_ms"], float) and record["transcript_wait_ms"] > 0
