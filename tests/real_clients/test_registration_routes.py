@@ -21,6 +21,7 @@ import json
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ from lich_hooks import registrations
 from lich_hooks.settings.codex_state import trust_hash
 from lich_hooks.standin.server import Received, StandIn
 from tests.real_clients.conftest import CARD
-from tests.real_clients.support.claude import claude_env, seed_home, wait_for_hook
+from tests.real_clients.support.claude import claude_env, hook_runs, seed_home, wait_for_hook
 from tests.real_clients.support.clients import REPO, Client
 from tests.real_clients.support.codex import codex_env, run_exec, seed_codex_home
 from tests.real_clients.support.fake_lich import FakeLich
@@ -43,6 +44,7 @@ CODEX_PLUGIN_KEY = f"{PLUGIN}:codex-hooks.json:session_start:0:0"
 # A hook that ran reports within its 2 s send deadline (the sender is detached, so the
 # report may land after the CLI exits); whether it ran, each CLI says itself.
 REPORT_WAIT = 10.0
+HOOK_LOG_WAIT = 3.0  # lich-hook logs a run within its 2 s send deadline
 
 
 def reports(lich: StandIn) -> list[Received]:
@@ -111,16 +113,14 @@ def test_the_marketplace_passes_claudes_strict_validation(
     claude_code: Client, claude_card: dict[str, str], marketplace: Path, project: Path
 ) -> None:
     """Before: `✘ Validation failed` (the marketplace had no description)."""
-    out = run_cli(
-        claude_code.binary,
-        "plugin",
-        "validate",
-        "--strict",
-        str(marketplace),
-        env=claude_card,
-        cwd=project,
+    argv = [str(claude_code.binary), "plugin", "validate", "--strict", str(marketplace)]
+    ran = subprocess.run(
+        argv, env=claude_card, cwd=project, capture_output=True, text=True, timeout=120
     )
-    assert "Validation passed" in out, out
+    if "unknown option '--strict'" in ran.stderr:
+        pytest.skip(f"Claude Code {claude_code.release} has no `plugin validate --strict`")
+    assert ran.returncode == 0, (ran.stdout, ran.stderr)
+    assert "Validation passed" in ran.stdout + ran.stderr, ran.stdout
 
 
 @pytest.fixture
@@ -142,6 +142,7 @@ def claude_reports(
     Claude Code's hook debug log says whether it ran our SessionStart hook.
     """
     before, calls = len(reports(lich)), len(model_api.model_calls())
+    runs = len(hook_runs(env, "SessionStart"))
     debug = Path(env["TMPDIR"]) / f"claude-debug-{calls}.txt"
     ran = subprocess.run(
         [str(client.binary), "-p", "say hello", "--debug=hooks", "--debug-file", str(debug)],
@@ -159,10 +160,18 @@ def claude_reports(
     log = debug.read_text() if debug.exists() else ""
     # e.g. `Hooks: SessionStart:startup [lich-hook SessionStart claude] (plugin …) finished with
     # status 0`, or with the absolute path `install` writes
-    ran_hook = re.search(
-        r"Hooks: SessionStart\S* \[\S*lich-hook SessionStart claude\].* finished", log
+    ran_hook = (
+        re.search(r"Hooks: SessionStart\S* \[\S*lich-hook SessionStart claude\].* finished", log)
+        is not None
     )
-    return reported(lich, before, ran_hook is not None)
+    if "Hooks: " not in log:
+        # an older Claude Code (2.1.45) logs hooks in another shape: lich-hook's own log line
+        # (one per run, written within its send deadline) is then the sign that it ran
+        deadline = time.monotonic() + HOOK_LOG_WAIT
+        while len(hook_runs(env, "SessionStart")) <= runs and time.monotonic() < deadline:
+            time.sleep(0.1)
+        ran_hook = len(hook_runs(env, "SessionStart")) > runs
+    return reported(lich, before, ran_hook)
 
 
 def test_claude_plugin_route_and_doctor_agree(
