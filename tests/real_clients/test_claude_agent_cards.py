@@ -194,7 +194,11 @@ def test_a_subagents_own_agent_call_stays_native(
         model_api.wait_for(_asked_for(inner["prompt"]), what="the nested subagent's prompt")
         runs = wait_for_hook(env, "PreToolUse", 2)
     skip_if_stub(env, "PreToolUse")
-    assert [r["decision"] for r in runs] == ["native:agent-type", "native:subagent-call"]
+    # 2.1.332 may replay the outer call once its background result comes back: each main-loop
+    # call is the relay type, each of the relay's own is a subagent's
+    decisions = [r["decision"] for r in runs]
+    assert decisions[0] == "native:agent-type"
+    assert set(decisions) == {"native:agent-type", "native:subagent-call"}
     assert fake_lich.calls() == []
 
 

@@ -164,9 +164,10 @@ def claude_reports(
         re.search(r"Hooks: SessionStart\S* \[\S*lich-hook SessionStart claude\].* finished", log)
         is not None
     )
-    if "Hooks: " not in log:
-        # an older Claude Code (2.1.45) logs hooks in another shape: lich-hook's own log line
-        # (one per run, written within its send deadline) is then the sign that it ran
+    if not ran_hook:
+        # Claude Code before 2.1.3xx logs no such line (2.1.269: only "Found 0 total hooks in
+        # registry"): lich-hook's own log line (one per run, written within its send deadline)
+        # is then the sign that it ran
         deadline = time.monotonic() + HOOK_LOG_WAIT
         while len(hook_runs(env, "SessionStart")) <= runs and time.monotonic() < deadline:
             time.sleep(0.1)
