@@ -37,7 +37,7 @@ SINCE = {
     "background_tasks": "2.1.145",  # Stop
     "claude_pid": "2.1.213",
     "team_name_ignored": "2.1.178",  # a teammate is picked by `name` alone
-    "deny_prefix": "2.1.181",  # a deny reaches the model as "PreToolUse:<tool> hook error: …"
+    "deny_prefix": "2.1.281",  # a deny reaches the model as "PreToolUse:<tool> hook error: …"
     "session_attended": "2.1.269",  # CLAUDE_CODE_SESSION_ATTENDED
 }
 
