@@ -169,9 +169,13 @@ def run(
         out("  stand-in, which checks each request as lich does, took every report.")
     out("Nothing was installed: no settings file was changed; the stand-in and the hooks'")
     out("  state lived in a temporary folder, now removed.")
-    others = ", ".join(key for key in HARNESSES if key != "claude")
-    out("Next: lich-hook install claude --dry-run")
-    out("  shows what registering with Claude Code would change (or " + others + ");")
+    first, *others = HARNESSES.values()
+    out(f"Next: lich-hook install {first.key} --dry-run")
+    out(
+        f"  shows what registering with {first.title} would change (or "
+        + ", ".join(other.key for other in others)
+        + ");"
+    )
     out("  without --dry-run it registers.")
     if not verbose:
         out("More: lich-hook demo --verbose")
