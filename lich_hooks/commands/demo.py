@@ -1,9 +1,15 @@
 """`lich-hook demo`: every shipped registration, run the way its harness runs it,
 against the built-in stand-in for lich.
 
-For each harness it prints the command, what lich received, and what the
-harness saw (stdout and exit code). It needs nothing but this package: the
-stand-in listens on a free loopback port and the state directory is temporary.
+For each harness in the registry (settings/harnesses.py), in its order, it
+runs the entry's scenarios (settings/scenarios.py). It is written for a person
+trying the package for the first time: per run, one line of what was
+simulated, then in words what lich received and what the harness was told
+(for Claude Code's deny: what its person sees, what both read, what its model
+alone reads). The commands, payloads, request bodies and stdout behind those
+words come with `--verbose`. It needs nothing but this package: the stand-in
+listens on a free loopback port, the state directory is temporary, nothing is
+installed, and the last lines say so and name the next command to run.
 """
 
 from __future__ import annotations
@@ -17,43 +23,19 @@ import tempfile
 import time
 
 from lich_hooks import registrations
+from lich_hooks.commands import style
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.settings.harnesses import HARNESSES
-from lich_hooks.settings.ours import our_commands
+from lich_hooks.settings.scenarios import Demo
 from lich_hooks.standin.server import Received, StandIn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lich_hooks.commands.environment import Environment
+    from lich_hooks.settings.scenarios import Scenario
 
 CARD = "demo-card"
 CALLS = "lich-calls.jsonl"
-
-
-class Scenario:
-    """One hook run: which harness, what it sends on stdin, which extra variables."""
-
-    def __init__(
-        self,
-        harness: str,
-        event: str,
-        provider: str,
-        payload: dict[str, object],
-        note: str = "",
-        env: dict[str, str] | None = None,
-    ) -> None:
-        self.harness = harness
-        self.event = event
-        self.provider = provider
-        self.payload = payload
-        self.note = note
-        self.env = env or {}
-
-
-CLAUDE_SESSION = "5b0c8f0e-3d1a-4c2e-9f7a-2b6d1e8c4a10"
-CODEX_SESSION = "018f9c5a-0000-7000-9a3b-1c2d3e4f5c01"
-CRUSH_SESSION = "db3492a0-4a6b-4335-8c0b-d4cc43fc4cb0"
-ANTIGRAVITY_CONVERSATION = "7bb32ee5-e8e3-42cd-a13c-849723bc4e57"
 
 
 # A stand-in `lich` executable for the agent-cards scenarios: it notes each
@@ -82,159 +64,9 @@ def _standin_lich(directory: str) -> str:
     return path
 
 
-def scenarios(cwd: str) -> list[Scenario]:
-    claude_base = {"session_id": CLAUDE_SESSION, "transcript_path": "", "cwd": cwd}
-    card_env = {
-        "LICH_BIN": _standin_lich(cwd),
-        "LICH_SUBAGENT_DEPTH": "0",
-        "CLAUDE_CODE_SESSION_ATTENDED": "1",
-    }
-
-    def stop(message: str) -> dict[str, object]:
-        """Claude Code's Stop payload for a turn that ended with `message`."""
-        return {
-            **claude_base,
-            "hook_event_name": "Stop",
-            "stop_hook_active": False,
-            "last_assistant_message": message,
-            "background_tasks": [],
-        }
-
-    agent_call = {
-        **claude_base,
-        "permission_mode": "auto",
-        "hook_event_name": "PreToolUse",
-        "tool_use_id": "toolu_01DemoFl4ky",
-    }
-    return [
-        Scenario(
-            "claude",
-            "SessionStart",
-            "claude",
-            {**claude_base, "hook_event_name": "SessionStart", "source": "startup"},
-            "a new conversation in the card",
-        ),
-        Scenario(
-            "claude",
-            "Stop",
-            "claude",
-            stop("Done."),
-            "a top-level session's turn ends: not a worker, nothing to answer",
-            env={"LICH_SUBAGENT_DEPTH": "0", "CLAUDE_CODE_SESSION_ATTENDED": "1"},
-        ),
-        Scenario(
-            "claude",
-            "PreToolUse",
-            "claude",
-            {
-                **agent_call,
-                "tool_name": "Agent",
-                "tool_input": {
-                    "description": "Fix the flaky test",
-                    "prompt": "Find why test_login is flaky and fix it.",
-                    "subagent_type": "general-purpose",
-                },
-            },
-            "a general-purpose subagent runs as a lich card (stand-in lich: pending)",
-            env=card_env,
-        ),
-        Scenario(
-            "claude",
-            "PreToolUse",
-            "claude",
-            {**agent_call, "tool_name": "TaskStop", "tool_input": {"task_id": "fix-flaky-7"}},
-            "TaskStop names that worker: lich closes it",
-            env=card_env,
-        ),
-        Scenario(
-            "claude",
-            "Stop",
-            "claude",
-            stop("Rewrote docs/cli.md; the tests pass."),
-            "a worker's turn ends: its last message answers the task",
-            env={"LICH_SUBAGENT_DEPTH": "1", "CLAUDE_CODE_SESSION_ATTENDED": "1"},
-        ),
-        Scenario(
-            "codex",
-            "SessionStart",
-            "codex",
-            {
-                "session_id": CODEX_SESSION,
-                "transcript_path": None,
-                "cwd": cwd,
-                "hook_event_name": "SessionStart",
-                "model": "gpt-5.5",
-                "permission_mode": "default",
-                "source": "startup",
-            },
-            "Codex starts a session",
-        ),
-        Scenario(
-            "crush",
-            "PreToolUse",
-            "crush",
-            {
-                "session_id": CRUSH_SESSION,
-                "cwd": cwd,
-                "hook_event_name": "PreToolUse",
-                "tool_name": "bash",
-                "tool_input": {"command": "ls"},
-            },
-            "first tool call: reports the session",
-        ),
-        Scenario(
-            "crush",
-            "PreToolUse",
-            "crush",
-            {
-                "session_id": CRUSH_SESSION,
-                "cwd": cwd,
-                "hook_event_name": "PreToolUse",
-                "tool_name": "view",
-                "tool_input": {"file_path": "README.md"},
-            },
-            "next tool call: already reported, no request",
-        ),
-        Scenario(
-            "antigravity",
-            "PreInvocation",
-            "antigravity",
-            {"conversationId": ANTIGRAVITY_CONVERSATION, "hook_event_name": "PreInvocation"},
-            "first model call: reports the conversation",
-        ),
-        Scenario(
-            "antigravity",
-            "PreInvocation",
-            "antigravity",
-            {"conversationId": ANTIGRAVITY_CONVERSATION, "hook_event_name": "PreInvocation"},
-            "next model call: already reported, no request",
-        ),
-    ]
-
-
-def _shown_as(harness: str) -> tuple[str, str]:
-    """The title and file a scenario's harness is shown under."""
-    from lich_hooks import module_harnesses
-
-    module = module_harnesses.MODULES.get(harness)
-    if module is not None:
-        kind = "plugin" if module.key == "opencode" else "extension"
-        return module.title, f"{kind} {module.file_name}, run as the {kind} runs it"
-    return HARNESSES[harness].title, HARNESSES[harness].shipped_file
-
-
 def registered_commands() -> dict[str, set[str]]:
-    """Every command string each shipped registration file or module runs."""
-    from lich_hooks import module_harnesses
-
-    files = registrations.files()
-    commands = {
-        key: set(our_commands(files[harness.shipped_file])) for key, harness in HARNESSES.items()
-    }
-    for key, module in module_harnesses.MODULES.items():
-        command = module_harnesses.command_of(module_harnesses.template(module))
-        commands[key] = {command} if command else set()
-    return commands
+    """Every command string each shipped registration file or module runs, per harness."""
+    return {key: harness.shipped_commands() for key, harness in HARNESSES.items()}
 
 
 def run_command(
@@ -270,12 +102,18 @@ def wait_for_log(path: str, count: int, timeout: float = 5.0) -> None:
         time.sleep(0.01)
 
 
-def run(environment: Environment, extra: list[Scenario] | None = None) -> ExitCode:
-    """OK when every harness behaved (exit 0, no stderr, every command shipped)."""
+def run(
+    environment: Environment,
+    extra: list[tuple[str, Scenario]] | None = None,
+    verbose: bool = False,
+) -> ExitCode:
+    """OK when every harness behaved: exit 0, nothing on stderr, every command shipped, and
+    every report lich received accepted."""
     out = environment.out
     bin_dir = os.path.dirname(os.path.abspath(environment.executable))
     commands = registered_commands()
     problems = 0
+    runs = 0
     with tempfile.TemporaryDirectory(prefix="lich-demo-") as tmp, StandIn() as lich:
         log_path = os.path.join(tmp, "hook.log")
         base_env = {
@@ -289,43 +127,181 @@ def run(environment: Environment, extra: list[Scenario] | None = None) -> ExitCo
             "LICH_HOOK_STATE_DIR": os.path.join(tmp, "state"),
             "LICH_HOOK_LOG": log_path,
         }
-        out(f"lich stand-in listening on 127.0.0.1:{lich.port} (card {CARD})")
-        runs = 0
+        out("Each harness's shipped hooks, run the way the harness runs them, against a stand-in")
+        out(f"for lich on 127.0.0.1:{lich.port} that plays card {CARD}.")
         current = None
-        for scenario in scenarios(tmp) + module_scenarios() + (extra or []):
-            name, path = _shown_as(scenario.harness)
-            if scenario.harness != current:
-                current = scenario.harness
+        demo = Demo(tmp, _standin_lich(tmp))
+        every = [(key, s) for key, harness in HARNESSES.items() for s in harness.scenarios(demo)]
+        for key, scenario in every + (extra or []):
+            harness = HARNESSES[key]
+            name, path = harness.title, harness.shown_as
+            if key != current:
+                current = key
                 out("")
-                out(f"== {name} ({path})")
-            command = registrations.command(scenario.event, scenario.provider)
-            if command not in commands[scenario.harness]:
-                out(f"  ! {command} is not in {path}")
+                out(_paint(environment, f"{name} ({path})", "bold"))
+            command = registrations.command(scenario.event, key)
+            if command not in commands[key]:
+                out(_paint(environment, f"  ✗ {command} is not in {path}", "red"))
                 problems += 1
                 continue
             before = len(lich.received)
-            calls_before = _lich_calls(tmp)
+            calls_before = len(_lich_calls(tmp))
             payload = json.dumps(scenario.payload).encode()
             proc = run_command(command, payload, {**base_env, **scenario.env}, tmp)
             runs += 1
             wait_for_log(log_path, runs)
-            new = lich.received[before:]
-            out(f"  $ {command}    # {scenario.note}")
-            out(f"    stdin:         {_short(payload.decode())}")
-            for line in [_describe(received) for received in new] or ["(nothing)"]:
-                out(f"    lich received: {line}")
-            for argv in _lich_calls(tmp)[len(calls_before) :]:
-                out(f"    lich CLI ran:  {_short(shlex.join(['lich', *argv]))}")
-            seen = proc.stdout.decode(errors="replace")
-            out(
-                f"    harness saw:   exit {proc.returncode}, stdout {seen!r}"
-                + (f", stderr {proc.stderr.decode(errors='replace')!r}" if proc.stderr else "")
-            )
-            if proc.returncode != 0 or proc.stderr:
-                problems += 1
+            shown = Shown(name, proc, lich.received[before:], _lich_calls(tmp)[calls_before:])
+            problems += shown.problems
+            mark = _paint(environment, "✓", "green") if shown.problems == 0 else "✗"
+            out(f"  {mark} {scenario.note}")
+            for line in shown.words():
+                out(f"      {line}")
+            if verbose:
+                out(_paint(environment, f"      $ {command}", "dim"))
+                for line in shown.raw(payload):
+                    out(_paint(environment, f"        {line}", "dim"))
     out("")
-    out("all harnesses behaved" if problems == 0 else f"{problems} problem(s) above")
+    if problems:
+        out(_paint(environment, f"{problems} problem(s) above (✗).", "red"))
+    else:
+        behaved = _paint(environment, "All harnesses behaved:", "green")
+        out(f"{behaved} {runs} hook runs exited 0 with nothing on stderr, and the")
+        out("  stand-in, which checks each request as lich does, took every report.")
+    out("Nothing was installed: no settings file was changed; the stand-in and the hooks'")
+    out("  state lived in a temporary folder, now removed.")
+    first, *others = HARNESSES.values()
+    out(f"Next: lich-hook install {first.key} --dry-run")
+    out(
+        f"  shows what registering with {first.title} would change (or "
+        + ", ".join(other.key for other in others)
+        + ");"
+    )
+    out("  without --dry-run it registers.")
+    if not verbose:
+        out("More: lich-hook demo --verbose")
+        out("  the commands, payloads, requests and stdout behind each line above.")
     return ExitCode.OK if problems == 0 else ExitCode.PROBLEM_FOUND
+
+
+def _paint(environment: Environment, text: str, colour: str) -> str:
+    return style.paint(text, colour, environment.colour)
+
+
+class Shown:
+    """One hook run as a person reads it: what lich received and what the harness was told,
+    in words (words()), and the bytes behind them (raw())."""
+
+    def __init__(
+        self,
+        harness: str,
+        proc: subprocess.CompletedProcess[bytes],
+        received: list[Received],
+        calls: list[list[str]],
+    ) -> None:
+        self.harness = harness
+        self.proc = proc
+        self.received = received
+        self.calls = calls
+        self.problems = int(proc.returncode != 0 or bool(proc.stderr))
+        self.problems += sum(1 for r in received if r.status != 204)
+
+    def words(self) -> list[str]:
+        lich = [_received_words(r) for r in self.received] + [_call_words(a) for a in self.calls]
+        lines = [f"lich received: {'; '.join(lich) if lich else 'nothing'}"]
+        told = _told_words(self.proc.stdout)
+        lines.append(f"{self.harness} was told: {told[0]}")
+        lines += told[1:]
+        if self.proc.returncode != 0:
+            lines.append(
+                f"✗ the hook exited {self.proc.returncode}: the harness would show an error"
+            )
+        if self.proc.stderr:
+            said = _short(_text(self.proc.stderr))
+            lines.append(f"✗ the hook wrote to stderr, which the harness would show: {said}")
+        return lines
+
+    def raw(self, payload: bytes) -> list[str]:
+        lines = [f"stdin:  {payload.decode()}"]
+        for received in self.received:
+            lines.append(f"POST /{received.endpoint} {_text(received.body)} -> {received.status}")
+            if received.reason:
+                lines.append(f"  ({received.reason})")
+        for argv in self.calls:
+            lines.append(f"ran:    {shlex.join(['lich', *argv])}")
+        lines.append(f"exit {self.proc.returncode}, stdout: {_text(self.proc.stdout) or '(empty)'}")
+        if self.proc.stderr:
+            lines.append(f"stderr: {_text(self.proc.stderr)!r}")
+        return lines
+
+
+def _text(data: bytes) -> str:
+    return data.decode(errors="replace")
+
+
+def _received_words(received: Received) -> str:
+    """A report in words: what it tells lich, and whether lich took it."""
+    body = received.accepted or {}
+    if received.status != 204 or not body:
+        why = f": {received.reason}" if received.reason else ""
+        return f"a /{received.endpoint} report it refused (HTTP {received.status}{why})"
+    if received.endpoint == "session-start":
+        title = _title(str(body.get("provider")))
+        session = body.get("provider_session_id")
+        return f"card {body.get('session_id')} is running {title} session {session} (taken)"
+    if received.endpoint == "mod/answer":
+        card, said = body.get("session_id"), _short(str(body.get("text")), 80)
+        return f'card {card}\'s answer, "{said}" (taken)'
+    return f"a /{received.endpoint} report"
+
+
+def _title(provider: str) -> str:
+    harness = HARNESSES.get(provider)
+    return harness.title if harness else provider
+
+
+def _call_words(argv: list[str]) -> str:
+    """A `lich` command the hook ran, in words."""
+    verb = argv[0] if argv else ""
+    if verb == "open" and "--prompt" in argv[:-1]:
+        prompt = argv[argv.index("--prompt") + 1]
+        return f'a request to open a worker card for "{_short(prompt, 80)}" (lich open)'
+    if verb == "close" and len(argv) > 1:
+        return f"a request to close card {argv[1]} (lich close)"
+    if verb == "control" and len(argv) > 2:
+        return f"a request to {argv[2]} the turn of card {argv[1]} (lich control)"
+    return f"the command {shlex.join(['lich', *argv])}"
+
+
+def _told_words(stdout: bytes) -> list[str]:
+    """What the harness does with the hook's stdout, for a person: nothing, or (Claude Code)
+    who reads which part: its person, both, or its model alone (docs/agent-cards.md)."""
+    text = _text(stdout).strip()
+    if text in ("", "{}"):
+        return ["nothing, so it carries on"]
+    try:
+        verdict = json.loads(text)
+    except ValueError:
+        verdict = None
+    if not isinstance(verdict, dict):
+        return [repr(_short(text))]
+    specific = verdict.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    denied = specific.get("permissionDecision") == "deny"
+    parts = [
+        ("the person:", verdict.get("systemMessage")),
+        ("both, as an error:", specific.get("permissionDecisionReason")),
+        ("the model alone:", specific.get("additionalContext")),
+    ]
+    shown = [(who, what) for who, what in parts if isinstance(what, str) and what]
+    if not shown:
+        return [repr(_short(text))]
+    lines = ["to skip the call (a deny), and to show" if denied else "to go on, and to show"]
+    width = max(len(who) for who, _ in shown)
+    for who, what in shown:
+        if who == "the model alone:":
+            what = f"{_short(what, 60)} ({len(what)} characters)"
+        lines.append(f"  {who:<{width}} {_short(' '.join(what.split()))}")
+    return lines
 
 
 def _lich_calls(directory: str) -> list[list[str]]:
@@ -337,57 +313,5 @@ def _lich_calls(directory: str) -> list[list[str]]:
         return []
 
 
-def _describe(received: Received) -> str:
-    return (
-        f"POST /{received.endpoint} {received.body.decode(errors='replace')} -> {received.status}"
-        + (f" ({received.reason})" if received.reason else "")
-    )
-
-
 def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# What the opencode and omp modules send (no Node or Bun needed to show it).
-OPENCODE_SESSION = "ses_dd3c012a1ffeI0xakA9Xos0n4j"
-OMP_SESSION = "01a22c51-6760-7535-8f18-3c1900286b44"
-OMP_NEW_SESSION = "01a22c51-d79d-7651-8660-5da4b3bc5f86"
-
-OMP_SESSION = "01a22c51-6760-7535-8f18-3c1900286b44"
-OMP_NEW_SESSION = "01a22c51-d79d-7651-8660-5da4b3bc5f86"
-
-
-def module_scenarios() -> list[Scenario]:
-    """What each module sends, run as the module runs it (no Node or Bun needed)."""
-    from lich_hooks import module_harnesses
-
-    return [
-        Scenario(
-            "opencode",
-            module_harnesses.EVENT,
-            "opencode",
-            {"session_id": OPENCODE_SESSION},
-            "session.created for a top-level session (a subagent's never reports)",
-        ),
-        Scenario(
-            "opencode",
-            module_harnesses.EVENT,
-            "opencode",
-            {"session_id": OPENCODE_SESSION},
-            "`opencode run -c` (no creation event): its first message reports the session",
-        ),
-        Scenario(
-            "omp",
-            module_harnesses.EVENT,
-            "omp",
-            {"session_id": OMP_SESSION},
-            "session_start (a task subagent's never reports)",
-        ),
-        Scenario(
-            "omp",
-            module_harnesses.EVENT,
-            "omp",
-            {"session_id": OMP_NEW_SESSION},
-            "session_switch after /new (also /resume, /fork)",
-        ),
-    ]

@@ -1,4 +1,5 @@
-"""doctor's harness versions: read from the install's own files, checked against VERIFIED."""
+"""doctor's harness versions: read from the install's own files, checked against each registry
+entry's verified range."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import harness_versions
-from lich_hooks.harness_versions import VERIFIED
+from lich_hooks.settings import versions
+from lich_hooks.settings.harnesses import HARNESSES
 from tests.operator.conftest import Scratch
+
+VERIFIED = {key: h.verified for key, h in HARNESSES.items() if h.verified is not None}
 
 
 def _npm_install(prefix: Path, package: str, version: str, entry: str, command: str) -> Path:
@@ -116,7 +119,7 @@ def test_claude_native_binary_outside_any_package_is_asked(scratch: Scratch) -> 
 
 
 def test_version_key_ignores_tags() -> None:
-    key = harness_versions.version_key
+    key = versions.version_key
     assert key("0.171.0-linux-x64") == (0, 171, 0)
     assert key("2.1.45") < key("2.1.332") < key("2.2.0")
     assert key("codex-cli 0.156.1") == (0, 156, 1)

@@ -14,7 +14,9 @@ from lich_hooks.standin.server import StandIn
 from tests.operator.conftest import Scratch
 from tests.support.runner import LICH_HOOK, run_command
 
-HARNESSES = ["claude", "codex", "crush", "antigravity"]
+# Every settings harness in the registry; the paths below are written out from
+# docs/install.md, so a new entry fails here until its locations are.
+HARNESSES = list(harnesses.SETTINGS)
 EXE = str(LICH_HOOK)
 
 
@@ -41,7 +43,7 @@ def commands_in(document: object) -> list[str]:
 
 
 def expected(harness: str) -> object:
-    return ours.desired(harnesses.HARNESSES[harness], EXE)
+    return ours.desired(harnesses.SETTINGS[harness], EXE)
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
@@ -380,10 +382,8 @@ def test_the_status_line_snippet_is_json_for_a_path_with_quotes() -> None:
     """The printed statusLine lines are pasted into settings.json as they are."""
     import shlex
 
-    from lich_hooks.commands import install
-
     exe = '/opt/it\'s "mine"/bin/lich-hook'
-    lines = install.next_steps(harnesses.HARNESSES["claude"], "user", exe)
+    lines = harnesses.HARNESSES["claude"].next_steps("user", ours.quote(exe))
     snippet = next(line for line in lines if '"statusLine"' in line)
     status = json.loads("{" + snippet.strip() + "}")["statusLine"]
     assert shlex.split(status["command"]) == [exe, "status-line"]

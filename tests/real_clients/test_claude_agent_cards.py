@@ -39,6 +39,7 @@ pytestmark = pytest.mark.real_client
 
 # How Claude Code frames a deny reason for the model (older releases give the bare reason)
 HOOK_ERROR = "PreToolUse:{tool} hook error: "
+CONTEXT = "PreToolUse:{tool} hook additional context: "
 
 
 def _asked_for(prompt: str) -> Callable[[Request], bool]:
@@ -80,13 +81,33 @@ def _open_card(
     claude: Terminal, env: dict[str, str], model_api: ModelAPI, tool: str = "Agent"
 ) -> dict[str, Any]:
     """Type the Agent call, wait for its verdict to reach the model; the tool_result it got."""
+    return _open_card_request(claude, env, model_api, tool)[0]
+
+
+def _open_card_request(
+    claude: Terminal, env: dict[str, str], model_api: ModelAPI, tool: str = "Agent"
+) -> tuple[dict[str, Any], Request]:
+    """The Agent call's tool_result, and the request that showed it to the model."""
     claude.wait_ready()
     claude.submit(agent_prompt(tool=tool))
     wait_for_hook(env, "PreToolUse")
     skip_if_stub(env, "PreToolUse")
     shown = model_api.wait_for(_result_for(tool), what=f"the {tool} call's tool_result")
     wait_for_hook(env, "Stop")
-    return _tool_result(shown, tool)
+    return _tool_result(shown, tool), shown
+
+
+def _hook_context(request: Request, tool: str = "Agent") -> str:
+    """The PreToolUse hooks' additional context, as the model got it (a role system message)."""
+    texts = []
+    for message in request.body.get("messages") or []:
+        if message.get("role") != "system":
+            continue
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [{"text": content}]
+        context = CONTEXT.format(tool=tool)
+        texts += [str(b.get("text")) for b in blocks if str(b.get("text")).startswith(context)]
+    return "\n".join(texts)
 
 
 def test_interactive_agent_call_becomes_a_card(
@@ -99,7 +120,7 @@ def test_interactive_agent_call_becomes_a_card(
     env = claude_setup()  # Claude Code's own default permission mode (auto in 2.1.3xx)
     tool = subagent_tool(claude_code)
     with Terminal(claude_code, env, project) as claude:
-        result = _open_card(claude, env, model_api, tool)
+        result, shown = _open_card_request(claude, env, model_api, tool)
     [pre] = hook_runs(env, "PreToolUse")
     # which rung of the interactive check decided (docs/worker-answer.md): the variable, or
     # on a release without it the claude process itself, found among the hook's ancestors
@@ -124,11 +145,13 @@ def test_interactive_agent_call_becomes_a_card(
     reason = text[len(prefix) :]
     answer = open_answer()
     assert reason.startswith("Not an error")
-    assert answer["name"] in reason
-    assert "[lich]" in reason
+    # the rest reaches the model as the hook's additional context (test_claude_card_moment.py)
+    context = _hook_context(shown, tool)
+    assert answer["name"] in context
+    assert "[lich]" in context
     # TaskStop cannot reach the hook with a roster name (see the TaskStop test below), so the
     # model is also told the lich command that stops the worker
-    assert f"`lich close {answer['name']}`" in reason
+    assert f"`lich close {answer['name']}`" in context
     # the task ran as a card, not natively: no subagent ever asked the model
     assert not [r for r in model_api.model_calls() if _asked_for(AGENT_CALL["prompt"])(r)]
 

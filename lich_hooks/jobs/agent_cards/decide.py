@@ -22,8 +22,11 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+    from typing import Literal
 
     from lich_hooks.lichenv import LichEnv
+
+    DecisionKind = Literal["native", "toast", "take"]
 
 AGENT_TOOLS = ("Agent", "Task")
 STOP_TOOL = "TaskStop"
@@ -35,9 +38,9 @@ AGENT_TEAMS_VAR = "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS"
 TRUTHY = ("1", "true", "yes", "on")
 WORKER_BRANCH_PREFIX = "subagent/"
 
-NATIVE = "native"
-TOAST = "toast"
-TAKE = "take"
+NATIVE: DecisionKind = "native"
+TOAST: DecisionKind = "toast"
+TAKE: DecisionKind = "take"
 
 
 class Call:
@@ -69,7 +72,7 @@ class Decision:
 
     def __init__(
         self,
-        kind: str,
+        kind: DecisionKind,
         reason: str,
         call: Call | None = None,
         why: str | None = None,

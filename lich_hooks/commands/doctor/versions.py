@@ -7,25 +7,23 @@ warning, never a failure: the hooks may well work, they were just not run on tha
 
 from __future__ import annotations
 
-from lich_hooks import harness_versions
-from lich_hooks.harness_versions import VERIFIED
+from lich_hooks.commands.doctor.check import INFO, OK, WARN, Check
+from lich_hooks.settings import versions
+from lich_hooks.settings.harnesses import HARNESSES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from lich_hooks.commands.doctor import Check
-
 
 def check(environ: Mapping[str, str]) -> list[Check]:
-    from lich_hooks.commands.doctor import INFO, OK, WARN, Check
-
     checks: list[Check] = []
-    for harness in VERIFIED.values():
-        found = harness_versions.installed(harness, environ)
-        if found is None:
+    for entry in HARNESSES.values():
+        harness = entry.verified
+        found = None if harness is None else versions.installed(harness, environ)
+        if harness is None or found is None:
             continue
-        name = f"{harness.title} version"
+        name = f"{entry.title} version"
         verified = f"verified: {harness.range}"
         if found.version is None:
             checks.append(
@@ -47,8 +45,7 @@ def check(environ: Mapping[str, str]) -> list[Check]:
         else:
             side = (
                 "older"
-                if harness_versions.version_key(found.version)
-                < harness_versions.version_key(harness.oldest)
+                if versions.version_key(found.version) < versions.version_key(harness.oldest)
                 else "newer"
             )
             checks.append(

@@ -1,8 +1,9 @@
-"""The harness versions this package was verified on, and the version a user has installed.
+"""The harness releases this package was verified on, and the release a user has installed.
 
-`VERIFIED` is the one table of verified ranges: `doctor` warns outside it, and
-docs/harnesses.md's "Supported versions" table shows the same ranges (a test
-keeps the two, and the real-client matrix that verified them, in agreement).
+Each registry entry (harnesses.py) carries its `Verified` range: `doctor`
+warns outside it, and docs/harnesses.md's "Supported versions" table shows the
+same ranges (tests/operator/test_supported_versions.py keeps the two, and the
+real-client matrix that verified them, in agreement).
 
 The installed version is read from files only where a file says it: the
 `package.json` of the npm package the command on `PATH` resolves into, or the
@@ -35,22 +36,18 @@ _NATIVE = re.compile(r"[/\\]claude[/\\]versions[/\\](\d+(?:\.\d+)+)$")
 
 
 class Verified:
-    """One harness: the command users run, its npm packages, the range verified."""
+    """A harness's command, its npm packages, and the range of releases verified."""
 
-    __slots__ = ("command", "key", "newest", "oldest", "packages", "runs_version", "title")
+    __slots__ = ("command", "newest", "oldest", "packages", "runs_version")
 
     def __init__(
         self,
-        key: str,
-        title: str,
         command: str,
         packages: tuple[str, ...],
         oldest: str,
         newest: str,
         runs_version: bool = False,
     ) -> None:
-        self.key = key
-        self.title = title
         self.command = command
         self.packages = packages  # npm names, platform packages included
         self.oldest = oldest
@@ -63,26 +60,6 @@ class Verified:
     @property
     def range(self) -> str:
         return self.oldest if self.oldest == self.newest else f"{self.oldest} – {self.newest}"
-
-
-VERIFIED: dict[str, Verified] = {
-    v.key: v
-    for v in (
-        Verified(
-            "claude",
-            "Claude Code",
-            "claude",
-            ("@anthropic-ai/claude-code",),
-            "2.1.45",
-            "2.1.332",
-            runs_version=True,
-        ),
-        Verified("codex", "Codex", "codex", ("@openai/codex",), "0.156.1", "0.171.0"),
-        # opencode-ai, or its platform package (opencode-linux-x64, …) run directly
-        Verified("opencode", "opencode", "opencode", ("opencode",), "1.18.33", "1.18.33"),
-        Verified("omp", "omp", "omp", ("@oh-my-pi/pi-coding-agent",), "18.2.3", "18.2.3"),
-    )
-}
 
 
 def version_key(version: str) -> tuple[int, ...]:
