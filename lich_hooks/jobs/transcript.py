@@ -21,8 +21,8 @@ API message sharing `message.id`):
   (`isApiErrorMessage`) is reported as such, so the caller can treat it like
   the StopFailure it stands for.
 
-A turn whose final message is not in the file yet (no file at all, a user line
-or a tool call last) is `unwritten`: Claude Code 2.1.45 runs Stop before it
+A turn whose final message is not in the file yet (no file at all, no line of
+the conversation, a user line or a tool call last) is `unwritten`: Claude Code 2.1.45 runs Stop before it
 flushes the turn to disk (the file of a first turn does not exist yet), and
 writes it within a few hundred milliseconds while the hook runs. `settled`
 re-reads such a transcript until it holds the message, for at most SETTLE_S.
@@ -91,7 +91,9 @@ def last_assistant(path: str, limit: int = MAX_BYTES) -> Found:
         if group_id is None:
             break  # no id to gather other blocks by: this line is the message
     if not group:
-        return Found("none")
+        # nothing of the conversation in the file (2.1.45 writes its snapshot and progress
+        # lines first): the turn is still to come
+        return Found("none", unwritten=True)
     group.reverse()
     if any(_has_tool_use(message) for message in group):
         return Found("none", unwritten=True)  # a tool call: the final message comes later

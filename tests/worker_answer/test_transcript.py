@@ -307,8 +307,9 @@ def test_api_error_in_the_transcript_sends_nothing(tmp_path: Path, lich: StandIn
         ),
         ([user("go"), assistant("Done.")], False),
         ([user("go"), assistant(THINKING)], False),  # final, just without text
+        ([{"type": "file-history-snapshot"}, {"type": "progress"}], True),  # 2.1.45's first lines
     ],
-    ids=["no-file", "prompt-last", "tool-use-last", "answered", "no-text"],
+    ids=["no-file", "prompt-last", "tool-use-last", "answered", "no-text", "no-conversation"],
 )
 def test_unwritten_is_only_a_turn_still_to_come(
     tmp_path: Path, entries: Sequence[object] | None, unwritten: bool
