@@ -39,6 +39,8 @@ SINCE = {
     "team_name_ignored": "2.1.178",  # a teammate is picked by `name` alone
     "deny_prefix": "2.1.281",  # a deny reaches the model as "PreToolUse:<tool> hook error: …"
     "session_attended": "2.1.269",  # CLAUDE_CODE_SESSION_ATTENDED
+    # additionalContext beside a deny reaches the model (2.1.178 and older: it does not)
+    "deny_context": "2.1.269",
 }
 
 
