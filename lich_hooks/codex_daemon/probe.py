@@ -7,14 +7,22 @@ ancestry but not the daemon's clients, so there a daemon-run hook is refused.
 
 Cost matters: this runs on Codex's SessionStart, inside the user's first turn.
 Measured on Linux with a daemon and two clients: about 1-2 ms for the whole
-probe (benchmarks/codex_daemon.py). Choices that keep it there:
+probe (benchmarks/codex_daemon.py, which also measures a daemon holding 1,000
+sockets). Choices that keep it there:
 - `_socket` and `_struct`, not `socket` and `struct`: `import socket` builds
   its enums and pulls in `selectors` (~9 ms here), the C modules cost <1 ms.
-- one netlink message per daemon socket (UDIAG_SHOW_PEER, exact inode), all
-  sent in one write, instead of dumping every Unix socket on the machine.
-  /proc/net/unix cannot do this job at all: it lists sockets without peers.
+- one netlink message per daemon socket (UDIAG_SHOW_PEER, exact inode), sent
+  in batches of PEER_BATCH whose replies are all read before the next batch
+  goes out, instead of dumping every Unix socket on the machine. (All in one
+  send overflowed the netlink socket's receive queue at ~256 sockets: the
+  kernel dropped the replies it had no room for.) /proc/net/unix cannot do
+  this job at all: it lists sockets without peers.
 - the whole-/proc scan reads only `comm` (16 bytes) per process; argv, fds,
   cwd and environment are read for processes named codex only.
+- a process's open files are read one `readlink` each (~5 us): a process
+  holding more than MAX_FDS of them is not read at all (its size in /proc says
+  how many it holds), so a leaking daemon costs a refusal, not 150 ms of the
+  user's turn.
 psutil was not used: it is not in the standard library (the hook path is
 stdlib only), costs more to import than this whole probe, and has no way to
 name a Unix socket's peer on Linux (it reads /proc/net/unix too).
@@ -35,6 +43,12 @@ PROC = "/proc"
 MAX_ANCESTORS = 32
 PS_TIMEOUT = 2.0
 SESSION_META_LIMIT = 1 << 20  # a rollout's first line (session_meta) is a few kB
+# Open files read per process. A TUI holds ~30, a daemon ~40 plus two per client and per
+# loaded session; 4,096 of them cost ~20 ms to read.
+MAX_FDS = 4096
+# Exact-inode lookups per netlink send. Each reply takes ~1 KiB of the socket's receive
+# queue (rmem_default is 208 KiB): 64 leave room to spare on any default.
+PEER_BATCH = 64
 
 # linux/netlink.h, linux/sock_diag.h, linux/unix_diag.h
 NETLINK_SOCK_DIAG = 4
@@ -125,13 +139,36 @@ def can_list_clients(proc: str = PROC) -> bool:
     return os.path.isdir(f"{proc}/self/fd")
 
 
+class Snapshot:
+    """What the probe saw of one daemon: its connected clients and the sessions it holds open.
+
+    `loaded` maps each session id whose rollout file the daemon holds open
+    (Codex keeps a loaded session's rollout open) to that file's path.
+    """
+
+    __slots__ = ("clients", "loaded")
+
+    def __init__(self, clients: list[Client], loaded: dict[str, str]) -> None:
+        self.clients = clients
+        self.loaded = loaded
+
+
 def clients(daemon: int, proc: str = PROC) -> list[Client]:
     """Every codex process holding a Unix socket connected to one of the daemon's sockets.
 
     Raises ProbeError when the daemon's sockets or their peers cannot be read
-    (then nobody can be named, and the caller refuses).
+    (then nobody can be named, and the caller refuses). doctor and other
+    shared-process probes use this listing as it is.
     """
-    targets = fd_targets(daemon, proc)
+    return snapshot(daemon, proc).clients
+
+
+def snapshot(daemon: int, proc: str = PROC) -> Snapshot:
+    """The daemon's connected codex clients and its loaded sessions (ProbeError: cannot tell)."""
+    try:
+        targets = fd_targets(daemon, proc)
+    except TooManyFiles as error:
+        raise ProbeError(f"codex app-server {daemon} {error}") from None
     if targets is None:
         raise ProbeError(f"cannot read the sockets of codex app-server {daemon}")
     mine = _sockets(targets)
@@ -148,15 +185,23 @@ def clients(daemon: int, proc: str = PROC) -> list[Client]:
         argv = procfs.cmdline(pid, proc)
         if argv is None or not is_codex(argv) or is_app_server(argv):
             continue
-        held = socket_inodes(pid, proc)
-        if not held or held.isdisjoint(peers):
+        unscanned = None
+        try:
+            held = socket_inodes(pid, proc)
+        except TooManyFiles as error:
+            # it may be connected: it competes for its directory and can never be named
+            held, unscanned = None, str(error)
+        if unscanned is None and (not held or held.isdisjoint(peers)):
             continue
         resumed_dir = None
         switched = switcher(argv)
         if switched is not None and switched[1] is not None and switched[1] in rollouts:
             resumed_dir = session_cwd(rollouts[switched[1]])
-        found.append(Client(pid, argv, _cwd(pid, proc), lich_environ(pid, proc), resumed_dir))
-    return found
+        client = Client(pid, argv, _cwd(pid, proc), lich_environ(pid, proc), resumed_dir)
+        client.started = procfs.started(pid, proc)
+        client.unscanned = unscanned
+        found.append(client)
+    return Snapshot(found, rollouts)
 
 
 def _rollouts(targets: list[str]) -> dict[str, str]:
@@ -228,13 +273,28 @@ def _named_codex(pid: int, proc: str) -> bool:
         return False
 
 
-def fd_targets(pid: int, proc: str = PROC) -> list[str] | None:
-    """What a process's open file descriptors point at; None when they cannot be read."""
+class TooManyFiles(ProbeError):
+    """A process holds more open files than the probe reads on a hook's path."""
+
+
+def fd_targets(pid: int, proc: str = PROC, limit: int | None = None) -> list[str] | None:
+    """What a process's open file descriptors point at; None when they cannot be read.
+
+    Raises TooManyFiles past `limit` (default MAX_FDS) descriptors, counted
+    before any is read: the fd directory's size is its count on Linux 6.2+,
+    and the listing's length elsewhere.
+    """
+    cap = MAX_FDS if limit is None else limit
     base = f"{proc}/{pid}/fd"
     try:
+        size = os.stat(base).st_size
+        if size > cap:
+            raise TooManyFiles(f"holds {size} open files (more than the {cap} read)")
         fds = os.listdir(base)
     except OSError:
         return None
+    if len(fds) > cap:
+        raise TooManyFiles(f"holds {len(fds)} open files (more than the {cap} read)")
     found = []
     for fd in fds:
         try:
@@ -245,7 +305,9 @@ def fd_targets(pid: int, proc: str = PROC) -> list[str] | None:
 
 
 def socket_inodes(pid: int, proc: str = PROC) -> set[int] | None:
-    """Inodes of the sockets among a process's open files; None when its fds cannot be read."""
+    """Inodes of the sockets among a process's open files; None when its fds cannot be read.
+
+    TooManyFiles past MAX_FDS, as fd_targets."""
     targets = fd_targets(pid, proc)
     return None if targets is None else _sockets(targets)
 
@@ -295,46 +357,54 @@ def environ_of(pid: int, keys: Sequence[str], proc: str = PROC) -> dict[str, str
     return found
 
 
-def unix_peers(inodes: Sequence[int]) -> set[int]:
+def unix_peers(inodes: Sequence[int], batch: int = PEER_BATCH) -> set[int]:
     """The peer inode of each given Unix socket (listening ones have none), via sock_diag.
 
-    One request per inode (exact lookup with UDIAG_SHOW_PEER), all in one
-    send; the kernel answers each with a unix_diag_msg or an error (a socket
-    closed meanwhile: skipped).
+    One request per inode (exact lookup with UDIAG_SHOW_PEER), `batch` of them
+    per send; every reply of a batch (a unix_diag_msg, or an error for a
+    socket closed meanwhile: skipped) is read before the next batch is sent,
+    so the replies waiting in the socket never exceed one batch.
     """
     if not inodes:
         return set()
     import _socket
-    import _struct
 
     try:
         sock = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW, NETLINK_SOCK_DIAG)
     except OSError as error:
         raise ProbeError(f"no NETLINK_SOCK_DIAG ({error.strerror or error})") from None
     try:
-        batch = bytearray()
-        for seq, inode in enumerate(inodes, 1):
-            req = _struct.pack(
-                "=BBHIIIII", _socket.AF_UNIX, 0, 0, 0, inode, UDIAG_SHOW_PEER, NO_COOKIE, NO_COOKIE
-            )
-            batch += _struct.pack(
-                "=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, seq, 0
-            )
-            batch += req
         sock.settimeout(1.0)
-        sock.send(bytes(batch))
         peers: set[int] = set()
-        answered = 0
-        while answered < len(inodes):
-            data = sock.recv(1 << 16)
-            if not data:
-                break
-            answered += _parse_replies(data, peers)
+        for start in range(0, len(inodes), max(1, batch)):
+            chunk = inodes[start : start + max(1, batch)]
+            sock.send(peer_requests(chunk, start + 1))
+            answered = 0
+            while answered < len(chunk):
+                data = sock.recv(1 << 16)
+                if not data:
+                    raise ProbeError("sock_diag closed before answering")
+                answered += _parse_replies(data, peers)
         return peers
     except OSError as error:
         raise ProbeError(f"sock_diag failed ({error.strerror or error})") from None
     finally:
         sock.close()
+
+
+def peer_requests(inodes: Sequence[int], first_seq: int = 1) -> bytes:
+    """One SOCK_DIAG_BY_FAMILY request per inode (exact lookup, UDIAG_SHOW_PEER)."""
+    import _socket
+    import _struct
+
+    batch = bytearray()
+    for seq, inode in enumerate(inodes, first_seq):
+        req = _struct.pack(
+            "=BBHIIIII", _socket.AF_UNIX, 0, 0, 0, inode, UDIAG_SHOW_PEER, NO_COOKIE, NO_COOKIE
+        )
+        batch += _struct.pack("=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, seq, 0)
+        batch += req
+    return bytes(batch)
 
 
 def _parse_replies(data: bytes, peers: set[int]) -> int:
