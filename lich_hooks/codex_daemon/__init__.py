@@ -92,5 +92,14 @@ def find_card(
     return found
 
 
+def marked(
+    clients: list[decide.Client], dirs: list[str], environ: Mapping[str, str]
+) -> dict[str, set[int]]:
+    """For each of `dirs`, the pids of `clients` the record marks as possibly there (doctor)."""
+    record = moves.load(environ, create=False)
+    by_identity = {c.identity: c.pid for c in clients if c.identity is not None}
+    return {d: {by_identity[i] for i in record.marked(d) if i in by_identity} for d in dirs}
+
+
 def _real(path: str | None) -> str | None:
     return None if path is None else decide.normalise(os.path.realpath(path))

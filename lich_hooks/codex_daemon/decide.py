@@ -391,22 +391,6 @@ def choose(
     return Attribution(FOUND, f"card {card} from codex client {pid} {where}", lich, pid)
 
 
-def ambiguous_dirs(clients: Sequence[Client], marked: Mapping[str, Collection[int]]) -> list[str]:
-    """The directories where a fresh conversation would not be attributed now (for doctor).
-
-    Every directory some client works in or is `marked` for (directory ->
-    pids of connected clients that may have moved there), where those
-    clients belong to more than one card or to none that can be named.
-    """
-    dirs = {d for c in clients if (d := conversation_dir(c)) is not None} | set(marked)
-    return sorted(
-        d
-        for d in dirs
-        if not choose(clients, d, "startup", None, marked.get(normalise(d), ())).found
-        and any(_can_run_in(c, d) or c.pid in marked.get(normalise(d), ()) for c in clients)
-    )
-
-
 def _can_run_in(client: Client, want: str) -> bool:
     dirs = possible_dirs(client)
     return dirs is None or want in dirs

@@ -26,8 +26,6 @@ than MAX_RECORDS names and the record counts as unreadable.
 
 from __future__ import annotations
 
-import os
-
 from lich_hooks import procfs, state
 
 TYPE_CHECKING = False
@@ -77,10 +75,15 @@ def _parse(tail: str) -> Identity | None:
     return None
 
 
-def load(environ: Mapping[str, str]) -> Record:
-    """Every record's name (the directory is made if missing); unusable when it cannot be."""
+def load(environ: Mapping[str, str], create: bool = True) -> Record:
+    """Every record's name (the directory is made if missing); unusable when it cannot be.
+
+    `create=False` (doctor) reads only: a missing directory is an empty record.
+    """
     try:
-        directory = state.open_dir(environ, PARTS, create=True)
+        directory = state.open_dir(environ, PARTS, create=create)
+    except FileNotFoundError:
+        return Record([], usable=not create)
     except OSError:
         return Record([], usable=False)
     try:
@@ -146,9 +149,3 @@ def prune(directory: state._Dir, proc: str = "/proc") -> int:
             directory.unlink(name)
             removed += 1
     return removed
-
-
-def here(environ: Mapping[str, str]) -> str | None:
-    """The records' directory, for doctor and tests (None: no state directory)."""
-    root = state.state_dir(environ)
-    return None if root is None else os.path.join(root, *PARTS)

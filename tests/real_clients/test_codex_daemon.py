@@ -50,7 +50,10 @@ class Lab:
         self.root = root
         self.client = client
         self.codex_home = root / "codex-home"
-        self.dirs = {name: root / name for name in ("projA", "projB", "projC", "projD", "projE", "projF", "projG")}
+        self.dirs = {
+            name: root / name
+            for name in ("projA", "projB", "projC", "projD", "projE", "projF", "projG")
+        }
         for folder in self.dirs.values():
             folder.mkdir()
         seed_codex_home(self.codex_home, api.base_url, projects=self.dirs.values())
