@@ -11,12 +11,13 @@ probe (benchmarks/codex_daemon.py, which also measures a daemon holding 1,000
 sockets). Choices that keep it there:
 - `_socket` and `_struct`, not `socket` and `struct`: `import socket` builds
   its enums and pulls in `selectors` (~9 ms here), the C modules cost <1 ms.
-- one netlink message per daemon socket (UDIAG_SHOW_PEER, exact inode), sent
-  in batches of PEER_BATCH whose replies are all read before the next batch
-  goes out, instead of dumping every Unix socket on the machine. (All in one
-  send overflowed the netlink socket's receive queue at ~256 sockets: the
-  kernel dropped the replies it had no room for.) /proc/net/unix cannot do
-  this job at all: it lists sockets without peers.
+- one netlink message per daemon socket (UDIAG_SHOW_PEER, exact inode) for
+  a daemon with up to PEER_BATCH sockets, all in one send, instead of dumping
+  every Unix socket on the machine; a busier daemon gets one dump, read until
+  NLMSG_DONE (all its lookups in one send overflowed the netlink socket's
+  receive queue at ~256 sockets, and each exact lookup walks every socket in
+  the kernel). /proc/net/unix cannot do this job at all: it lists sockets
+  without peers.
 - the whole-/proc scan reads only `comm` (16 bytes) per process; argv, fds,
   cwd and environment are read for processes named codex only.
 - a process's open files are read one `readlink` each (~5 us): a process
@@ -46,14 +47,17 @@ SESSION_META_LIMIT = 1 << 20  # a rollout's first line (session_meta) is a few k
 # Open files read per process. A TUI holds ~30, a daemon ~40 plus two per client and per
 # loaded session; 4,096 of them cost ~20 ms to read.
 MAX_FDS = 4096
-# Exact-inode lookups per netlink send. Each reply takes ~1 KiB of the socket's receive
-# queue (rmem_default is 208 KiB): 64 leave room to spare on any default.
+# Up to this many daemon sockets, one exact lookup each, in one send: each reply takes
+# ~1 KiB of the netlink socket's receive queue (rmem_default is 208 KiB; all replies of
+# ~256 lookups did not fit). More: one dump, read until done.
 PEER_BATCH = 64
 
 # linux/netlink.h, linux/sock_diag.h, linux/unix_diag.h
 NETLINK_SOCK_DIAG = 4
 SOCK_DIAG_BY_FAMILY = 20
 NLM_F_REQUEST = 0x1
+NLM_F_DUMP = 0x300  # NLM_F_ROOT | NLM_F_MATCH
+ALL_STATES = 0xFFFFFFFF
 NLMSG_ERROR = 2
 NLMSG_DONE = 3
 UDIAG_SHOW_PEER = 0x4
@@ -360,10 +364,12 @@ def environ_of(pid: int, keys: Sequence[str], proc: str = PROC) -> dict[str, str
 def unix_peers(inodes: Sequence[int], batch: int = PEER_BATCH) -> set[int]:
     """The peer inode of each given Unix socket (listening ones have none), via sock_diag.
 
-    One request per inode (exact lookup with UDIAG_SHOW_PEER), `batch` of them
-    per send; every reply of a batch (a unix_diag_msg, or an error for a
-    socket closed meanwhile: skipped) is read before the next batch is sent,
-    so the replies waiting in the socket never exceed one batch.
+    Up to `batch` sockets: one exact lookup each (UDIAG_SHOW_PEER by inode),
+    all in one send, every reply read. More: the kernel walks all its Unix
+    sockets for each exact lookup (1,000 of them cost ~10 ms here), so one
+    dump of every socket in this network namespace, read until NLMSG_DONE,
+    keeps the ones asked for (~1 ms per 1,000 sockets). Either way the
+    replies waiting in the socket never exceed what one recv takes.
     """
     if not inodes:
         return set()
@@ -376,15 +382,21 @@ def unix_peers(inodes: Sequence[int], batch: int = PEER_BATCH) -> set[int]:
     try:
         sock.settimeout(1.0)
         peers: set[int] = set()
-        for start in range(0, len(inodes), max(1, batch)):
-            chunk = inodes[start : start + max(1, batch)]
-            sock.send(peer_requests(chunk, start + 1))
-            answered = 0
-            while answered < len(chunk):
-                data = sock.recv(1 << 16)
-                if not data:
-                    raise ProbeError("sock_diag closed before answering")
-                answered += _parse_replies(data, peers)
+        if len(inodes) > batch:
+            sock.send(_request(0, NLM_F_REQUEST | NLM_F_DUMP, 1, ALL_STATES))
+            wanted = set(inodes)
+            while not _parse_replies(sock.recv(1 << 16), peers, wanted):
+                pass
+            return peers
+        sock.send(
+            b"".join(_request(inode, NLM_F_REQUEST, seq) for seq, inode in enumerate(inodes, 1))
+        )
+        answered = 0
+        while answered < len(inodes):
+            data = sock.recv(1 << 16)
+            if not data:
+                raise ProbeError("sock_diag closed before answering")
+            answered += _count_replies(data, peers)
         return peers
     except OSError as error:
         raise ProbeError(f"sock_diag failed ({error.strerror or error})") from None
@@ -392,46 +404,67 @@ def unix_peers(inodes: Sequence[int], batch: int = PEER_BATCH) -> set[int]:
         sock.close()
 
 
-def peer_requests(inodes: Sequence[int], first_seq: int = 1) -> bytes:
-    """One SOCK_DIAG_BY_FAMILY request per inode (exact lookup, UDIAG_SHOW_PEER)."""
+def _request(inode: int, flags: int, seq: int, states: int = 0) -> bytes:
+    """One SOCK_DIAG_BY_FAMILY request for AF_UNIX with UDIAG_SHOW_PEER."""
     import _socket
     import _struct
 
-    batch = bytearray()
-    for seq, inode in enumerate(inodes, first_seq):
-        req = _struct.pack(
-            "=BBHIIIII", _socket.AF_UNIX, 0, 0, 0, inode, UDIAG_SHOW_PEER, NO_COOKIE, NO_COOKIE
-        )
-        batch += _struct.pack("=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, seq, 0)
-        batch += req
-    return bytes(batch)
+    req = _struct.pack(
+        "=BBHIIIII", _socket.AF_UNIX, 0, 0, states, inode, UDIAG_SHOW_PEER, NO_COOKIE, NO_COOKIE
+    )
+    return _struct.pack("=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY, flags, seq, 0) + req
 
 
-def _parse_replies(data: bytes, peers: set[int]) -> int:
+def _count_replies(data: bytes, peers: set[int]) -> int:
     """Add every UNIX_DIAG_PEER in one recv's messages to `peers`; how many replies it held."""
+    count = [0]
+    _parse_replies(data, peers, None, count)
+    return count[0]
+
+
+def _parse_replies(
+    data: bytes, peers: set[int], wanted: set[int] | None, count: list[int] | None = None
+) -> bool:
+    """Add the UNIX_DIAG_PEER of each reply in `data` (of a socket in `wanted`, if given).
+
+    True when the messages end the answer: NLMSG_DONE, or an error for the
+    dump (an error for one exact lookup is that socket gone: skipped). An
+    empty recv ends it too.
+    """
     import _struct
 
-    count = 0
+    if not data:
+        return True
     offset = 0
     while offset + 16 <= len(data):
         length, kind, _flags, _seq, _port = _struct.unpack_from("=IHHII", data, offset)
         if length < 16:
             break
-        count += 1
-        if kind == SOCK_DIAG_BY_FAMILY:
+        if count is not None and kind in (SOCK_DIAG_BY_FAMILY, NLMSG_ERROR, NLMSG_DONE):
+            count[0] += 1
+        if kind == NLMSG_DONE:
+            return True
+        if kind == NLMSG_ERROR and wanted is not None:
+            raise ProbeError("sock_diag refused to list the Unix sockets")
+        if kind == SOCK_DIAG_BY_FAMILY and length >= 32:
             # unix_diag_msg: family, type, state, pad (4 bytes), ino, cookie[2] = 16 bytes
-            attr = offset + 16 + 16
-            end = offset + length
-            while attr + 4 <= end:
-                attr_len, attr_type = _struct.unpack_from("=HH", data, attr)
-                if attr_len < 4:
-                    break
-                if attr_type == UNIX_DIAG_PEER and attr_len >= 8:
-                    (peer,) = _struct.unpack_from("=I", data, attr + 4)
-                    if peer:
-                        peers.add(peer)
-                attr += (attr_len + 3) & ~3
-        elif kind not in (NLMSG_ERROR, NLMSG_DONE):
-            count -= 1
+            (inode,) = _struct.unpack_from("=I", data, offset + 20)
+            if wanted is None or inode in wanted:
+                _add_peer(data, offset + 32, offset + length, peers)
         offset += (length + 3) & ~3
-    return count
+    return False
+
+
+def _add_peer(data: bytes, attr: int, end: int, peers: set[int]) -> None:
+    """The UNIX_DIAG_PEER among one reply's attributes (data[attr:end]), if any."""
+    import _struct
+
+    while attr + 4 <= end:
+        attr_len, attr_type = _struct.unpack_from("=HH", data, attr)
+        if attr_len < 4:
+            return
+        if attr_type == UNIX_DIAG_PEER and attr_len >= 8:
+            (peer,) = _struct.unpack_from("=I", data, attr + 4)
+            if peer:
+                peers.add(peer)
+        attr += (attr_len + 3) & ~3

@@ -360,3 +360,27 @@ def test_a_client_holding_too_many_files_competes_but_is_never_named(
     assert record["decision"] == "codex-daemon-client-unreadable", record
     assert "open files" in str(record["attribution"])
     assert lich.wait(1, timeout=0.5) == []
+
+
+def test_exact_lookups_and_the_dump_name_the_same_peers() -> None:
+    """The two ways the probe asks sock_diag, against socket pairs whose peers are known."""
+    import socket
+
+    from lich_hooks.codex_daemon import probe
+
+    pairs = [socket.socketpair() for _ in range(300)]
+    try:
+        ino = {s.fileno(): os.fstat(s.fileno()).st_ino for pair in pairs for s in pair}
+        mine = [ino[a.fileno()] for a, _ in pairs]
+        theirs = {ino[b.fileno()] for _, b in pairs}
+        assert probe.unix_peers(mine) == theirs  # 300 > PEER_BATCH: the dump
+        few = mine[: probe.PEER_BATCH]
+        assert probe.unix_peers(few) == {ino[b.fileno()] for _, b in pairs[: len(few)]}
+        # the old way, every lookup in one send: the replies overflow the receive queue
+        everyone = sorted(ino.values())
+        with pytest.raises(probe.ProbeError, match="No buffer space"):
+            probe.unix_peers(everyone, batch=len(everyone))
+    finally:
+        for a, b in pairs:
+            a.close()
+            b.close()
