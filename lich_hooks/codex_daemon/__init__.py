@@ -83,12 +83,14 @@ def find_card(
         marked = decide.movers(connected, want)
         moved.update(c.pid for c in marked)
         if environ is not None:
-            moves.mark(environ, want, [c.identity for c in marked if c.identity is not None])
+            moves.mark(
+                environ, want, [c.identity for c in marked if c.identity is not None], seen.loaded
+            )
     found = decide.choose(connected, want, source, recorded, moved)
     if found.found and session and environ is not None:
         chosen = next((c.identity for c in connected if c.pid == found.client), None)
         if chosen is not None:
-            moves.attribute(environ, session, chosen)
+            moves.attribute(environ, session, chosen, seen.loaded)
     return found
 
 

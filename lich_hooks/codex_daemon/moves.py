@@ -14,13 +14,16 @@ kinds of record, kept in `codex-daemon/` in the state directory:
   for D for as long as it stays connected.
 - an *attribution*: session S was reported for client `(pid, start)`. A
   session the daemon holds whose client is still connected is accounted for.
+  Once the daemon no longer holds S the attribution goes: if S is loaded
+  again, someone resumed it.
 
 Every record is an empty file whose name says everything (no file is read):
 `m-<key of D>-<pid>-<start>` and `s-<key of S>-<pid>-<start>`, created with
 O_EXCL|O_NOFOLLOW, 0600, in a 0700 directory (lich_hooks/state.py opens it,
-never through a symlink). Prune rule: a record whose process is gone (no such
-pid, or a pid with another start time) is removed whenever a record is
-written; so the directory holds at most a few records per running TUI. More
+never through a symlink). Prune rule, whenever a record is written: a record
+whose process is gone (no such pid, or a pid with another start time) is
+removed, and so is an attribution of a session the daemon no longer holds;
+so the directory holds a few records per running TUI and loaded session. More
 than MAX_RECORDS names and the record counts as unreadable.
 """
 
@@ -30,7 +33,7 @@ from lich_hooks import procfs, state
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Collection, Iterable, Mapping
 
 PARTS = ("codex-daemon",)
 MAX_RECORDS = 1024
@@ -95,18 +98,38 @@ def load(environ: Mapping[str, str], create: bool = True) -> Record:
     return Record(names)
 
 
-def mark(environ: Mapping[str, str], where: str, clients: Iterable[Identity]) -> None:
-    """Remember that these clients may run a conversation in `where` (best effort)."""
-    _create(environ, [f"{MARK}-{state.file_key(where)}-{pid}-{start}" for pid, start in clients])
+def mark(
+    environ: Mapping[str, str],
+    where: str,
+    clients: Iterable[Identity],
+    loaded: Collection[str] | None = None,
+) -> None:
+    """Remember that these clients may run a conversation in `where` (best effort).
+
+    `loaded`: the sessions the daemon holds now (see prune).
+    """
+    names = [f"{MARK}-{state.file_key(where)}-{pid}-{start}" for pid, start in clients]
+    _create(environ, names, loaded)
 
 
-def attribute(environ: Mapping[str, str], session: str, client: Identity) -> None:
+def attribute(
+    environ: Mapping[str, str],
+    session: str,
+    client: Identity,
+    loaded: Collection[str] | None = None,
+) -> None:
     """Remember that `session` was reported for `client` (best effort)."""
     pid, start = client
-    _create(environ, [f"{SESSION}-{state.file_key(session)}-{pid}-{start}"])
+    held = None if loaded is None else {*loaded, session}
+    _create(environ, [f"{SESSION}-{state.file_key(session)}-{pid}-{start}"], held)
 
 
-def _create(environ: Mapping[str, str], names: list[str], proc: str = "/proc") -> None:
+def _create(
+    environ: Mapping[str, str],
+    names: list[str],
+    loaded: Collection[str] | None,
+    proc: str = "/proc",
+) -> None:
     if not names:
         return
     try:
@@ -118,7 +141,7 @@ def _create(environ: Mapping[str, str], names: list[str], proc: str = "/proc") -
         for name in names:
             if name not in present:
                 directory.create(name, b"")
-        prune(directory, proc)
+        prune(directory, proc, loaded)
     except OSError:
         pass
     finally:
@@ -130,8 +153,14 @@ def alive(client: Identity, proc: str = "/proc") -> bool:
     return procfs.started(pid, proc) == start
 
 
-def prune(directory: state._Dir, proc: str = "/proc") -> int:
-    """Remove the records of processes that are gone; how many went."""
+def prune(directory: state._Dir, proc: str = "/proc", loaded: Collection[str] | None = None) -> int:
+    """Remove the records of processes that are gone; how many went.
+
+    With `loaded` (the sessions the daemon holds), also the attributions of
+    sessions it no longer holds: a session it loads again later was resumed
+    by someone, and must count as nobody's until a report says whose.
+    """
+    held = None if loaded is None else {state.file_key(sid) for sid in loaded}
     seen: dict[Identity, bool] = {}
     removed = 0
     for name in directory.names():
@@ -139,9 +168,13 @@ def prune(directory: state._Dir, proc: str = "/proc") -> int:
         if kind not in (MARK, SESSION):
             continue
         key_and_pid, sep, start = rest.rpartition("-")
-        _, sep2, pid = key_and_pid.rpartition("-")
+        key, sep2, pid = key_and_pid.rpartition("-")
         client = _parse(f"{pid}-{start}") if sep and sep2 else None
         if client is None:
+            continue
+        if kind == SESSION and held is not None and key not in held:
+            directory.unlink(name)
+            removed += 1
             continue
         if client not in seen:
             seen[client] = alive(client, proc)

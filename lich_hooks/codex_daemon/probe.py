@@ -172,7 +172,7 @@ def snapshot(daemon: int, proc: str = PROC) -> Snapshot:
     try:
         targets = fd_targets(daemon, proc)
     except TooManyFiles as error:
-        raise ProbeError(f"codex app-server {daemon} {error}") from None
+        raise ProbeError(f"it {error}") from None
     if targets is None:
         raise ProbeError(f"cannot read the sockets of codex app-server {daemon}")
     mine = _sockets(targets)

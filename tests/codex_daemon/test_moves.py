@@ -95,3 +95,20 @@ def test_odd_names_in_the_directory_are_ignored(tmp_path: Path) -> None:
     for odd in (f"m-{key}-x-1", f"m-{key}-1", f"m-{key}-١-1", "junk", ".tmp"):
         (folder / odd).touch()
     assert moves.load(env).marked("/p/b") == {me()}
+
+
+def test_an_attribution_goes_once_the_daemon_no_longer_holds_its_session(
+    tmp_path: Path,
+) -> None:
+    """If the session is loaded again later, someone resumed it: it must count as nobody's."""
+    env = env_for(tmp_path)
+    moves.attribute(env, "s1", me(), loaded=[])  # just reported: kept though not held yet
+    moves.attribute(env, "s2", me(), loaded=["s1"])
+    assert moves.load(env).attributed("s1") == {me()}
+    moves.attribute(env, "s3", me(), loaded=["s2"])  # s1 unloaded
+    record = moves.load(env)
+    assert record.attributed("s1") == set()
+    assert record.attributed("s2") == record.attributed("s3") == {me()}
+    moves.mark(env, "/p/b", [me()], loaded=[])
+    record = moves.load(env)
+    assert record.attributed("s2") == set() and record.marked("/p/b") == {me()}
