@@ -127,7 +127,10 @@ def test_two_cards_in_one_dir_never_name_the_wrong_card(lab: Lab) -> None:
         card_d.submit("hello from card D")
         card_c.submit("hello from card C")
         records = _wait_records(lab, before + 2)[before:]
-        assert [r["decision"] for r in records] == ["codex-daemon-several-cards"] * 2, records
+        # (moved-here when a TUI of the test before has not quite quit yet: a refusal too)
+        refusals = {"codex-daemon-several-cards", "codex-daemon-moved-here"}
+        assert [r["decision"] in refusals for r in records] == [True, True], records
+        assert records[0]["decision"] == "codex-daemon-several-cards", records
         assert lab.daemons()
         # nothing was sent anywhere, so nothing can name the wrong card
         assert accepted(lich_c) == [] and accepted(lich_d) == []
