@@ -18,8 +18,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-UNSUPPORTED = "codex-daemon-unsupported"
-PROBE_FAILED = "codex-daemon-probe-failed"
+    from lich_hooks.codex_daemon.decide import AttributionDecision
+
+UNSUPPORTED: AttributionDecision = "codex-daemon-unsupported"
+PROBE_FAILED: AttributionDecision = "codex-daemon-probe-failed"
 
 
 def who_runs(start: int | None = None, proc: str = probe.PROC) -> decide.Runner:
@@ -87,7 +89,7 @@ def find_card(
                 environ, want, [c.identity for c in marked if c.identity is not None], seen.loaded
             )
     found = decide.choose(connected, want, source, recorded, moved)
-    if found.found and session and environ is not None:
+    if found.lich is not None and session and environ is not None:
         chosen = next((c.identity for c in connected if c.pid == found.client), None)
         if chosen is not None:
             moves.attribute(environ, session, chosen, seen.loaded)

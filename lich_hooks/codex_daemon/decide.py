@@ -56,6 +56,23 @@ from lich_hooks.lichenv import LichEnv
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
+    from typing import Literal
+
+    RunnerKind = Literal["own", "daemon", "unknown"]
+    # The run log's `decision` for a Codex hook under the daemon (docs/harnesses.md).
+    AttributionDecision = Literal[
+        "codex-daemon-card",
+        "codex-daemon-no-client",
+        "codex-daemon-client-outside-lich",
+        "codex-daemon-client-unreadable",
+        "codex-daemon-client-invalid",
+        "codex-daemon-several-cards",
+        "codex-daemon-moved-here",
+        "codex-daemon-no-cwd",
+        "codex-daemon-no-record",
+        "codex-daemon-unsupported",
+        "codex-daemon-probe-failed",
+    ]
 
 LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
 CODEX_NAMES = ("codex", "codex.exe")
@@ -71,9 +88,10 @@ FRESH_SOURCES = ("startup", "clear")
 STAYING_SOURCES = (*FRESH_SOURCES, "compact")
 
 # runner() verdicts
-OWN = "own"  # a codex client runs the hook, or no codex at all: the hook's env is the card's
-DAEMON = "daemon"  # the shared app-server runs it: find the card among its clients
-UNKNOWN = "unknown"  # the ancestry could not be read: cannot tell which
+# a codex client runs the hook, or no codex at all: the hook's env is the card's
+OWN: RunnerKind = "own"
+DAEMON: RunnerKind = "daemon"  # the shared app-server runs it: find the card among its clients
+UNKNOWN: RunnerKind = "unknown"  # the ancestry could not be read: cannot tell which
 
 
 def is_codex(argv: Sequence[str]) -> bool:
@@ -100,7 +118,7 @@ class Runner:
 
     __slots__ = ("kind", "pid", "why")
 
-    def __init__(self, kind: str, why: str, pid: int | None = None) -> None:
+    def __init__(self, kind: RunnerKind, why: str, pid: int | None = None) -> None:
         self.kind = kind
         self.why = why
         self.pid = pid
@@ -247,7 +265,7 @@ class Attribution:
 
     def __init__(
         self,
-        decision: str,
+        decision: AttributionDecision,
         why: str,
         lich: Mapping[str, str] | None = None,
         client: int | None = None,
@@ -257,23 +275,19 @@ class Attribution:
         self.lich = lich
         self.client = client
 
-    @property
-    def found(self) -> bool:
-        return self.lich is not None
-
     def __repr__(self) -> str:
         return f"Attribution({self.decision!r}, {self.why!r}, client={self.client})"
 
 
-FOUND = "codex-daemon-card"
-NO_CLIENT = "codex-daemon-no-client"
-NOT_IN_LICH = "codex-daemon-client-outside-lich"
-UNREADABLE = "codex-daemon-client-unreadable"
-INVALID = "codex-daemon-client-invalid"
-SEVERAL = "codex-daemon-several-cards"
-MOVED = "codex-daemon-moved-here"
-NO_CWD = "codex-daemon-no-cwd"
-NO_RECORD = "codex-daemon-no-record"
+FOUND: AttributionDecision = "codex-daemon-card"
+NO_CLIENT: AttributionDecision = "codex-daemon-no-client"
+NOT_IN_LICH: AttributionDecision = "codex-daemon-client-outside-lich"
+UNREADABLE: AttributionDecision = "codex-daemon-client-unreadable"
+INVALID: AttributionDecision = "codex-daemon-client-invalid"
+SEVERAL: AttributionDecision = "codex-daemon-several-cards"
+MOVED: AttributionDecision = "codex-daemon-moved-here"
+NO_CWD: AttributionDecision = "codex-daemon-no-cwd"
+NO_RECORD: AttributionDecision = "codex-daemon-no-record"
 
 
 def moves(source: str | None, recorded: str | None, want: str) -> bool:
