@@ -31,6 +31,7 @@ import pytest
 from lich_hooks import __version__, registrations
 from lich_hooks.harness import fold_event, fold_provider
 from lich_hooks.jobs.agent_cards import lich_process
+from lich_hooks.settings.harnesses import SETTINGS
 from lich_hooks.standin.server import StandIn
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import base_env, run_command, wait_for_log
@@ -176,12 +177,8 @@ def _commands() -> list[tuple[str, str, str]]:
     return found
 
 
-PROVIDER_OF = {
-    "hooks/hooks.json": "claude",
-    "codex-hooks.json": "codex",
-    "crush-hooks.json": "crush",
-    "hooks.json": "antigravity",
-}
+# Each shipped hooks file and the provider its registry entry is.
+PROVIDER_OF = {entry.shipped_file: key for key, entry in SETTINGS.items()}
 
 
 def test_every_command_names_its_event_and_harness() -> None:
