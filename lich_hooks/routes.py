@@ -88,9 +88,15 @@ def command_argv(command: object) -> list[str] | None:
     words = rest.split()
     if os.path.basename(program) not in EXECUTABLE_NAMES or len(words) not in (1, 2):
         return None
-    if not all(word.replace("-", "").replace("_", "").isalpha() for word in words):
+    if not all(word.isascii() and word[0].isalpha() and _letters(word) for word in words):
+        return None
+    if words[0] == "status-line":
         return None
     return [program, *words]
+
+
+def _letters(word: str) -> bool:
+    return word.replace("-", "").replace("_", "").isalpha()
 
 
 def runnable(program: str, environ: Mapping[str, str]) -> bool:
@@ -142,7 +148,7 @@ def _read(path: str) -> object:
         os.close(fd)
 
 
-def _entries(document: object, event: str) -> list[tuple[object, dict[str, object]]]:
+def entries(document: object, event: str) -> list[tuple[object, dict[str, object]]]:
     """(matcher, handler) of every handler under `hooks.<event>`."""
     hooks = document.get("hooks") if isinstance(document, dict) else None
     groups = hooks.get(event) if isinstance(hooks, dict) else None
@@ -170,7 +176,7 @@ def install_route_runs(
         document = _read(path)
         if not isinstance(document, dict) or document.get("disableAllHooks") is True:
             continue
-        for matcher, handler in _entries(document, event):
+        for matcher, handler in entries(document, event):
             argv = command_argv(handler.get("command"))
             if argv is None or not covers(matcher, tool):
                 continue

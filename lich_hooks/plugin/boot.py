@@ -11,10 +11,10 @@ packages), as every hook path is.
 
 import sys
 
-if sys.version_info < (3, 10):
+if sys.version_info < (3, 10):  # noqa: UP036 - read by any Python
     sys.exit(86)
 
-import os  # noqa: E402
+import os
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 try:
@@ -30,8 +30,12 @@ try:
         package = importlib.util.module_from_spec(spec)
         sys.modules["lich_hooks"] = package
         spec.loader.exec_module(package)
-    from lich_hooks import routes as plugin_route
-except BaseException:  # noqa: BLE001 - a broken copy must not break the harness
+    from lich_hooks import cli, hook, routes  # noqa: F401 - a copy missing them is broken
+
+    if sys.argv[1:2] == ["SessionStart"]:
+        from lich_hooks.jobs import session_start  # noqa: F401 - the job this event runs
+    plugin_route = routes
+except BaseException:  # a broken copy must not break the harness
     plugin_route = None  # type: ignore[assignment]
 
 if len(sys.argv) > 1 and sys.argv[1] == "--version":
@@ -47,7 +51,10 @@ if plugin_route is None:
             "claude plugin install lich-hooks@lich-hooks"
         )
         if args[1:2] == ["codex"]:
-            fix = "codex plugin remove lich-hooks@lich-hooks && codex plugin add lich-hooks@lich-hooks"
+            fix = (
+                "codex plugin remove lich-hooks@lich-hooks && "
+                "codex plugin add lich-hooks@lich-hooks"
+            )
         message = (
             f"lich-hooks cannot report this session to lich: its plugin copy in {root} is "
             f"incomplete. Fix: {fix}, then start a new session."
@@ -57,4 +64,7 @@ if plugin_route is None:
         sys.stdout.write(json.dumps({"systemMessage": message}) + "\n")
         sys.stdout.flush()
     os._exit(0)
-plugin_route.main(sys.argv[1:])
+try:
+    plugin_route.main(sys.argv[1:])
+finally:
+    os._exit(0)  # once run, never a non-zero exit: the launcher would run the hook again

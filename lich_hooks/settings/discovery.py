@@ -13,7 +13,7 @@ a Claude Code plugin must be installed for this project and enabled
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lich_hooks.settings import claude_plugins, codex_state, jsontext, ours
 from lich_hooks.settings.harnesses import HARNESSES, Harness
@@ -48,6 +48,8 @@ class Found:
     owner: str | None = None  # the plugin it belongs to ("lich-hooks@lich-hooks, user scope")
     blockers: tuple[Blocker, ...] = ()
     notes: tuple[str, ...] = ()  # per-command facts worth showing (e.g. "trusted")
+    root: str | None = None  # a plugin's folder: what its ${…PLUGIN_ROOT} stands for
+    scope: str | None = None  # a Claude Code plugin's install scope (user, project, local)
 
     @property
     def plugin(self) -> bool:
@@ -116,6 +118,8 @@ class _Walk:
         path: str,
         owner: str | None = None,
         blockers: tuple[Blocker, ...] = (),
+        root: str | None = None,
+        scope: str | None = None,
     ) -> Found | None:
         """The file as a Found (not yet added); None when it is absent or already read."""
         real = os.path.realpath(path)
@@ -126,9 +130,11 @@ class _Walk:
         try:
             document = read_document(path, jsonc=harness.jsonc or plugin)
         except jsontext.JsonTextError as error:
-            return Found(harness, label, path, None, str(error), (), owner, blockers)
+            return Found(harness, label, path, None, str(error), (), owner, blockers, root=root)
         commands = tuple(commands_in(document, harness, plugin))
-        return Found(harness, label, path, document, None, commands, owner, blockers)
+        return Found(
+            harness, label, path, document, None, commands, owner, blockers, root=root, scope=scope
+        )
 
     def add(self, harness: Harness, label: str, path: str) -> None:
         found = self.read(harness, label, path)
@@ -156,14 +162,16 @@ class _Walk:
                     ),
                 )
             for path in plugin.hook_files:
-                found = self.read(harness, "plugin", path, plugin.describe(), blockers)
+                found = self.read(
+                    harness, "plugin", path, plugin.describe(), blockers, plugin.root, plugin.scope
+                )
                 if found is not None:
                     self.found.append(found)
 
     def codex(self) -> None:
         harness = HARNESSES["codex"]
         config = codex_state.Config.load(self.environ)
-        places: list[tuple[str, str, str, tuple[Blocker, ...], str | None]] = []
+        places: list[tuple[str, str, str, tuple[Blocker, ...], str | None, str | None]] = []
         for label, path in harness.places(self.environ, self.project):
             blockers: tuple[Blocker, ...] = ()
             if label.startswith("project") and not config.project_trusted(self.project):
@@ -173,7 +181,7 @@ class _Walk:
                         "start `codex` in this project and trust the project when it asks",
                     ),
                 )
-            places.append((label, path, os.path.abspath(path), blockers, None))
+            places.append((label, path, os.path.abspath(path), blockers, None, None))
         for plugin in codex_state.plugins(self.environ, config):
             blockers = ()
             if not plugin.enabled:
@@ -184,9 +192,9 @@ class _Walk:
                         switched_off=True,
                     ),
                 )
-            places.append(("plugin", plugin.path, plugin.source, blockers, plugin.id))
-        for label, path, source, blockers, owner in places:
-            found = self.read(harness, label, path, owner)
+            places.append(("plugin", plugin.path, plugin.source, blockers, plugin.id, plugin.root))
+        for label, path, source, blockers, owner, root in places:
+            found = self.read(harness, label, path, owner, root=root)
             if found is None:
                 continue
             if found.error is None and found.commands:
@@ -226,17 +234,7 @@ def _with_trust(
             notes.append(line)
         else:
             blockers += (Blocker(line, codex_state.TRUST_FIX),)
-    return Found(
-        found.harness,
-        found.label,
-        found.path,
-        found.document,
-        found.error,
-        found.commands,
-        found.owner,
-        blockers,
-        tuple(notes),
-    )
+    return replace(found, blockers=blockers, notes=tuple(notes))
 
 
 def discover(environ: Mapping[str, str], project: str) -> list[Found]:
