@@ -39,7 +39,7 @@ from tests.support.runner import LICH_HOOK
 pytestmark = pytest.mark.real_client
 
 PLUGIN = "lich-hooks@lich-hooks"
-CODEX_PLUGIN_KEY = f"{PLUGIN}:codex-hooks.json:session_start:0:0"
+CODEX_PLUGIN_KEY = f"{PLUGIN}:plugin/codex-hooks.json:session_start:0:0"
 # A hook that ran reports within its 2 s send deadline (the sender is detached, so the
 # report may land after the CLI exits); whether it ran, each CLI says itself.
 REPORT_WAIT = 10.0
@@ -97,6 +97,8 @@ def run_cli(binary: Path, *args: str, env: dict[str, str], cwd: Path) -> str:
 def marketplace(tmp_path: Path) -> Path:
     """A copy of this repository's plugin files, as a user's clone has them."""
     copy = tmp_path / "lich-hooks"
+    # the marketplace's plugin is the package folder: the clone has all of it
+    shutil.copytree(REPO / "lich_hooks", copy / "lich_hooks")
     for relative in registrations.files():
         target = copy / relative
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -157,10 +159,10 @@ def claude_reports(
     assert REPLY_TEXT in ran.stdout
     assert len(model_api.model_calls()) > calls  # the turn happened either way
     log = debug.read_text() if debug.exists() else ""
-    # e.g. `Hooks: SessionStart:startup [lich-hook SessionStart claude] (plugin …) finished with
-    # status 0`, or with the absolute path `install` writes
+    # e.g. `Hooks: SessionStart:startup [sh "/…/plugin/lich-hook" SessionStart claude] (plugin …)
+    # finished with status 0`, or with the absolute path `install` writes
     ran_hook = re.search(
-        r"Hooks: SessionStart\S* \[\S*lich-hook SessionStart claude\].* finished", log
+        r'Hooks: SessionStart\S* \[[^\]]*lich-hook"? SessionStart claude\].* finished', log
     )
     return reported(lich, before, ran_hook is not None)
 
@@ -285,7 +287,7 @@ def test_codex_plugin_route_and_doctor_agree(
     assert "not trusted yet" in report and "Hooks need review" in report and "/hooks" in report
     assert not codex_reports(codex, env, project, lich, model_api)
     # Trusted: doctor is content and `codex exec` reports.
-    trust(env, CODEX_PLUGIN_KEY, root / "codex-hooks.json")
+    trust(env, CODEX_PLUGIN_KEY, root / "plugin" / "codex-hooks.json")
     code, report = doctor(env, project)
     print(report)
     assert code == 0, report
