@@ -229,7 +229,8 @@ def _with_trust(
         )
     notes = []
     for verdict in codex_state.judge_trust(config, source, found.document, ours.is_ours):
-        line = f"{' '.join(ours.split(verdict.command)[1:])}: {verdict.summary}"
+        argv = ours.command_argv(verdict.command) or ours.split(verdict.command)
+        line = f"{' '.join(argv[1:])}: {verdict.summary}"
         if verdict.runs:
             notes.append(line)
         else:

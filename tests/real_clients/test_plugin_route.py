@@ -34,7 +34,8 @@ from lich_hooks.standin.server import StandIn
 from tests.real_clients.conftest import CARD
 from tests.real_clients.support.agent_calls import agent_prompt
 from tests.real_clients.support.claude import claude_env, hook_runs, seed_home, wait_for_hook
-from tests.real_clients.support.clients import REPO, Client
+from tests.real_clients.support.clients import REPO, Client, run_cli
+from tests.real_clients.support.codex import codex_env, run_exec, seed_codex_home, trust_hook
 from tests.real_clients.support.fake_lich import FakeLich
 from tests.real_clients.support.model_api import REPLY_TEXT, ModelAPI
 from tests.real_clients.support.tmux import Pane
@@ -109,16 +110,7 @@ class Claude:
         return env
 
     def cli(self, *args: str, env: dict[str, str] | None = None) -> str:
-        ran = subprocess.run(
-            [str(self.client.binary), *args],
-            env=env or self.env(),
-            cwd=self.project,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        ran = run_cli([str(self.client.binary), *args], env or self.env(), self.project)
         assert ran.returncode == 0, (args, ran.stdout, ran.stderr)
         return (ran.stdout + ran.stderr).strip()
 
@@ -163,19 +155,7 @@ def wait_until(condition: object, what: str, timeout: float = 60.0) -> None:
 
 def doctor(env: dict[str, str], project: Path) -> tuple[int, dict[str, object], str]:
     """lich-hook doctor, run by absolute path (as after `pipx install` with no PATH entry)."""
-    ran = [
-        subprocess.run(
-            [str(LICH_HOOK), "doctor", *flag],
-            env=env,
-            cwd=project,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        for flag in ([], ["--json"])
-    ]
+    ran = [run_cli([str(LICH_HOOK), "doctor", *flag], env, project) for flag in ([], ["--json"])]
     assert ran[0].stderr == "" and ran[0].returncode == ran[1].returncode
     print(ran[0].stdout)
     return ran[0].returncode, json.loads(ran[1].stdout), ran[0].stdout
@@ -336,3 +316,72 @@ def test_no_python_tells_the_person_once_and_doctor_names_the_fix(
     after = claude.session("no-python-after-fix", env)
     assert error_lines(after) == [] and "needs Python" not in after
     assert len(claude.reports()) == 1
+
+
+# --- Codex: it gives a plugin's hooks PLUGIN_ROOT (0.171.0), so the same holds there ----
+
+
+@pytest.fixture
+def codex_card(
+    codex: Client, tmp_path: Path, model_api: ModelAPI, lich: StandIn, fake_lich: FakeLich
+) -> dict[str, str]:
+    codex_home = tmp_path / "codex-home"
+    seed_codex_home(codex_home, model_api.base_url, hooks=False)
+    card = {**lich.env(CARD), "LICH_BIN": str(fake_lich.path), "LICH_SUBAGENT_DEPTH": "0"}
+    env = codex_env(tmp_path, codex_home, **card)
+    env["PATH"] = SYSTEM_PATH
+    return env
+
+
+def codex_cli(codex: Client, env: dict[str, str], cwd: Path, *args: str) -> str:
+    ran = run_cli([str(codex.binary), *args], env, cwd)
+    assert ran.returncode == 0, (args, ran.stdout, ran.stderr)
+    return ran.stdout + ran.stderr
+
+
+def test_codex_plugin_alone_reports_and_stands_down_for_install(
+    codex: Client,
+    codex_card: dict[str, str],
+    tmp_path: Path,
+    project: Path,
+    lich: StandIn,
+    model_api: ModelAPI,
+) -> None:
+    env = codex_card
+    clone = make_clone(tmp_path)
+    print(codex_cli(codex, env, project, "plugin", "marketplace", "add", str(clone)))
+    print(codex_cli(codex, env, project, "plugin", "add", PLUGIN))
+    cache = Path(env["CODEX_HOME"]) / "plugins" / "cache" / "lich-hooks" / "lich-hooks"
+    [root] = cache.iterdir()
+    print(f"Codex's copy: {folder_size(root) / 1e6:.2f} MB")
+    assert folder_size(root) < 5_000_000
+    trust_hook(
+        env,
+        f"{PLUGIN}:plugin/codex-hooks.json:session_start:0:0",
+        root / "plugin" / "codex-hooks.json",
+    )
+
+    def reports() -> list[object]:
+        return [r for r in lich.received if r.probe is None and r.endpoint == "session-start"]
+
+    ran = run_exec(codex, "say hello", env, project)
+    assert ran.returncode == 0 and REPLY_TEXT in ran.stdout, ran.stderr
+    assert "hook: SessionStart Completed" in ran.stderr
+    [record] = wait_for_hook(env, "SessionStart")
+    assert record["decision"] == "report"
+    assert len(lich.wait(1)) == 1
+    # and the install route beside it, trusted: the plugin stands down, one report
+    installed = subprocess.run(
+        [str(LICH_HOOK), "install", "codex"], env=env, cwd=project, capture_output=True
+    )
+    assert installed.returncode == 0, installed.stderr
+    hooks_file = Path(env["CODEX_HOME"]) / "hooks.json"
+    trust_hook(env, f"{hooks_file}:session_start:0:0", hooks_file)
+    before = len(reports())
+    ran = run_exec(codex, "say hello", env, project)
+    assert ran.returncode == 0, ran.stderr
+    runs = wait_for_hook(env, "SessionStart", count=3)
+    assert sorted(str(r["decision"]) for r in runs[1:]) == ["install-route-runs", "report"]
+    assert len(reports()) == before + 1
+    code, _, text = doctor(env, project)
+    assert code == 0 and "duplicates" not in text, text
