@@ -25,7 +25,6 @@ simply not counted, so a doubt means two reports, never none.
 
 from __future__ import annotations
 
-import json
 import os
 
 TYPE_CHECKING = False
@@ -129,8 +128,11 @@ def covers(matcher: object, tool: str | None) -> bool:
         return False
 
 
-def _read(path: str) -> object:
-    """A settings file's JSON value; None when absent, not a regular file, too big or not JSON."""
+def _read(path: str) -> dict[str, object] | None:
+    """A settings file's JSON object; None when absent, not a regular file, too big or not
+    an object. Parsed with the payload's C scanner: `json` would import `re` and `enum`."""
+    from lich_hooks.payload import loads_object
+
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
@@ -141,7 +143,7 @@ def _read(path: str) -> object:
         if not (info.st_mode & 0o170000 == 0o100000) or info.st_size > SETTINGS_READ_LIMIT:
             return None  # a FIFO or device is never read; nor is a runaway file
         data = os.read(fd, SETTINGS_READ_LIMIT + 1)
-        return json.loads(data)
+        return loads_object(data)
     except (OSError, ValueError):
         return None
     finally:
