@@ -33,6 +33,14 @@ def main(argv: list[str] | None = None) -> int:
     return finish(hook.main_from_argv(args), argv is None)
 
 
+def plugin_main(args: list[str]) -> int:
+    """A plugin's hook (plugin/boot.py): the hook runner, told it is the plugin, which stands
+    down where the `install` route runs the same event (routes.py)."""
+    from lich_hooks import hook
+
+    return finish(hook.main_from_argv(args, plugin=True), True)
+
+
 def finish(code: int, whole_process: bool) -> int:
     """End a hook or status-line process without the interpreter's teardown.
 

@@ -223,10 +223,3 @@ def _codex_runs(
         return any(verdict.runs for verdict in verdicts)
     except Exception:  # in doubt the plugin reports too: two reports, never none
         return False
-
-
-def main(args: list[str]) -> None:
-    """The plugin route's hook (plugin/boot.py): the hook runner, told it is the plugin."""
-    from lich_hooks import cli, hook
-
-    cli.finish(hook.main_from_argv(args, plugin=True), True)

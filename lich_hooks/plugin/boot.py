@@ -34,13 +34,13 @@ try:
 
     if sys.argv[1:2] == ["SessionStart"]:
         from lich_hooks.jobs import session_start  # noqa: F401 - the job this event runs
-    plugin_route = routes
+    plugin_main = cli.plugin_main
 except BaseException:  # a broken copy must not break the harness
-    plugin_route = None  # type: ignore[assignment]
+    plugin_main = None  # type: ignore[assignment]
 
 if len(sys.argv) > 1 and sys.argv[1] == "--version":
-    sys.exit(0 if plugin_route is not None else 1)
-if plugin_route is None:
+    sys.exit(0 if plugin_main is not None else 1)
+if plugin_main is None:
     args = sys.argv[1:]
     environ = os.environ
     if args[:1] == ["SessionStart"] and all(
@@ -65,6 +65,6 @@ if plugin_route is None:
         sys.stdout.flush()
     os._exit(0)
 try:
-    plugin_route.main(sys.argv[1:])
+    plugin_main(sys.argv[1:])
 finally:
     os._exit(0)  # once run, never a non-zero exit: the launcher would run the hook again
