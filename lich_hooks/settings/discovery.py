@@ -56,6 +56,16 @@ class Found:
         return self.label == "plugin"
 
     @property
+    def yields_to_install(self) -> bool:
+        """A plugin that runs its own copy stands down wherever an `install` entry runs the
+        same event (routes.py): beside one it never makes an event run twice."""
+        return (
+            self.plugin
+            and bool(self.commands)
+            and all(ours.launcher_argv(ours.split(command)) for command in self.commands)
+        )
+
+    @property
     def runs(self) -> bool:
         """The harness will run our entries here (whether they work is doctor's call)."""
         return bool(self.commands) and not self.blockers
@@ -256,5 +266,6 @@ def registered_in(harness_key: str, environ: Mapping[str, str], project: str) ->
         for item in discover(environ, project)
         if item.harness.key == harness_key
         and item.commands
+        and not item.yields_to_install
         and not any(blocker.switched_off for blocker in item.blockers)
     ]

@@ -225,6 +225,7 @@ def test_plugin_and_install_route_report_once_and_answer_once(
         [str(LICH_HOOK), "install", "claude"], env=env, cwd=claude.project, capture_output=True
     )
     assert installed.returncode == 0, installed.stderr
+    assert b"twice" not in installed.stdout  # the plugin stands down: no duplicate to warn of
     screen = claude.session("plugin-and-install-agent-call", env, agent_prompt())
     assert error_lines(screen) == [line for line in error_lines(screen) if "hook error" in line]
     runs = wait_for_hook(env, "SessionStart", count=2)

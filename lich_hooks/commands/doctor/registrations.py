@@ -230,13 +230,6 @@ def _registration_check(
     )
 
 
-def _stands_down_per_event(found: discovery.Found) -> bool:
-    """A plugin that runs its own copy never doubles an `install` entry (routes.py)."""
-    return found.plugin and all(
-        ours.launcher_argv(ours.split(command)) is not None for command in found.commands
-    )
-
-
 def settings_rows(environ: Mapping[str, str], project: str, executable: str | None) -> list[Check]:
     """A row per settings or plugin file that holds our entries.
 
@@ -282,7 +275,7 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
     for found, check in rows:
         if found.blockers and found.harness.key in working:
             check.status = WARN  # another registration of this harness works
-        if found.runs and not _stands_down_per_event(found):
+        if found.runs and not found.yields_to_install:
             # Copies of one plugin are one registration; the project may be the home.
             source = found.owner or os.path.realpath(found.path)
             per_harness.setdefault(found.harness.key, {}).setdefault(source, found.path)
