@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import os
 
+from lich_hooks.settings.locations import claude_config_dir, codex_home
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -35,24 +37,11 @@ EXECUTABLE_NAMES = ("lich-hook", "lich-hook.exe")
 SETTINGS_READ_LIMIT = 4 << 20  # far above a real settings file; a runaway one is not read
 
 
-def home(environ: Mapping[str, str]) -> str:
-    return environ.get("HOME") or environ.get("USERPROFILE") or os.path.expanduser("~")
-
-
-def claude_config_dir(environ: Mapping[str, str]) -> str:
-    """Claude Code's user folder: settings.json, plugins/ (CLAUDE_CONFIG_DIR moves it)."""
-    return environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home(environ), ".claude")
-
-
-def codex_home(environ: Mapping[str, str]) -> str:
-    """Codex's user folder: config.toml, hooks.json, plugins/ (CODEX_HOME moves it)."""
-    return environ.get("CODEX_HOME") or os.path.join(home(environ), ".codex")
-
-
 def settings_files(provider: str, environ: Mapping[str, str], project: str) -> list[str]:
     """The files the `install` route writes (every scope) that this harness reads hooks from.
 
-    The same list as settings/harnesses.py's `places()` (a test keeps them equal).
+    The same list as the harness registry's `places()` (a test keeps them equal); the
+    registry itself is not imported: it costs a hook several milliseconds.
     """
     if provider == "claude":
         return [

@@ -38,7 +38,7 @@ from tests.real_clients.support.clients import REPO, Client, run_cli
 from tests.real_clients.support.codex import codex_env, run_exec, seed_codex_home, trust_hook
 from tests.real_clients.support.fake_lich import FakeLich
 from tests.real_clients.support.model_api import REPLY_TEXT, ModelAPI
-from tests.real_clients.support.tmux import Pane
+from tests.real_clients.support.tmux import Screen
 from tests.support.runner import LICH_HOOK
 
 pytestmark = pytest.mark.real_client
@@ -119,17 +119,17 @@ class Claude:
     ) -> str:
         """A TUI session: type `prompt`, wait for the turn and its Stop hooks; the screen."""
         self.sessions += 1
-        debug = self.tmp / f"debug-{self.sessions}.txt"
-        argv = [str(self.client.binary), "--debug=hooks", "--debug-file", str(debug)]
-        socket = self.tmp / f"tmux-{self.sessions}.sock"
-        with Pane(argv, env, self.project, socket) as pane:
-            pane.wait_for("❯")
-            pane.type(prompt)
-            pane.wait_for(REPLY_TEXT if "[[tool:" not in prompt else "scripted final answer")
+        folder = self.tmp / f"session-{self.sessions}"
+        folder.mkdir()
+        debug = folder / "debug.txt"
+        args = ("--debug=hooks", "--debug-file", str(debug))
+        with Screen(self.client, env, self.project, folder, cols=160, args=args) as screen:
+            screen.submit(prompt)
+            screen.wait_for(REPLY_TEXT if "[[tool:" not in prompt else "scripted final answer")
             if hooks:
                 wait_until(lambda: _stop_hooks_done(debug), f"the Stop hooks of {name}")
-            # the turn's last line is drawn after its Stop hooks
-            return save(name, pane.wait_for("✻"))
+            screen.wait_for("✻")  # the turn's last line, drawn after its Stop hooks
+            return save(name, screen.text())
 
     def reports(self) -> list[dict[str, object]]:
         return [

@@ -34,6 +34,7 @@ import pytest
 
 from lich_hooks import __version__, registrations
 from lich_hooks.harness import fold_event, fold_provider
+from lich_hooks.jobs.agent_cards import lich_process
 from lich_hooks.standin.server import StandIn
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import base_env, run_command, wait_for_log
@@ -96,7 +97,7 @@ def test_claude_code_plugin() -> None:
     assert {event for event, _ in pairs} == CLAUDE_EVENTS
     by_event = {event: handler for event, handler in pairs}
     timeout = by_event["PreToolUse"]["timeout"]
-    assert isinstance(timeout, int) and timeout > registrations.OPEN_LIMIT
+    assert isinstance(timeout, int) and timeout > lich_process.OPEN_SECONDS
     [group] = hooks_file["hooks"]["PreToolUse"]
     matcher = re.compile(f"^(?:{group['matcher']})$")
     for tool in ("Agent", "Task", "TaskStop"):
@@ -240,10 +241,11 @@ def test_every_shipped_command_has_a_route() -> None:
     """A registration whose (provider, event) is missing from harness.py's table would run
     as a silent no-op: every shipped command, and every module's, has its job there."""
     from lich_hooks import harness
-    from lich_hooks import module_harnesses as modules
+    from lich_hooks.settings import modules
+    from lich_hooks.settings.harnesses import MODULES
 
     argvs = [shlex.split(command)[-2:] for _, _, command in _commands()]
-    for module in modules.MODULES.values():
+    for module in MODULES.values():
         command = modules.command_of(modules.template(module))
         assert command is not None
         argvs.append(shlex.split(command)[1:])
@@ -306,7 +308,7 @@ def test_timeouts_are_sensible() -> None:
             timeout = handler["timeout"]
             assert isinstance(timeout, int)
             if "PreToolUse claude" in str(handler["command"]):
-                assert timeout > registrations.OPEN_LIMIT, relative
+                assert timeout > lich_process.OPEN_SECONDS, relative
             else:
                 # above the 2 s stdin bound plus start-up, far below a harness's patience
                 assert 3 <= timeout <= 10, (relative, handler)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from lich_hooks import __version__, registrations, routes
-from lich_hooks.settings.harnesses import HARNESSES
+from lich_hooks.settings.harnesses import SETTINGS
 from lich_hooks.settings.ours import command_argv
 from lich_hooks.standin.server import StandIn
 from tests.support.contract_check import assert_client_body
@@ -204,7 +204,7 @@ def test_agent_calls_stand_down_per_tool(tmp_path: Path, lich: StandIn) -> None:
 def test_settings_files_are_the_harness_tables(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path), "CODEX_HOME": str(tmp_path / "cx")}
     for key in ("claude", "codex"):
-        places = [path for _, path in HARNESSES[key].places(env, str(tmp_path / "p"))]
+        places = [path for _, path in SETTINGS[key].places(env, str(tmp_path / "p"))]
         assert routes.settings_files(key, env, str(tmp_path / "p")) == places
 
 

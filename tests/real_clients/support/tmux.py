@@ -1,83 +1,122 @@
-"""A real CLI in a tmux pane: what a person sees, as text, to assert on and to quote.
+"""What a person sees: an interactive `claude` in tmux, its screen read back as rendered rows.
 
-`Terminal` (support/claude.py) keeps the raw byte stream; a pane keeps the
-rendered screen, so `screen()` reads line by line as the person reads it
-(wrapped lines joined). Each pane gets its own tmux server on a socket in the
-test's tmp folder, started with exactly the test's environment, and killed on
-close.
+support/claude.py's Terminal keeps the raw byte stream, which is enough to
+drive the CLI but not to say what is on which row, in what order. tmux is a
+real terminal emulator: `capture-pane` gives the rows as drawn (wrapped at the
+pane's width, colours on request). Each Screen runs its own tmux server on a
+socket in the test's folder, so nothing is shared with another test or a
+person's tmux; without tmux on PATH the test skips.
 """
 
 from __future__ import annotations
 
-import os
+import re
+import shlex
 import shutil
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
+from tests.real_clients.support.clients import Client
 
-class Pane:
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class Screen:
+    """`with Screen(client, env, cwd, folder) as screen:` a claude session at `cols`×`rows`.
+
+    `args` go to `claude` (e.g. `--debug=hooks --debug-file <file>`)."""
+
     def __init__(
         self,
-        argv: Sequence[str],
-        env: Mapping[str, str],
+        client: Client,
+        env: dict[str, str],
         cwd: Path,
-        socket: Path,
-        cols: int = 160,
-        rows: int = 50,
+        folder: Path,
+        cols: int = 100,
+        args: tuple[str, ...] = (),
     ) -> None:
         tmux = shutil.which("tmux")
         if tmux is None:
-            pytest.skip("tmux is not installed")
-        self._tmux = [tmux, "-S", str(socket), "-f", "/dev/null"]
-        assignments = [f"{key}={value}" for key, value in env.items()]
+            pytest.skip("tmux is not on PATH: cannot read back what claude draws")
+        self._tmux = tmux
+        self._socket = folder / "tmux.sock"
+        # the session's environment exactly, not the tmux server's: a launcher with env -i
+        launcher = folder / "claude-in-tmux.sh"
+        assignments = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
+        launcher.write_text(
+            f"#!/bin/sh\nexec env -i {assignments} "
+            + " ".join(shlex.quote(word) for word in (str(client.binary), *args))
+            + "\n"
+        )
+        launcher.chmod(0o700)
         self._run(
-            "new-session", "-d", "-x", str(cols), "-y", str(rows), "-c", str(cwd),
-            "env", "-i", *assignments, *argv,
+            "new-session", "-d", "-s", "claude", "-x", str(cols), "-y", "50", "-c", str(cwd),
+            str(launcher),
         )  # fmt: skip
-        self._run("set-option", "-g", "history-limit", "5000")
 
     def _run(self, *args: str) -> str:
         ran = subprocess.run(
-            [*self._tmux, *args],
+            [self._tmux, "-S", str(self._socket), "-f", "/dev/null", *args],
             capture_output=True,
             text=True,
             timeout=30,
             check=False,
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm-256color"},
         )
         return ran.stdout
 
-    def screen(self) -> str:
-        """The pane's text, scrollback included, wrapped lines joined, trailing blanks cut."""
-        text = self._run("capture-pane", "-p", "-J", "-S", "-5000")
-        return "\n".join(line.rstrip() for line in text.rstrip().splitlines())
+    def rows(self, colours: bool = False) -> list[str]:
+        """Every row drawn so far (scrollback included), trailing blanks removed."""
+        flags = ["-e"] if colours else []
+        text = self._run("capture-pane", "-p", *flags, "-t", "claude", "-S", "-2000")
+        return [row.rstrip() for row in text.splitlines()]
 
-    def wait_for(self, text: str, timeout: float = 60.0) -> str:
-        """Poll the rendered screen until `text` is on it; the screen."""
+    def text(self) -> str:
+        return "\n".join(self.rows()).strip("\n")
+
+    def wait_for(self, text: str, timeout: float = 60.0) -> None:
+        """Wait until `text` (whitespace ignored, so wrapping does not matter) is drawn."""
+        needle = re.sub(r"\s+", "", text)
         deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if text in screen:
-                return screen
+        while needle not in re.sub(r"\s+", "", self.text()):
             if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} never appeared; screen:\n{screen}")
-            time.sleep(0.2)  # polling a pane: tmux has no change notification to wait on
+                raise AssertionError(f"{text!r} never appeared on claude's screen:\n{self.text()}")
+            time.sleep(0.2)
 
-    def type(self, text: str) -> None:
-        """Type `text` like a person, wait until the input shows it, press Enter."""
-        self._run("send-keys", "-l", text)
-        self.wait_for(text[-20:], 30)
-        self._run("send-keys", "Enter")
+    def submit(self, prompt: str) -> None:
+        """Type `prompt` into the input box, wait until it shows, press Enter."""
+        self.wait_for("❯")
+        self._run("send-keys", "-t", "claude", "-l", prompt)
+        self.wait_for(prompt[-20:])
+        self._run("send-keys", "-t", "claude", "Enter")
 
     def close(self) -> None:
         self._run("kill-server")
 
-    def __enter__(self) -> Pane:
+    def __enter__(self) -> Screen:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def plain(row: str) -> str:
+    return _SGR.sub("", row)
+
+
+def block_under(rows: list[str], heading: str) -> list[str]:
+    """The `⎿` entries drawn under the tool call row `heading`, each with its wrapped rows
+    joined (whitespace collapsed), in screen order."""
+    at = next(i for i, row in enumerate(rows) if plain(row).lstrip().startswith(heading))
+    entries: list[str] = []
+    for row in rows[at + 1 :]:
+        text = plain(row)
+        if text.lstrip().startswith("⎿"):
+            entries.append(text.lstrip()[1:].strip())
+        elif entries and text.startswith("     ") and text.strip():
+            entries[-1] += " " + text.strip()
+        else:
+            break
+    return entries
