@@ -35,6 +35,7 @@ import pytest
 from lich_hooks import __version__, registrations
 from lich_hooks.harness import fold_event, fold_provider
 from lich_hooks.jobs.agent_cards import lich_process
+from lich_hooks.settings.harnesses import SETTINGS
 from lich_hooks.standin.server import StandIn
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import base_env, run_command, wait_for_log
@@ -204,15 +205,12 @@ def _commands() -> list[tuple[str, str, str]]:
     return found
 
 
-PROVIDER_OF = {
-    "hooks/hooks.json": "claude",
-    "codex-hooks.json": "codex",
-    "crush-hooks.json": "crush",
-    "hooks.json": "antigravity",
+# Each shipped hooks file and the provider its registry entry is; then the plugin's own.
+PLUGIN_FILES = {
     "lich_hooks/plugin/claude-hooks.json": "claude",
     "lich_hooks/plugin/codex-hooks.json": "codex",
 }
-PLUGIN_FILES = {"lich_hooks/plugin/claude-hooks.json", "lich_hooks/plugin/codex-hooks.json"}
+PROVIDER_OF = {**{entry.shipped_file: key for key, entry in SETTINGS.items()}, **PLUGIN_FILES}
 # What each harness sets in a plugin hook's environment (measured: Claude Code 2.1.328 and
 # 2.1.332 export CLAUDE_PLUGIN_ROOT; Codex 0.171.0 exports PLUGIN_ROOT and substitutes
 # `${PLUGIN_ROOT}` in the command text).
