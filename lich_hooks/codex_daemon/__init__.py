@@ -76,11 +76,13 @@ def find_card(
     accounted = {
         sid for sid in seen.loaded if any(i in by_identity for i in record.attributed(sid))
     }
-    held = {
-        sid: _real(probe.session_cwd(path))
-        for sid, path in seen.loaded.items()
-        if sid != session and sid not in accounted
-    }
+    held = {}
+    for sid, path in seen.loaded.items():
+        if sid == session or sid in accounted:
+            continue
+        head = probe.rollout_head(path)
+        if not probe.being_written(head):  # another card's conversation starting this instant
+            held[sid] = _real(probe.meta_cwd(head))
     if decide.strays(held, want, session, accounted) or decide.moves(source, recorded, want):
         marked = decide.movers(connected, want)
         moved.update(c.pid for c in marked)

@@ -224,11 +224,15 @@ def session_cwd(path: str | None) -> str | None:
     The path may come from a payload: only a regular file is read (a FIFO or a
     device would block), and only its first line, bounded.
     """
+    return meta_cwd(rollout_head(path))
+
+
+def rollout_head(path: str | None) -> bytes | None:
+    """A rollout's first line, as far as it is written (no newline yet: being created);
+    None when it is no readable regular file."""
     if not path or not path.startswith("/"):
         return None
     import stat
-
-    from lich_hooks.payload import loads_object
 
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
@@ -248,7 +252,22 @@ def session_cwd(path: str | None) -> str | None:
         return None
     finally:
         os.close(fd)
-    record = loads_object(head.split(b"\n", 1)[0])
+    return head.split(b"\n", 1)[0] + b"\n" if b"\n" in head else head
+
+
+def being_written(head: bytes | None) -> bool:
+    """A rollout whose first line is not complete yet: a session created this instant,
+    which no resume loaded (a resumed session's rollout starts with a whole session_meta)."""
+    return head is not None and not head.endswith(b"\n") and len(head) < SESSION_META_LIMIT
+
+
+def meta_cwd(head: bytes | None) -> str | None:
+    """The cwd in a rollout's first line, if it is a session_meta naming an absolute one."""
+    if not head:
+        return None
+    from lich_hooks.payload import loads_object
+
+    record = loads_object(head.rstrip(b"\n"))
     meta = record.get("payload") if record and record.get("type") == "session_meta" else None
     cwd = meta.get("cwd") if isinstance(meta, dict) else None
     return cwd if isinstance(cwd, str) and cwd.startswith("/") else None

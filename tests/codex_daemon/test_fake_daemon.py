@@ -384,3 +384,26 @@ def test_exact_lookups_and_the_dump_name_the_same_peers() -> None:
         for a, b in pairs:
             a.close()
             b.close()
+
+
+def test_a_session_being_created_this_instant_is_no_move(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
+) -> None:
+    """Card A's turn starts as card B's does: A's rollout has no whole first line yet. A
+    resumed session's rollout always has one, so the half-written one is nobody's move; a
+    whole first line that names no directory counts as possibly anywhere."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    fake.start_client(env, projects["a"])
+    fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
+    starting = tmp_path / "rollout-2026-11-30T13-15-24-01a22c85-2222-7dc1-8f42-04a93a0ae90f.jsonl"
+    starting.write_bytes(b'{"type":"session_meta","payload":{"id":"01a2')
+    fake.hold_open(starting)
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B1"), projects["b"])
+    [got] = lich_b.wait(1)
+    assert got.accepted is not None and got.accepted["session_id"] == "card-B"
+    odd = tmp_path / "rollout-2026-11-30T13-15-24-01a22c85-3333-7dc1-8f42-04a93a0ae90f.jsonl"
+    odd.write_bytes(b'{"type":"turn_context"}\n')
+    fake.hold_open(odd)
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B2"), projects["b"])
+    assert wait_for_log(env, 2)[1]["decision"] == "codex-daemon-moved-here"
