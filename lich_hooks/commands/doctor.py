@@ -22,7 +22,7 @@ import socket
 import subprocess
 import sys
 
-from lich_hooks import __version__, interactive, state
+from lich_hooks import __version__, interactive, safefile
 from lich_hooks.commands import doctor_codex_daemon, doctor_modules
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
@@ -31,6 +31,7 @@ from lich_hooks.runlog import RunLog
 from lich_hooks.settings import discovery, ours
 from lich_hooks.settings.harnesses import HARNESSES
 from lich_hooks.standin import PROBE_HEADER
+from lich_hooks.state import location, store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -255,11 +256,7 @@ def check_bin(environ: Mapping[str, str]) -> list[Check]:
 # --- registrations --------------------------------------------------------------------
 
 
-def same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.realpath(a) == os.path.realpath(b)
+same_file = safefile.same_file  # doctor_modules imports it from here
 
 
 def judge_command(command: str, executable: str | None, environ: Mapping[str, str]) -> Check:
@@ -392,7 +389,7 @@ def check_registrations(
 
 
 def check_state_dir(environ: Mapping[str, str]) -> Check:
-    directory = state.state_dir(environ)
+    directory = location.state_dir(environ)
     if directory is None:
         return Check(
             "state directory",
@@ -403,7 +400,7 @@ def check_state_dir(environ: Mapping[str, str]) -> Check:
             "set LICH_HOOK_STATE_DIR to an absolute path",
         )
     try:
-        state.probe(environ)
+        store.probe(environ)
     except OSError as error:
         return Check(
             "state directory",

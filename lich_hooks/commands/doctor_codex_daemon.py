@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from lich_hooks.codex_daemon import decide, probe
+from lich_hooks.safefile import same_file
 from lich_hooks.settings.harnesses import codex_home
 
 TYPE_CHECKING = False
@@ -31,10 +32,6 @@ ADVICE = (
 )
 
 
-def _same(a: str, b: str) -> bool:
-    return os.path.realpath(a) == os.path.realpath(b)
-
-
 def daemons_for(home: str, proc: str = probe.PROC) -> list[tuple[int, list[str]]]:
     """The managed app-server daemons serving `home` (Linux: their argv or environment say so)."""
     found = []
@@ -47,7 +44,7 @@ def daemons_for(home: str, proc: str = probe.PROC) -> list[tuple[int, list[str]]
         env = probe.environ_of(pid, ("CODEX_HOME", "HOME"), proc) or {}
         # Derived from the daemon's own variables; a daemon without HOME never names ours.
         theirs = codex_home({"HOME": "/nonexistent", **{k: v for k, v in env.items() if v}})
-        if _same(theirs, home):
+        if same_file(theirs, home):
             found.append((pid, argv))
     return found
 

@@ -19,6 +19,7 @@ from lich_hooks import module_harnesses
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
 from lich_hooks.module_harnesses import MODULES, ModuleHarness, read
+from lich_hooks.safefile import same_file
 from lich_hooks.settings import files
 
 TYPE_CHECKING = False
@@ -112,7 +113,7 @@ def _note_other_scope(
         if other == scope:
             continue
         path = harness.path(other, environ, project)
-        if os.path.realpath(path) == os.path.realpath(harness.path(scope, environ, project)):
+        if same_file(path, harness.path(scope, environ, project)):
             continue
         found = read(path)
         if found.text is not None and module_harnesses.is_ours(found.text):

@@ -14,6 +14,8 @@ import sys
 from dataclasses import dataclass, field
 
 from lich_hooks import registrations
+from lich_hooks.settings.ours import Refused
+from lich_hooks.state import location
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,7 +25,16 @@ SCOPES = ("user", "project")
 
 
 def home(environ: Mapping[str, str]) -> str:
-    return environ.get("HOME") or environ.get("USERPROFILE") or os.path.expanduser("~")
+    """The home the hooks keep their state under (state/location.py: HOME only when
+    absolute; unset or empty, the account's), so a relative HOME never puts a
+    user's settings under the working directory."""
+    found = location.home(environ)
+    if found is None:
+        raise Refused(
+            "no home directory: HOME is a relative path, or unset and the account has "
+            "none; set HOME to an absolute path, or use --scope project"
+        )
+    return found
 
 
 def claude_config_dir(environ: Mapping[str, str]) -> str:

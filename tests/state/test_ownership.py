@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import state
+from lich_hooks.jobs import session_record
 from lich_hooks.standin.server import StandIn
+from lich_hooks.state import location, store
 from tests.agent_cards.fake_lich import FakeLich, agent_payload, reason, session
 from tests.spine.helpers import SID
 from tests.support.runner import base_env, run_hook, wait_for_log
@@ -100,7 +101,7 @@ def test_an_existing_state_dir_keeps_its_mode(lich: StandIn, tmp_path: Path) -> 
 def test_a_umask_without_owner_bits_still_makes_usable_dirs(tmp_path: Path) -> None:
     old = os.umask(0o277)
     try:
-        state.make_dirs(str(tmp_path / "x" / "y"))
+        store.make_dirs(str(tmp_path / "x" / "y"))
     finally:
         os.umask(old)
     assert mode(tmp_path / "x") == mode(tmp_path / "x" / "y") == 0o700
@@ -122,9 +123,9 @@ def _as_nobody(environ: dict[str, str]) -> dict[str, object]:
             os.setgroups([])
             os.setgid(65534)
             os.setuid(65534)
-            state.remember_reported(environ, "card-1", "crush\nconv")
-            result["reported"] = state.last_reported(environ, "card-1")
-            result["claim"] = state.claim(environ, "card-1", "crush\nother", 1.0e9)
+            session_record.remember_reported(environ, "card-1", "crush\nconv")
+            result["reported"] = session_record.last_reported(environ, "card-1")
+            result["claim"] = session_record.claim(environ, "card-1", "crush\nother", 1.0e9)
         except BaseException as error:
             result["error"] = repr(error)
         os.write(write_fd, json.dumps(result).encode())
@@ -188,7 +189,7 @@ def test_someone_elses_state_dir_is_not_used(tmp_path: Path) -> None:
     os.chmod(where, 0o777)
     env = {"LICH_HOOK_STATE_DIR": str(where)}
     with pytest.raises(OSError):
-        state.remember_reported(env, "card-1", "crush\nx")
+        session_record.remember_reported(env, "card-1", "crush\nx")
     assert list(where.iterdir()) == []
     assert mode(where) == 0o777
 
@@ -229,7 +230,7 @@ def test_state_dir_is_a_pure_function_of_absolute_values() -> None:
         return lambda: home
 
     def where(environ: dict[str, str], home: str | None = "/home/u") -> str | None:
-        return state.state_dir(environ, passwd_home=passwd(home))  # type: ignore[arg-type]
+        return location.state_dir(environ, account=passwd(home))  # type: ignore[arg-type]
 
     default = "/home/u/.local/state/lich-hooks"
     assert where({"HOME": "/home/u"}) == default
@@ -257,8 +258,8 @@ def test_home_root_makes_no_directory_and_no_chmod(tmp_path: Path) -> None:
         os.mkdir = lambda p, *a, **k: calls.append(("mkdir", str(p)))
         os.chmod = lambda p, *a, **k: calls.append(("chmod", str(p)))
         with pytest.raises(OSError):
-            state.remember_reported(env, "card-1", "crush\nx")
-        assert state.claim(env, "card-1", "crush\nx", 0.0) is None
+            session_record.remember_reported(env, "card-1", "crush\nx")
+        assert session_record.claim(env, "card-1", "crush\nx", 0.0) is None
     finally:
         os.mkdir, os.chmod = real_mkdir, real_chmod
     assert calls == []
@@ -266,7 +267,7 @@ def test_home_root_makes_no_directory_and_no_chmod(tmp_path: Path) -> None:
     fake_root = tmp_path / "root"
     fake_root.mkdir()
     os.chmod(fake_root, 0o755)
-    state.make_dirs(str(fake_root / ".local" / "state" / "lich-hooks"))
+    store.make_dirs(str(fake_root / ".local" / "state" / "lich-hooks"))
     assert mode(fake_root) == 0o755
 
 
