@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import time
 
+from lich_hooks import harness
 from lich_hooks.jobs import session_record
 from lich_hooks.jobs.job import Context, Outcome
 from lich_hooks.lichenv import LichEnv
 
-ENDPOINT = "session-start"
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-# Events that fire far more often than a conversation changes: report only an
-# id lich has not yet taken for this card.
-DEDUPED = {("antigravity", "PreInvocation"), ("crush", "PreToolUse")}
+ENDPOINT = "session-start"
 
 
 def body(card: str, provider_session_id: str, provider: str) -> dict[str, object]:
@@ -23,8 +24,8 @@ def body(card: str, provider_session_id: str, provider: str) -> dict[str, object
 def run(ctx: Context) -> Outcome:
     env = ctx.env
     own = True
-    if ctx.provider == "codex":
-        found = codex_card(ctx)
+    if ctx.route.shared is not None:
+        found = ATTRIBUTIONS[ctx.route.shared](ctx)
         if isinstance(found, Outcome):
             return found
         if found is not None:
@@ -40,7 +41,7 @@ def run(ctx: Context) -> Outcome:
         return Outcome("no-session-id")
     report = body(env.card, conversation, ctx.provider)
     remembered = f"{ctx.provider}\n{conversation}"
-    deduped = (ctx.provider, ctx.event) in DEDUPED
+    deduped = ctx.route.deduped
     environ = ctx.environ
     card = env.card
     if deduped and session_record.last_reported(environ, card) == remembered:
@@ -110,3 +111,10 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
     if found.lich is None:
         return Outcome(found.decision)
     return LichEnv(found.lich)
+
+
+# harness.py's shared-process names -> who the report is for: None (the hook's
+# own card), another card's LichEnv, or the Outcome that refuses to guess.
+ATTRIBUTIONS: dict[str, Callable[[Context], LichEnv | Outcome | None]] = {
+    harness.CODEX_DAEMON: codex_card,
+}
