@@ -26,7 +26,7 @@ import os
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
 from lich_hooks.module_harnesses import MODULES
-from lich_hooks.settings import discovery, jsontext, ours
+from lich_hooks.settings import discovery, install_record, jsontext, ours
 from lich_hooks.settings import files as settings_io
 from lich_hooks.settings.harnesses import HARNESSES, Harness
 from lich_hooks.settings.ours import Refused
@@ -58,6 +58,9 @@ class Plan:
         self.old_text = old_text
         self.new_text = new_text
         self.had_ours = had_ours
+        # Containers install created in this file (install_record.py), to note
+        # once the write succeeded; None: the record is dropped (uninstall).
+        self.created: set[tuple[str, ...]] | None = None
 
     @property
     def changed(self) -> bool:
@@ -107,35 +110,97 @@ def plan(
     had_ours = bool(ours.our_commands(document))
     if executable is None and not had_ours:
         return Plan(harness, scope, path, old_text, old_text or "", False)
+    new_document: object
     try:
         new_document = ours.merge(harness, document, executable)
     except Refused as error:
         raise Refused(f"{path}: {error}; nothing was changed") from None
+    made = install_record.read(environ, path)
+    if executable is None:
+        # What install found comes back: the containers it did not create stay.
+        lost = set(install_record.containers(document)) - set(
+            install_record.containers(new_document)
+        )
+        if made is not None:
+            new_document = install_record.restore(new_document, document, lost - made)
+    created = (made or set()) | install_record.created(document, new_document)
     if parsed is not None and parsed.root is not None:
         if jsontext.same(parsed.root.value, new_document):
             return Plan(harness, scope, path, old_text, old_text or "", had_ours)
         try:
             new_text = jsontext.edit(parsed, new_document, jsonc=harness.jsonc)
         except jsontext.JsonTextError as error:
-            raise Refused(f"{path}: {error}; nothing was changed") from None
+            if executable is not None or made is not None:
+                raise Refused(f"{path}: {error}; nothing was changed") from None
+            # No record, and a comment on a container that removing ours
+            # would delete: a person wrote there, so it stays (the outermost
+            # first: an event list inside a kept "hooks" may still go).
+            new_text = _keeping_containers(parsed, document, new_document, lost, harness, path)
     else:
         new_text = jsontext.dumps(new_document) + "\n"
-    return Plan(harness, scope, path, old_text, new_text, had_ours)
+    result = Plan(harness, scope, path, old_text, new_text, had_ours)
+    result.created = None if executable is None else created
+    return result
 
 
-def apply(plan: Plan) -> str | None:
+def _keeping_containers(
+    parsed: jsontext.Parsed,
+    document: object,
+    new_document: object,
+    lost: set[tuple[str, ...]],
+    harness: Harness,
+    path: str,
+) -> str:
+    for depth in (1, 2):
+        kept = {where for where in lost if len(where) <= depth}
+        restored = install_record.restore(new_document, document, kept)
+        try:
+            return jsontext.edit(parsed, restored, jsonc=harness.jsonc)
+        except jsontext.JsonTextError as error:
+            failure = error
+    raise Refused(f"{path}: {failure}; nothing was changed")
+
+
+def apply(plan: Plan, environ: Mapping[str, str]) -> str | None:
     """Write the plan: backup first, then the new file. Returns the backup's path.
 
     Both keep the settings file's owner, group and mode (settings_io.replace).
+    A write that fails leaves the backup as it was before (none, or the
+    previous one), so a refused install leaves no trace; OSError says why.
     """
     backup = None
+    previous: bytes | None = None
     if plan.old_text is not None:
         backup = plan.path + BACKUP_SUFFIX
         original = settings_io.read_bytes(plan.path)
         if original is not None:
+            try:
+                previous = settings_io.read_bytes(backup)
+            except Refused:
+                previous = None
             settings_io.replace(backup, original, like=plan.path)
-    settings_io.replace(plan.path, plan.new_text.encode("utf-8"))
+    try:
+        settings_io.replace(plan.path, plan.new_text.encode("utf-8"))
+    except OSError:
+        if backup is not None:
+            _put_back(backup, previous)
+        raise
+    if plan.created is None:
+        install_record.forget(environ, plan.path)
+    else:
+        install_record.write(environ, plan.path, plan.created)
     return backup
+
+
+def _put_back(backup: str, previous: bytes | None) -> None:
+    """The backup as it was before this write: removed, or its old bytes (best-effort)."""
+    try:
+        if previous is None:
+            os.unlink(backup)
+        else:
+            settings_io.replace(backup, previous)
+    except OSError:
+        pass
 
 
 def next_steps(harness: Harness, scope: str, executable: str) -> list[str]:
@@ -221,7 +286,7 @@ def run(
         _error(environment, f"lich-hook: {verb} refused: {error}")
         return ExitCode.PROBLEM_FOUND
     try:
-        backup = apply(result)
+        backup = apply(result, env)
     except OSError as error:
         _error(environment, f"lich-hook: {verb} failed: cannot write {result.path}: {error}")
         return ExitCode.PROBLEM_FOUND
