@@ -14,6 +14,7 @@ from lich_hooks.standin.server import StandIn
 from lich_hooks.state import prune
 from tests.agent_cards.fake_lich import FakeLich, agent_payload, reason, session
 from tests.spine.helpers import SID
+from tests.support.listeners import wait_until
 from tests.support.runner import base_env, run_hook, wait_for_log
 
 DAY = 86400.0
@@ -59,6 +60,13 @@ def seed(root: Path, cards: int, workers_per_card: int, days_old: float) -> None
 def report(env: dict[str, str], count: int) -> list[dict[str, object]]:
     run_hook("SessionStart claude", {"session_id": SID}, env)
     return wait_for_log(env, count)
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def pruned(records: list[dict[str, object]]) -> int:
@@ -128,7 +136,10 @@ def test_pruning_is_amortised_and_never_on_a_reading_path(
     root = Path(lich_env["LICH_HOOK_STATE_DIR"])
     crush = {"session_id": SID, "tool_name": "bash"}
     run_hook("PreToolUse crush", crush, lich_env)
-    wait_for_log(lich_env, 1)  # a first record: the first prune, on an empty directory
+    [first] = wait_for_log(lich_env, 1)  # a first record: the first prune, on an empty directory
+    sender = first["pid"]
+    assert isinstance(sender, int)
+    assert wait_until(lambda: not running(sender))  # its prune runs after its log line
     seed(root, cards=50, workers_per_card=1, days_old=60)
     before = len(files(root))
     # The no-op path only reads.
