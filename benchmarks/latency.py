@@ -66,9 +66,10 @@ import time
 from pathlib import Path
 
 import lich_hooks
+from lich_hooks import state
 from lich_hooks.jobs import session_record
 from lich_hooks.standin.server import Received, StandIn
-from lich_hooks.state import prune, store
+from lich_hooks.state import prune
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -501,7 +502,7 @@ def time_prune(tmp: Path, count: int) -> tuple[float, int]:
     root = tmp / "prune-bench"
     seed_stale(root, count)
     started = time.perf_counter()
-    handle = store.open_root({"LICH_HOOK_STATE_DIR": str(root)}, create=False)
+    handle = state.open_root({"LICH_HOOK_STATE_DIR": str(root)}, create=False)
     try:
         removed = prune.prune(handle, time.time())
     finally:

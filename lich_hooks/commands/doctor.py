@@ -22,7 +22,7 @@ import socket
 import subprocess
 import sys
 
-from lich_hooks import __version__, interactive, safefile
+from lich_hooks import __version__, interactive, safefile, state
 from lich_hooks.commands import doctor_codex_daemon, doctor_modules
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
@@ -31,7 +31,7 @@ from lich_hooks.runlog import RunLog
 from lich_hooks.settings import discovery, ours
 from lich_hooks.settings.harnesses import HARNESSES
 from lich_hooks.standin import PROBE_HEADER
-from lich_hooks.state import location, store
+from lich_hooks.state import location
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -400,7 +400,7 @@ def check_state_dir(environ: Mapping[str, str]) -> Check:
             "set LICH_HOOK_STATE_DIR to an absolute path",
         )
     try:
-        store.probe(environ)
+        state.probe(environ)
     except OSError as error:
         return Check(
             "state directory",

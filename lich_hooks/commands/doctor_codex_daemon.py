@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 from lich_hooks.codex_daemon import decide, probe
-from lich_hooks.safefile import same_file
+from lich_hooks.safefile import read_regular, same_file
 from lich_hooks.settings.harnesses import codex_home
 
 TYPE_CHECKING = False
@@ -54,8 +54,8 @@ def _pid_file_daemon(home: str) -> int | None:
     import json
 
     try:
-        with open(os.path.join(home, "app-server-daemon", "daemon.pid"), "rb") as handle:
-            pid = int(json.loads(handle.read(4096))["pid"])
+        raw = read_regular(os.path.join(home, "app-server-daemon", "daemon.pid"), 4096)
+        pid = int(json.loads(raw)["pid"])
         os.kill(pid, 0)
     except (OSError, ValueError, KeyError, TypeError):
         return None

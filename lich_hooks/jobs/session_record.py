@@ -1,9 +1,9 @@
 """session-start's records (docs/session-start.md): the last id each card reported, and
-the report in flight for it. Kept in the state directory (state/store.py)."""
+the report in flight for it. Kept in the state directory (state/state.py)."""
 
 from __future__ import annotations
 
-from lich_hooks.state import store
+from lich_hooks import state
 from lich_hooks.state.location import file_key
 
 TYPE_CHECKING = False
@@ -32,7 +32,7 @@ PRUNED = (
 
 def last_reported(environ: Mapping[str, str], card: str) -> str | None:
     """`provider\\nid` as last accepted by lich for this card, or None."""
-    data = store.read(environ, REPORTED, file_key(card), REPORTED_LIMIT)
+    data = state.read(environ, REPORTED, file_key(card), REPORTED_LIMIT)
     if data is None:
         return None
     try:
@@ -42,7 +42,7 @@ def last_reported(environ: Mapping[str, str], card: str) -> str | None:
 
 
 def remember_reported(environ: Mapping[str, str], card: str, value: str) -> None:
-    store.write(environ, REPORTED, file_key(card), value.encode("utf-8", "surrogatepass"))
+    state.write(environ, REPORTED, file_key(card), value.encode("utf-8", "surrogatepass"))
 
 
 def forget_reported(environ: Mapping[str, str], card: str) -> None:
@@ -53,7 +53,7 @@ def forget_reported(environ: Mapping[str, str], card: str) -> None:
     return to the old id look already reported. Without a record, the next
     Antigravity or Crush call simply reports again.
     """
-    store.remove(environ, REPORTED, file_key(card))
+    state.remove(environ, REPORTED, file_key(card))
 
 
 def _claim_name(card: str, value: str) -> str:
@@ -74,7 +74,7 @@ def claim(environ: Mapping[str, str], card: str, value: str, now: float) -> bool
     from lich_hooks.safefile import is_regular
 
     try:
-        directory = store.open_dir(environ, SENDING, create=True)
+        directory = state.open_dir(environ, SENDING, create=True)
     except OSError:
         return None
     name = _claim_name(card, value)
@@ -97,4 +97,4 @@ def claim(environ: Mapping[str, str], card: str, value: str, now: float) -> bool
 
 def release(environ: Mapping[str, str], card: str, value: str) -> None:
     """End this card and id's report in flight (after the record is written)."""
-    store.remove(environ, SENDING, _claim_name(card, value))
+    state.remove(environ, SENDING, _claim_name(card, value))

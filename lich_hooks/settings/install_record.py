@@ -14,10 +14,11 @@ wrote there, and uninstall never refuses over a comment.
 
 from __future__ import annotations
 
-import json
-
-from lich_hooks.state import store
+from lich_hooks import state
 from lich_hooks.state.location import file_key
+
+# Imported by state/prune.py's table in the detached sender: stdlib `json` only
+# where a record is read or written (docs/performance.md).
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,7 +81,9 @@ def _name(path: str) -> str:
 
 def read(environ: Mapping[str, str], path: str) -> set[Path] | None:
     """The containers install created in the settings file at `path`; None: no record."""
-    raw = store.read(environ, INSTALLED, _name(path), RECORD_LIMIT)
+    import json
+
+    raw = state.read(environ, INSTALLED, _name(path), RECORD_LIMIT)
     if raw is None:
         return None
     try:
@@ -101,12 +104,14 @@ def read(environ: Mapping[str, str], path: str) -> set[Path] | None:
 
 def write(environ: Mapping[str, str], path: str, made: set[Path]) -> None:
     """Best-effort: a state directory that refuses leaves uninstall its fallback rule."""
+    import json
+
     data = json.dumps({"path": path, "created": sorted(list(item) for item in made)})
     try:
-        store.write(environ, INSTALLED, _name(path), data.encode("utf-8"))
+        state.write(environ, INSTALLED, _name(path), data.encode("utf-8"))
     except OSError:
         pass
 
 
 def forget(environ: Mapping[str, str], path: str) -> None:
-    store.remove(environ, INSTALLED, _name(path))
+    state.remove(environ, INSTALLED, _name(path))

@@ -19,7 +19,7 @@ Three things this must hold whatever the directory looks like
   root, a rule's directory, one card's), so a `workers/` with more cards than
   the open-files limit is pruned like any other;
 - **clocks that jump.** An mtime in the future counts as now (never as
-  "newest forever"), and a record this process wrote (store.WRITTEN) is never
+  "newest forever"), and a record this process wrote (state.WRITTEN) is never
   pruned by it, so a backward jump cannot make a run delete what it just
   wrote.
 """
@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import os
 
+from lich_hooks import state
 from lich_hooks.safefile import Dir, is_dir
-from lich_hooks.state import store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def after_run(environ: Mapping[str, str], now: float, inline: bool = False) -> N
     the caller is already off the harness's wait. Best-effort: errors are
     swallowed, and where fork is missing or fails nothing is pruned this time.
     """
-    if not store.WRITTEN or not due(environ, now):
+    if not state.WRITTEN or not due(environ, now):
         return
     if inline:
         _prune_and_log(environ, now)
@@ -94,7 +94,7 @@ def _prune_and_log(environ: Mapping[str, str], now: float) -> None:
 def due(environ: Mapping[str, str], now: float) -> bool:
     """One lstat: is the marker missing, PRUNE_EVERY old, or in the future?"""
     try:
-        root = store.open_root(environ, create=False)
+        root = state.open_root(environ, create=False)
     except OSError:
         return False
     try:
@@ -107,7 +107,7 @@ def due(environ: Mapping[str, str], now: float) -> bool:
 def maybe_prune(environ: Mapping[str, str], now: float) -> int:
     """Prune when due; how many entries went (0 when not due or on any error)."""
     try:
-        root = store.open_root(environ, create=False)
+        root = state.open_root(environ, create=False)
     except OSError:
         return 0
     try:
@@ -157,7 +157,7 @@ def _files(
     for name in directory.names():
         if name in spared:
             continue
-        if (parts, name) in store.WRITTEN:
+        if (parts, name) in state.WRITTEN:
             found.append((MINE, name))
             continue
         info = directory.lstat(name)

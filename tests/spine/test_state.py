@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from lich_hooks import state
 from lich_hooks.jobs import session_record
 from lich_hooks.standin.server import StandIn
-from lich_hooks.state import prune, store
+from lich_hooks.state import prune
 from tests.spine.helpers import SID
 from tests.support.runner import base_env, run_hook, wait_for_log
 
@@ -55,7 +56,7 @@ def test_a_read_only_state_dir_stays_read_only(tmp_path: Path) -> None:
     where = tmp_path / "state"
     where.mkdir()
     os.chmod(where, 0o500)
-    store.make_dirs(str(where))
+    state.make_dirs(str(where))
     session_record.forget_reported({"LICH_HOOK_STATE_DIR": str(where)}, "card-1")
     assert stat.S_IMODE(where.stat().st_mode) == 0o500
     os.chmod(where, 0o700)

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from lich_hooks import state
 from lich_hooks.jobs import session_record
 from lich_hooks.standin.server import StandIn
-from lich_hooks.state import location, store
+from lich_hooks.state import location
 from tests.agent_cards.fake_lich import FakeLich, agent_payload, reason, session
 from tests.spine.helpers import SID
 from tests.support.runner import base_env, run_hook, wait_for_log
@@ -101,7 +102,7 @@ def test_an_existing_state_dir_keeps_its_mode(lich: StandIn, tmp_path: Path) -> 
 def test_a_umask_without_owner_bits_still_makes_usable_dirs(tmp_path: Path) -> None:
     old = os.umask(0o277)
     try:
-        store.make_dirs(str(tmp_path / "x" / "y"))
+        state.make_dirs(str(tmp_path / "x" / "y"))
     finally:
         os.umask(old)
     assert mode(tmp_path / "x") == mode(tmp_path / "x" / "y") == 0o700
@@ -267,7 +268,7 @@ def test_home_root_makes_no_directory_and_no_chmod(tmp_path: Path) -> None:
     fake_root = tmp_path / "root"
     fake_root.mkdir()
     os.chmod(fake_root, 0o755)
-    store.make_dirs(str(fake_root / ".local" / "state" / "lich-hooks"))
+    state.make_dirs(str(fake_root / ".local" / "state" / "lich-hooks"))
     assert mode(fake_root) == 0o755
 
 

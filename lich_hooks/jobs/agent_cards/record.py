@@ -4,7 +4,7 @@ One file per worker, `workers/<card>/<roster name>.json`, each written
 atomically: parallel Agent calls run their hooks at the same time, and with a
 file each they never write the same file, so no lock is needed and none can
 be left behind by a killed hook. Files are 0600 in 0700 directories, reached
-without following symlinks (state/store.py), and pruned by age and count (PRUNED,
+without following symlinks (state/state.py), and pruned by age and count (PRUNED,
 state/prune.py).
 
 Unlike the mod, which forgets its workers when it reloads, this record outlives
@@ -15,8 +15,8 @@ record, never the verdict.
 
 from __future__ import annotations
 
+from lich_hooks import state
 from lich_hooks.payload import loads_object
-from lich_hooks.state import store
 from lich_hooks.state.location import file_key
 
 TYPE_CHECKING = False
@@ -50,7 +50,7 @@ def add(environ: Mapping[str, str], card: str, worker: dict[str, object]) -> boo
         return False
     try:
         data = json.dumps(worker, ensure_ascii=True).encode("ascii")
-        store.write(environ, _parts(card), _name(name), data)
+        state.write(environ, _parts(card), _name(name), data)
     except (OSError, ValueError):
         return False
     return True
@@ -67,18 +67,18 @@ def _load(raw: bytes | None) -> dict[str, object] | None:
 
 def find(environ: Mapping[str, str], card: str, name: str) -> dict[str, object] | None:
     """The worker recorded under roster name `name`, or None. One file read."""
-    worker = _load(store.read(environ, _parts(card), _name(name), RECORD_LIMIT))
+    worker = _load(state.read(environ, _parts(card), _name(name), RECORD_LIMIT))
     return worker if worker is not None and worker.get("name") == name else None
 
 
 def remove(environ: Mapping[str, str], card: str, name: str) -> None:
-    store.remove(environ, _parts(card), _name(name))
+    state.remove(environ, _parts(card), _name(name))
 
 
 def workers(environ: Mapping[str, str], card: str) -> list[dict[str, object]]:
     """Every worker recorded for `card`, oldest first."""
     found = []
-    for entry, raw in store.entries(environ, _parts(card)):
+    for entry, raw in state.entries(environ, _parts(card)):
         if not entry.endswith(SUFFIX):
             continue
         worker = _load(raw)
@@ -95,7 +95,7 @@ def _when(worker: dict[str, object]) -> float:
 
 def checked_at(environ: Mapping[str, str], card: str) -> float | None:
     """When lich's session list was last read for this card (wall clock), or None."""
-    raw = store.read(environ, _parts(card), CHECKED, 64)
+    raw = state.read(environ, _parts(card), CHECKED, 64)
     if raw is None:
         return None
     try:
@@ -106,6 +106,6 @@ def checked_at(environ: Mapping[str, str], card: str) -> float | None:
 
 def mark_checked(environ: Mapping[str, str], card: str, when: float) -> None:
     try:
-        store.write(environ, _parts(card), CHECKED, repr(when).encode())
+        state.write(environ, _parts(card), CHECKED, repr(when).encode())
     except OSError:
         pass
