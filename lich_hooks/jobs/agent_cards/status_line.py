@@ -94,12 +94,13 @@ def run_user_command(command: list[str], stdin: bytes) -> bytes:
         )
     except (OSError, ValueError, subprocess.SubprocessError):
         return b""
+    out, whole = b"", False
     try:
         out, whole = _collect(proc, stdin, time.monotonic() + USER_COMMAND_SECONDS)
     except (OSError, ValueError):
-        out, whole = b"", False
+        pass
     finally:
-        _end(proc)
+        _end(proc, cut=not whole)
     if not whole:
         cut = out.rfind(b"\n", 0, OUTPUT_LIMIT)
         out = out[:cut] if cut > 0 else out[:OUTPUT_LIMIT]
@@ -159,21 +160,30 @@ def _collect(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, 
             exited = exited or proc.poll() is not None
 
 
-def _end(proc: Popen[bytes]) -> None:
-    """Close our pipes; a command still running at its limit is killed with its whole group."""
+def _end(proc: Popen[bytes], cut: bool) -> None:
+    """A command cut by a limit is killed with its whole group, then our pipes close.
+
+    The kill comes first: once our end of its output closes, a printer dies
+    of SIGPIPE and its shell exits, while what the shell started in the
+    background would live on. The group outlives its leader while any member
+    does, so killpg reaches them whether or not the shell is gone.
+    """
     import signal
 
+    if cut or proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # its session's group: start_new_session
+        except (OSError, AttributeError):
+            try:
+                proc.kill()
+            except OSError:
+                pass
     for pipe in (proc.stdin, proc.stdout):
         try:
             if pipe is not None:
                 pipe.close()
         except OSError:
             pass
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # its session's group: start_new_session
-        except (OSError, AttributeError):
-            proc.kill()
     try:
         proc.wait(1.0)
     except Exception:  # noqa: S110 - a status line must never show a traceback
