@@ -2,6 +2,7 @@
 
     python benchmarks/prune_wait.py                 # 0, 10,000 and 50,000 stale records
     python benchmarks/prune_wait.py --stale 0 20000 --rounds 5
+    python benchmarks/prune_wait.py --hook /old/venv/bin/lich-hook --hook /new/venv/bin/lich-hook
 
 A prune is due (no `.pruned` marker) and the state directory holds `stale`
 records two months old: half under reported/, half as workers under
@@ -16,8 +17,10 @@ its pipes closed (what Claude Code waits for):
     status line.
 
 It prints the median of each and its delay over the run with no stale
-records. It times the `lich-hook` next to sys.executable and imports none of
-lich_hooks, so the same script measures any installed version.
+records. It times the `lich-hook` next to sys.executable, or each `--hook`
+given, in the same rounds one after the other (so a shared machine's load
+falls on all of them alike), and imports none of lich_hooks, so the same
+script measures any installed version.
 """
 
 from __future__ import annotations
@@ -82,7 +85,7 @@ def timed(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> fl
     return (time.monotonic() - started) * 1000
 
 
-def one_round(tmp: Path, stale: int, env: dict[str, str]) -> tuple[float, float]:
+def one_round(tmp: Path, hook: str, stale: int, env: dict[str, str]) -> tuple[float, float]:
     root = tmp / "state"
     shutil.rmtree(root, ignore_errors=True)
     seed(root, stale)
@@ -98,7 +101,7 @@ def one_round(tmp: Path, stale: int, env: dict[str, str]) -> tuple[float, float]
         "tool_input": {"description": "Fix the thing", "prompt": "p"},
     }
     verdict = timed(
-        ["/bin/sh", "-c", f"{LICH_HOOK} PreToolUse claude"],
+        ["/bin/sh", "-c", f"{hook} PreToolUse claude"],
         json.dumps(agent).encode(),
         env,
         project,
@@ -107,7 +110,7 @@ def one_round(tmp: Path, stale: int, env: dict[str, str]) -> tuple[float, float]
     shutil.rmtree(root, ignore_errors=True)
     seed(root, stale)
     worker_of_card(root)
-    line = timed(["/bin/sh", "-c", f"{LICH_HOOK} status-line"], b"{}", env, project)
+    line = timed(["/bin/sh", "-c", f"{hook} status-line"], b"{}", env, project)
     return verdict, line
 
 
@@ -115,9 +118,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--stale", type=int, nargs="+", default=[0, 10000, 50000])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--hook", action="append", help="a lich-hook to time (repeatable)")
     args = parser.parse_args()
-    if not LICH_HOOK.exists():
-        print(f"no lich-hook next to {sys.executable}", file=sys.stderr)
+    hooks = args.hook or [str(LICH_HOOK)]
+    missing = [hook for hook in hooks if not Path(hook).exists()]
+    if missing:
+        print(f"no such lich-hook: {', '.join(missing)}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="prune-wait-") as name:
         tmp = Path(name)
@@ -137,18 +143,25 @@ def main() -> int:
             "CLAUDE_CODE_SESSION_ATTENDED": "1",
             "CLAUDE_CODE_ENTRYPOINT": "cli",
         }
-        print(f"{LICH_HOOK}: median of {args.rounds} rounds, ms (delay over 0 stale records)")
-        base: tuple[float, float] | None = None
-        for stale in args.stale:
-            rounds = [one_round(tmp, stale, env) for _ in range(args.rounds)]
-            verdict = statistics.median(r[0] for r in rounds)
-            line = statistics.median(r[1] for r in rounds)
-            if base is None:
-                base = (verdict, line)
-            print(
-                f"{stale:>7} stale: Agent verdict {verdict:7.1f} (+{verdict - base[0]:6.1f})"
-                f"   first status line {line:7.1f} (+{line - base[1]:6.1f})"
-            )
+        times: dict[tuple[str, int], list[tuple[float, float]]] = {}
+        for _ in range(args.rounds):
+            for stale in args.stale:
+                for hook in hooks:
+                    times.setdefault((hook, stale), []).append(one_round(tmp, hook, stale, env))
+        print(f"median of {args.rounds} rounds, ms (delay over {args.stale[0]} stale records)")
+        for hook in hooks:
+            print(hook)
+            base: tuple[float, float] | None = None
+            for stale in args.stale:
+                rounds = times[(hook, stale)]
+                verdict = statistics.median(r[0] for r in rounds)
+                line = statistics.median(r[1] for r in rounds)
+                if base is None:
+                    base = (verdict, line)
+                print(
+                    f"{stale:>7} stale: Agent verdict {verdict:7.1f} (+{verdict - base[0]:6.1f})"
+                    f"   first status line {line:7.1f} (+{line - base[1]:6.1f})"
+                )
     return 0
 
 

@@ -104,10 +104,16 @@ def run(
 
 def _prune_after(environ: Mapping[str, str], inline: bool) -> None:
     """A run that wrote a record prunes off the wait: in the detached sender
-    (inline, after its log line), else in a pruner of its own (state/prune.py)."""
+    (inline, after its log line), else in a pruner of its own (state/prune.py).
+
+    The state is looked up, not imported: a run that never loaded it wrote
+    nothing, and the no-op paths must not pay for the import.
+    """
     state = sys.modules.get("lich_hooks.state")
-    if state is not None:
-        state.prune_after(environ, inline)
+    if state is not None and state.WRITTEN:
+        from lich_hooks.state import prune
+
+        prune.after_run(environ, time.time(), inline)
 
 
 def _call(callback: Callable[[], None] | None) -> None:

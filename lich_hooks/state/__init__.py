@@ -27,9 +27,9 @@ itself:
   without following symlinks, relative to the parent's descriptor, read only
   when regular, written by rename.
 
-Nothing here prunes while the harness waits: a run that wrote a record is
-noted in `WRITTEN`, and `prune_after`, called when the run's output is out,
-starts state/prune.py off the harness's wait.
+Nothing here prunes: a run that wrote a record is noted in `WRITTEN`, and
+when its output is out the run calls state/prune.py's `after_run`, which
+prunes off the harness's wait.
 """
 
 from __future__ import annotations
@@ -186,21 +186,3 @@ def probe(environ: Mapping[str, str]) -> None:
         root.unlink(name)
     finally:
         root.close()
-
-
-def prune_after(environ: Mapping[str, str], inline: bool = False) -> None:
-    """End of a run that may have written a record: prune off the wait if one is due.
-
-    Callers reach this through sys.modules["lich_hooks.state"]: a run that
-    never loaded the state wrote nothing, and must not pay for the import.
-    """
-    if not WRITTEN:
-        return  # the usual run: nothing written, nothing more imported
-    try:
-        import time
-
-        from lich_hooks.state import prune
-
-        prune.after_run(environ, time.time(), inline)
-    except Exception:  # noqa: S110 - best-effort state, never the turn
-        pass

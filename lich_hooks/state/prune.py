@@ -61,6 +61,13 @@ def after_run(environ: Mapping[str, str], now: float, inline: bool = False) -> N
     the caller is already off the harness's wait. Best-effort: errors are
     swallowed, and where fork is missing or fails nothing is pruned this time.
     """
+    try:
+        _after_run(environ, now, inline)
+    except Exception:  # noqa: S110 - best-effort state, never the turn
+        pass
+
+
+def _after_run(environ: Mapping[str, str], now: float, inline: bool) -> None:
     if not state.WRITTEN or not due(environ, now):
         return
     if inline:

@@ -52,9 +52,11 @@ def main(args: list[str]) -> int:
         parts.append(text(lang, key, count=count).encode("utf-8"))
     if parts:
         _write(b"\n".join(parts) + b"\n")
-    state = sys.modules.get("lich_hooks.state")
-    if state is not None:
-        state.prune_after(environ)  # after the line is out: detached (state/prune.py)
+    state = sys.modules.get("lich_hooks.state")  # loaded only by a run that had a card
+    if state is not None and state.WRITTEN:
+        from lich_hooks.state import prune
+
+        prune.after_run(environ, time.time())  # after the line is out: detached
     return 0
 
 
