@@ -34,6 +34,22 @@ BUN_VERSION = os.environ.get("LICH_TEST_BUN_VERSION", "1.4.5")
 INSTALL_TIMEOUT = 600
 
 
+def run_cli(
+    argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """A command as a person runs it in a terminal: no stdin, text out, never raising."""
+    return subprocess.run(
+        argv,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def cache_root() -> Path:
     configured = os.environ.get("LICH_TEST_CLIENTS_DIR")
     return Path(configured) if configured else REPO / ".cache" / "clients"

@@ -25,10 +25,18 @@ _SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 class Screen:
-    """`with Screen(client, env, cwd, folder) as screen:` a claude session at `cols`×`rows`."""
+    """`with Screen(client, env, cwd, folder) as screen:` a claude session at `cols`×`rows`.
+
+    `args` go to `claude` (e.g. `--debug=hooks --debug-file <file>`)."""
 
     def __init__(
-        self, client: Client, env: dict[str, str], cwd: Path, folder: Path, cols: int = 100
+        self,
+        client: Client,
+        env: dict[str, str],
+        cwd: Path,
+        folder: Path,
+        cols: int = 100,
+        args: tuple[str, ...] = (),
     ) -> None:
         tmux = shutil.which("tmux")
         if tmux is None:
@@ -39,7 +47,9 @@ class Screen:
         launcher = folder / "claude-in-tmux.sh"
         assignments = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
         launcher.write_text(
-            f"#!/bin/sh\nexec env -i {assignments} {shlex.quote(str(client.binary))}\n"
+            f"#!/bin/sh\nexec env -i {assignments} "
+            + " ".join(shlex.quote(word) for word in (str(client.binary), *args))
+            + "\n"
         )
         launcher.chmod(0o700)
         self._run(
