@@ -37,7 +37,22 @@ from __future__ import annotations
 import os
 
 from lich_hooks.safefile import Dir
-from lich_hooks.state.location import state_dir
+from lich_hooks.state.location import file_key, state_dir
+
+__all__ = [
+    "WRITTEN",
+    "Unusable",
+    "entries",
+    "file_key",
+    "make_dirs",
+    "open_dir",
+    "open_root",
+    "probe",
+    "read",
+    "remove",
+    "state_dir",
+    "write",
+]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -47,11 +47,12 @@ MINE = float("inf")  # the "when" of a record this process wrote
 
 def table() -> tuple[Rule, ...]:
     """Every record's rule, from the modules that write them."""
+    from lich_hooks.codex_daemon import moves
     from lich_hooks.jobs import session_record
     from lich_hooks.jobs.agent_cards import record
     from lich_hooks.settings import install_record
 
-    return session_record.PRUNED + record.PRUNED + install_record.PRUNED
+    return session_record.PRUNED + record.PRUNED + install_record.PRUNED + moves.PRUNED
 
 
 def after_run(environ: Mapping[str, str], now: float, inline: bool = False) -> None:
