@@ -26,3 +26,17 @@ def parent(pid: int, proc: str = "/proc") -> int | None:
         return int(stat[stat.rindex(b")") + 2 :].split()[1])
     except (OSError, ValueError, IndexError):
         return None
+
+
+def started(pid: int, proc: str = "/proc") -> int | None:
+    """When a process started (clock ticks since boot, /proc/<pid>/stat field 22).
+
+    With the pid it names one process for its whole life: a pid the kernel
+    hands to a new process later comes with another start time.
+    """
+    try:
+        with open(f"{proc}/{pid}/stat", "rb") as handle:
+            stat = handle.read(4096)
+        return int(stat[stat.rindex(b")") + 2 :].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None

@@ -105,7 +105,12 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
         return Outcome("bad-input")
     assert runner.pid is not None
     found = codex_daemon.find_card(
-        runner.pid, payload.text("cwd"), payload.text("source"), payload.transcript_path
+        runner.pid,
+        payload.text("cwd"),
+        payload.text("source"),
+        payload.transcript_path,
+        session=payload.session_id,
+        environ=ctx.environ,
     )
     ctx.log.set(attribution=found.why, attribution_ms=round((time.monotonic() - started) * 1000, 2))
     ctx.log.debug(found.why)
