@@ -279,37 +279,54 @@ def choose(
             NO_CLIENT,
             f"none of the daemon's {len(clients)} connected codex client(s) runs in {want}",
         )
-    cards: dict[tuple[str, str, str], int] = {}
-    for client in here:
-        if client.lich is None:
+    members = [(f"codex client {client.pid}", client.lich, client.pid) for client in here]
+    return one_card(members, where, "codex-daemon", "codex clients")
+
+
+def one_card(
+    members: Sequence[tuple[str, Mapping[str, str] | None, int | None]],
+    where: str,
+    prefix: str,
+    plural: str,
+) -> Attribution:
+    """The one card every member names, or why none: the rule any shared process shares.
+
+    `members` are (label, LICH_* or None if unreadable, pid) of everything that
+    may own the conversation (Codex's client TUIs; a Crush workspace's
+    environment and its clients). A member outside lich, with an unreadable
+    or invalid environment, or a second card among them: nobody is named.
+    Decisions are `<prefix>-card`, `<prefix>-client-outside-lich`, ….
+    """
+    cards: dict[tuple[str, str, str], tuple[str, int | None]] = {}
+    for label, lich, pid in members:
+        if lich is None:
             return Attribution(
-                UNREADABLE, f"codex client {client.pid} {where}: environment unreadable"
+                f"{prefix}-client-unreadable", f"{label} {where}: environment unreadable"
             )
-        card = client.lich.get("LICH_SESSION_ID")
-        if not any(client.lich.get(key) for key in LICH_KEYS):
-            # a TUI outside lich shares the directory: the conversation may be its own
-            return Attribution(NOT_IN_LICH, f"codex client {client.pid} {where} is not in lich")
-        env = LichEnv(client.lich)
+        card = lich.get("LICH_SESSION_ID")
+        if not any(lich.get(key) for key in LICH_KEYS):
+            # a client outside lich shares the directory: the conversation may be its own
+            return Attribution(f"{prefix}-client-outside-lich", f"{label} {where} is not in lich")
+        env = LichEnv(lich)
         if not env.can_report:
             bad = [key for key in LICH_KEYS if not _valid(env, key)]
             return Attribution(
-                INVALID,
-                f"codex client {client.pid} {where} (card {card!r}): "
-                f"missing or invalid {', '.join(bad)}",
+                f"{prefix}-client-invalid",
+                f"{label} {where} (card {card!r}): missing or invalid {', '.join(bad)}",
             )
         assert env.card is not None and env.token is not None
-        cards.setdefault((env.card, str(env.port), env.token), client.pid)
+        cards.setdefault((env.card, str(env.port), env.token), (label, pid))
     if len(cards) > 1:
         names = sorted({card for card, _, _ in cards})
         return Attribution(
-            SEVERAL,
-            f"{len(here)} codex clients {where} belong to {len(cards)} different cards "
+            f"{prefix}-several-cards",
+            f"{len(members)} {plural} {where} belong to {len(cards)} different cards "
             f"({', '.join(names)}): cannot tell whose conversation this is",
         )
     [(card, port, token)] = cards
-    pid = cards[(card, port, token)]
+    label, pid = cards[(card, port, token)]
     lich = {"LICH_SESSION_ID": card, "LICH_PORT": port, "LICH_TOKEN": token}
-    return Attribution(FOUND, f"card {card} from codex client {pid} {where}", lich, pid)
+    return Attribution(f"{prefix}-card", f"card {card} from {label} {where}", lich, pid)
 
 
 def _can_run_in(client: Client, want: str) -> bool:

@@ -7,6 +7,10 @@ from lich_hooks import state
 from lich_hooks.jobs.job import Context, Outcome
 from lich_hooks.lichenv import LichEnv
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lich_hooks.codex_daemon.decide import Attribution
+
 ENDPOINT = "session-start"
 
 # Events that fire far more often than a conversation changes: report only an
@@ -21,8 +25,9 @@ def body(card: str, provider_session_id: str, provider: str) -> dict[str, object
 def run(ctx: Context) -> Outcome:
     env = ctx.env
     own = True
-    if ctx.provider == "codex":
-        found = codex_card(ctx)
+    shared = SHARED_PROCESS.get(ctx.provider)
+    if shared is not None:
+        found = shared(ctx)
         if isinstance(found, Outcome):
             return found
         if found is not None:
@@ -107,8 +112,54 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
     found = codex_daemon.find_card(
         runner.pid, payload.text("cwd"), payload.text("source"), payload.transcript_path
     )
+    return _attributed(ctx, found, started)
+
+
+def crush_card(ctx: Context) -> LichEnv | Outcome | None:
+    """Under a `crush server`, the card that owns the conversation (or a refusal).
+
+    None: a crush TUI or `crush run` in its default (local) mode runs the
+    hook as its child, so the hook's own environment is the card's. Under the
+    server the hook's own LICH_* are the first client's and are never used:
+    the server's workspace at the payload's cwd, holding its session, and
+    every client working there must name one card
+    (lich_hooks/crush_server/decide.py), or nothing is sent.
+    """
+    import time
+
+    from lich_hooks import crush_server
+    from lich_hooks.crush_server import decide
+
+    started = time.monotonic()
+    runner = crush_server.who_runs()
+    if runner.kind == decide.OWN:
+        return None
+    ctx.log.set(crush_runner=runner.why)
+    if runner.kind == decide.UNKNOWN:
+        ctx.log.debug(f"not reporting: {runner.why}")
+        return Outcome("crush-runner-unknown")
+    payload = ctx.payload()
+    if payload is None:
+        return Outcome("bad-input")
+    conversation = payload.session_id
+    if conversation is None:
+        return Outcome("no-session-id")
+    assert runner.pid is not None
+    found = crush_server.find_card(runner.pid, ctx.environ, payload.text("cwd"), conversation)
+    return _attributed(ctx, found, started)
+
+
+def _attributed(ctx: Context, found: Attribution, started: float) -> LichEnv | Outcome:
+    """The chosen card's environment, or the refusal; the run log says which and what it cost."""
+    import time
+
     ctx.log.set(attribution=found.why, attribution_ms=round((time.monotonic() - started) * 1000, 2))
     ctx.log.debug(found.why)
     if found.lich is None:
         return Outcome(found.decision)
     return LichEnv(found.lich)
+
+
+# Harnesses that may run hooks in one process shared by several cards (docs/harnesses.md):
+# each finds the card that owns the conversation, or refuses.
+SHARED_PROCESS = {"codex": codex_card, "crush": crush_card}
