@@ -280,14 +280,14 @@ def choose(
             f"none of the daemon's {len(clients)} connected codex client(s) runs in {want}",
         )
     members = [(f"codex client {client.pid}", client.lich, client.pid) for client in here]
-    return one_card(members, where, "codex-daemon", "codex clients")
+    return one_card(members, where, "codex-daemon", f"{len(here)} codex clients")
 
 
 def one_card(
     members: Sequence[tuple[str, Mapping[str, str] | None, int | None]],
     where: str,
     prefix: str,
-    plural: str,
+    who: str,
 ) -> Attribution:
     """The one card every member names, or why none: the rule any shared process shares.
 
@@ -295,7 +295,8 @@ def one_card(
     may own the conversation (Codex's client TUIs; a Crush workspace's
     environment and its clients). A member outside lich, with an unreadable
     or invalid environment, or a second card among them: nobody is named.
-    Decisions are `<prefix>-card`, `<prefix>-client-outside-lich`, ….
+    Decisions are `<prefix>-card`, `<prefix>-client-outside-lich`, …; `who` names the
+    members as a group for the message ("2 codex clients").
     """
     cards: dict[tuple[str, str, str], tuple[str, int | None]] = {}
     for label, lich, pid in members:
@@ -320,7 +321,7 @@ def one_card(
         names = sorted({card for card, _, _ in cards})
         return Attribution(
             f"{prefix}-several-cards",
-            f"{len(members)} {plural} {where} belong to {len(cards)} different cards "
+            f"{who} {where} belong to {len(cards)} different cards "
             f"({', '.join(names)}): cannot tell whose conversation this is",
         )
     [(card, port, token)] = cards

@@ -169,4 +169,6 @@ def choose(
         (f"crush workspace {workspace.id}'s environment (its first client's)", workspace.lich, None)
     ]
     members += [(f"crush client {c.pid}", c.lich, c.pid) for c in here]
-    return one_card(members, f"in {want}", PREFIX, "crush clients and the workspace")
+    return one_card(
+        members, f"in {want}", PREFIX, f"the workspace and its {len(here)} crush client(s)"
+    )
