@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 from lich_hooks import __version__, interactive, state
-from lich_hooks.commands import doctor_codex_daemon, doctor_modules
+from lich_hooks.commands import doctor_codex_daemon, doctor_crush_server, doctor_modules
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
 from lich_hooks.lichenv import LichEnv, parse_port
@@ -489,6 +489,7 @@ def collect(environ: Mapping[str, str], project: str) -> list[Check]:
         *registrations,
         *module_checks,
         *doctor_codex_daemon.check(environ),
+        *doctor_crush_server.check(environ),
         check_state_dir(environ),
         check_interactive(environ),
         check_debug(environ),

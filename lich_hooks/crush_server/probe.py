@@ -19,7 +19,13 @@ from __future__ import annotations
 import os
 
 from lich_hooks import procfs
-from lich_hooks.codex_daemon.probe import ProbeError, lich_environ, socket_inodes, unix_peers
+from lich_hooks.codex_daemon.probe import (
+    ProbeError,
+    environ_of,
+    lich_environ,
+    socket_inodes,
+    unix_peers,
+)
 from lich_hooks.crush_server.decide import Client, Workspace, host_flag, is_crush, is_server
 
 TYPE_CHECKING = False
@@ -33,7 +39,7 @@ API_SECONDS = 1.0  # the whole exchange with the server, per request
 MAX_RESPONSE = 16 * 1024 * 1024  # a workspace list carries each workspace's whole config
 LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
 
-__all__ = ["ProbeError"]
+__all__ = ["ProbeError", "environ_of", "lich_environ"]
 
 
 def socket_path(server_argv: list[str] | None, environ: Mapping[str, str]) -> str:

@@ -135,3 +135,26 @@ def test_no_server_at_the_socket_is_a_probe_failure(
     [record] = wait_for_log(env_a, 1)
     assert record["decision"] == "crush-server-probe-failed"
     assert lich.received == []
+
+
+def test_doctor_names_the_server_its_card_and_a_shared_dir(
+    fake: FakeCrush, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    from lich_hooks.commands import doctor, doctor_crush_server
+
+    env_a = base_env(tmp_path, **lich.env("card-A"), XDG_RUNTIME_DIR=str(fake.run_dir))
+    env_b = {**env_a, "LICH_SESSION_ID": "card-B"}
+    [none] = doctor_crush_server.check(env_a)
+    assert none.status == doctor.OK and "no crush server" in none.summary
+    fake.start_server(env_a)
+    fake.workspace("ws-a", projects["a"], env_a, "sess-1")
+    fake.start_client(env_a, projects["a"])
+    fake.start_client(env_b, projects["a"])
+    [row] = doctor_crush_server.check(env_b)
+    assert row.status == doctor.WARN and row.details["carries"] == "card-A"
+    assert "LICH_SESSION_ID=card-A" in row.summary and lich.token not in row.summary
+    assert "another card's: this terminal is card-B" in row.summary
+    assert f"several cards share {projects['a']}" in row.summary
+    assert row.fix is not None and "without CRUSH_CLIENT_SERVER" in row.fix
+    commands = row.details["commands"]
+    assert isinstance(commands, list) and len(commands) == 3

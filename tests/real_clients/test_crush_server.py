@@ -24,6 +24,7 @@ from lich_hooks.standin.server import StandIn
 from tests.real_clients.support import crush as cr
 from tests.real_clients.support.clients import Client
 from tests.real_clients.support.model_api import AFTER_TOOL_TEXT, ModelAPI
+from tests.real_clients.test_registration_routes import doctor, reports
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import log_records
 
@@ -123,11 +124,16 @@ def test_two_cards_in_one_dir_never_name_the_wrong_card(lab: Lab) -> None:
         card_c.submit(f"card C {LS}")
         records = lab.wait_records(2)
         assert len(cr.servers(lab.run_dir)) == 1
+        _, said = doctor(lab.card_env("card-D", lich_d), lab.dirs["projC"])
     assert [r["decision"] for r in records] == ["crush-server-several-cards"] * 2, records
+    # doctor names the server, the card it carries, and the directory two cards share
+    assert "crush server" in said and "LICH_SESSION_ID=card-C" in said, said
+    assert "another card's: this terminal is card-D" in said
+    assert f"several cards share {lab.dirs['projC']}" in said
     # one workspace for projC, carrying card C's variables (first wins); card D joined it
     assert "card-C" in str(records[0]["attribution"]) and "card-D" in str(records[0]["attribution"])
-    assert lich_c.received == [] and lich_d.received == []
-    print(f"\nsame dir: {records[0]['attribution']}")
+    assert reports(lich_c) == [] and reports(lich_d) == []  # doctor probed card D: no report
+    print(f"\nsame dir: {records[0]['attribution']}\ndoctor:\n{said}")
 
 
 def test_crush_run_joins_the_server_and_reports_its_own_card(lab: Lab) -> None:
