@@ -1,18 +1,89 @@
-"""The harness table: provider ids, event spellings, and what each harness must
-see on stdout (docs/architecture.md, docs/harnesses.md).
+"""The hook side's harness table: provider ids, event spellings, and for each
+(provider, event) the job it runs, whether that job reports only an id lich has
+not taken yet, and what the harness must see on stdout when we have no verdict
+(docs/architecture.md, docs/harnesses.md).
 
 Everything here is plain data and string work so the no-op paths can consult it
-without importing anything.
+without importing anything. The jobs are named, not imported: hook.run imports
+a job's module only once the table says it runs.
 """
 
 from __future__ import annotations
 
-# Every provider id lich registers. The first four run script hooks; opencode
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    JobName = Literal["session-start", "worker-answer", "agent-cards"]
+    SharedName = Literal["codex-daemon", "crush-server"]
+
+# The jobs (lich_hooks/jobs/): hook.JOBS maps each name to its module's run().
+SESSION_START: JobName = "session-start"
+WORKER_ANSWER: JobName = "worker-answer"
+AGENT_CARDS: JobName = "agent-cards"
+
+# A harness that runs its hooks in one process shared by several cards: the
+# hook's own LICH_* may be another card's, so the session-start job asks this
+# attribution which card the report is for (session_start.ATTRIBUTIONS).
+CODEX_DAEMON: SharedName = "codex-daemon"
+CRUSH_SERVER: SharedName = "crush-server"
+
+
+class Route:
+    """What one (provider, event) registration runs."""
+
+    __slots__ = ("deduped", "job", "shared")
+
+    def __init__(self, job: JobName, deduped: bool = False, shared: SharedName | None = None):
+        self.job = job
+        # The event fires far more often than a conversation changes (every
+        # model or tool call): report only an id lich has not yet taken for this card.
+        self.deduped = deduped
+        self.shared = shared
+
+
+_SESSION = Route(SESSION_START)
+
+# provider -> event -> Route. Every provider reports a SessionStart it is
+# registered for; the rest is each harness's own (docs/harnesses.md). opencode
 # and omp run `lich-hook SessionStart <provider>` from the thin module `install`
-# writes for them (module_harnesses.py); cursor and kiro are accepted so a
+# writes for them (settings/modules.py); cursor and kiro are accepted so a
 # hand-written registration still reports.
-PROVIDERS = ("claude", "codex", "antigravity", "crush", "opencode", "omp", "cursor", "kiro")
+ROUTES: dict[str, dict[str, Route]] = {
+    "claude": {
+        "SessionStart": _SESSION,
+        "Stop": Route(WORKER_ANSWER),
+        "PreToolUse": Route(AGENT_CARDS),
+    },
+    "codex": {"SessionStart": Route(SESSION_START, shared=CODEX_DAEMON)},
+    "antigravity": {"SessionStart": _SESSION, "PreInvocation": Route(SESSION_START, True)},
+    "crush": {
+        "SessionStart": _SESSION,
+        "PreToolUse": Route(SESSION_START, True, shared=CRUSH_SERVER),
+    },
+    "opencode": {"SessionStart": _SESSION},
+    "omp": {"SessionStart": _SESSION},
+    "cursor": {"SessionStart": _SESSION},
+    "kiro": {"SessionStart": _SESSION},
+}
+
+# Every provider id lich registers, in the table's order.
+PROVIDERS = tuple(ROUTES)
 DEFAULT_PROVIDER = "claude"
+
+# provider -> event -> the bytes it must read when we have no verdict of our own.
+# docs/harnesses.md: Antigravity reads stdout on every event it dispatches, and fails
+# closed on PreToolUse (silence denies the tool), so it is the one harness that
+# needs bytes even when we have nothing to say. Everyone else needs silence.
+DEFAULT_STDOUT: dict[str, dict[str, bytes]] = {
+    "antigravity": {
+        "PreInvocation": b"{}",
+        "PostInvocation": b"{}",
+        "PostToolUse": b"{}",
+        "PreToolUse": b'{"decision":"allow"}',
+        "Stop": b'{"decision":""}',
+    },
+}
 
 # Canonical spellings of the events we know, keyed by their folded form.
 EVENTS = {
@@ -33,17 +104,6 @@ EVENTS = {
     )
 }
 
-# docs/harnesses.md: Antigravity reads stdout on every event it dispatches, and fails
-# closed on PreToolUse (silence denies the tool), so it is the one harness that
-# needs bytes even when we have nothing to say. Everyone else needs silence.
-_ANTIGRAVITY_STDOUT = {
-    "PreInvocation": b"{}",
-    "PostInvocation": b"{}",
-    "PostToolUse": b"{}",
-    "PreToolUse": b'{"decision":"allow"}',
-    "Stop": b'{"decision":""}',
-}
-
 
 def fold_event(raw: str) -> str | None:
     """The canonical event name for any accepted spelling, or None.
@@ -59,11 +119,17 @@ def fold_provider(raw: str | None) -> str | None:
     if raw is None:
         return DEFAULT_PROVIDER
     provider = raw.lower()
-    return provider if provider in PROVIDERS else None
+    return provider if provider in ROUTES else None
+
+
+def route(provider: str, event: str) -> Route | None:
+    """What a registration of `event` for `provider` runs; None: nothing (a no-op)."""
+    routes = ROUTES.get(provider)
+    return routes.get(event) if routes is not None else None
 
 
 def default_stdout(provider: str | None, event: str | None) -> bytes:
     """What the harness must read when we have no verdict of our own."""
-    if provider == "antigravity" and event is not None:
-        return _ANTIGRAVITY_STDOUT.get(event, b"")
-    return b""
+    if provider is None or event is None:
+        return b""
+    return DEFAULT_STDOUT.get(provider, {}).get(event, b"")

@@ -40,19 +40,12 @@ def _agent_cards(ctx: Context) -> Outcome:
     return pre_tool_use.run(ctx)
 
 
-def job_for(provider: str, event: str) -> Callable[[Context], Outcome] | None:
-    """Which job (if any) a registration of `event` for `provider` runs (docs/architecture.md)."""
-    if event == "SessionStart":
-        return _session_start
-    if provider == "antigravity" and event == "PreInvocation":
-        return _session_start
-    if provider == "crush" and event == "PreToolUse":
-        return _session_start
-    if provider == "claude" and event == "Stop":
-        return _worker_answer
-    if provider == "claude" and event == "PreToolUse":
-        return _agent_cards
-    return None
+# harness.py's job names -> the job; each imports its module only when it runs.
+JOBS: dict[str, Callable[[Context], Outcome]] = {
+    harness.SESSION_START: _session_start,
+    harness.WORKER_ANSWER: _worker_answer,
+    harness.AGENT_CARDS: _agent_cards,
+}
 
 
 def run(
@@ -72,14 +65,14 @@ def run(
     outcome = Outcome("nothing-to-do")
     ctx: Context | None = None
     try:
-        job = job_for(provider, event) if (provider and event) else None
-        if job is None:
+        route = harness.route(provider, event) if (provider and event) else None
+        if route is None:
             reason = "unknown-event" if event is None else "unknown-provider"
             outcome = Outcome(reason if event is None or provider is None else "no-job")
         else:
             assert event is not None and provider is not None
-            ctx = Context(event, provider, environ, LichEnv(environ), log, stdin_fd)
-            outcome = job(ctx)
+            ctx = Context(event, provider, route, environ, LichEnv(environ), log, stdin_fd)
+            outcome = JOBS[route.job](ctx)
     except BaseException as error:
         outcome = Outcome("internal-error")
         log.set(error=f"{type(error).__name__}: {error}")

@@ -12,7 +12,7 @@ absolute path of `lich-hook` put in), how a file of ours is recognised (its
 first line, the marker), which `lich-hook` a module runs, and what an install
 or uninstall would do to the file at that path, as a value; and `read`, the
 one look at the disk that install and doctor share. The writing and printing
-are in commands/install_modules.py, doctor's checks in commands/doctor_modules.py.
+are in commands/install_modules.py, doctor's checks in commands/doctor/registrations.py.
 """
 
 from __future__ import annotations

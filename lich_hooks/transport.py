@@ -90,16 +90,19 @@ def encode(body: dict[str, object]) -> bytes:
     return "".join(encoder(body, 0)).encode("utf-8")
 
 
-def request(port: int, token: str, endpoint: str, body: bytes) -> bytes:
+def request(
+    port: int, token: str, endpoint: str, body: bytes, extra: dict[str, str] | None = None
+) -> bytes:
     """The whole POST, head and body, to be written in one go.
 
     One write means one segment on loopback: nothing for Nagle's algorithm to
     hold back while lich delays its ACK. Every value in the head is ours or
     encoded (the token is percent-encoded, the port an int), so no header can
-    be injected. `Connection: close`: one request per connection, as lich expects.
+    be injected (`extra`, doctor's probe mark, is a constant of ours too).
+    `Connection: close`: one request per connection, as lich expects.
     """
     lines = [f"POST /{endpoint}?token={quote_token(token)} HTTP/1.1", f"Host: {HOST}:{port}"]
-    lines += [f"{name}: {value}" for name, value in headers().items()]
+    lines += [f"{name}: {value}" for name, value in {**headers(), **(extra or {})}.items()]
     lines += [f"Content-Length: {len(body)}", "Connection: close", "", ""]
     return "\r\n".join(lines).encode("ascii") + body
 
@@ -178,18 +181,21 @@ def _left(deadline: float) -> float:
     return left
 
 
-def post(env: LichEnv, endpoint: str, body: dict[str, object]) -> Result:
+def post(
+    env: LichEnv, endpoint: str, body: dict[str, object], extra: dict[str, str] | None = None
+) -> Result:
     """One POST to lich, never retried, ended by DEADLINE whatever the listener does.
 
     Errors come back as values: a Result names the status or what went wrong,
-    and nothing raises out of here (short of the interpreter dying).
+    and nothing raises out of here (short of the interpreter dying). doctor's
+    probe is this same call, so what doctor proves is what a report does.
     """
     started = time.monotonic()
     deadline = started + DEADLINE
     sock = None
     try:
         assert env.port is not None and env.token is not None
-        data = request(env.port, env.token, endpoint, encode(body))
+        data = request(env.port, env.token, endpoint, encode(body), extra)
         # _socket is what the `socket` module wraps; the wrapper's imports
         # (selectors, enum…) cost about 4 ms and give this send nothing.
         import _socket

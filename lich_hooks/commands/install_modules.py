@@ -2,7 +2,7 @@
 
 The decisions are in module_harnesses.py; this is the I/O around them: write
 or remove the module file and print what happened. (doctor's checks are in
-doctor_modules.py, demo's payloads in demo.py.)
+doctor/registrations.py, demo's payloads in demo.py.)
 
 What `install` promises here: the module file is ours by its first line (the
 marker); a missing file is written, an older version of ours is replaced (a

@@ -13,6 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    from lich_hooks.harness import Route
     from lich_hooks.lichenv import LichEnv
     from lich_hooks.runlog import RunLog
 
@@ -20,12 +21,23 @@ if TYPE_CHECKING:
 class Context:
     """One hook run's inputs. The payload is read only when a job asks for it."""
 
-    __slots__ = ("_payload", "_read", "env", "environ", "event", "log", "provider", "stdin_fd")
+    __slots__ = (
+        "_payload",
+        "_read",
+        "env",
+        "environ",
+        "event",
+        "log",
+        "provider",
+        "route",
+        "stdin_fd",
+    )
 
     def __init__(
         self,
         event: str,
         provider: str,
+        route: Route,
         environ: Mapping[str, str],
         env: LichEnv,
         log: RunLog,
@@ -33,6 +45,7 @@ class Context:
     ) -> None:
         self.event = event
         self.provider = provider
+        self.route = route  # harness.py's table entry for (provider, event)
         self.environ = environ
         self.env = env
         self.log = log

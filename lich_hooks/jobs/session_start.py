@@ -3,19 +3,17 @@
 
 from __future__ import annotations
 
-from lich_hooks import state
+from lich_hooks import harness, state
 from lich_hooks.jobs.job import Context, Outcome
 from lich_hooks.lichenv import LichEnv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from lich_hooks.codex_daemon.decide import Attribution
 
 ENDPOINT = "session-start"
-
-# Events that fire far more often than a conversation changes: report only an
-# id lich has not yet taken for this card.
-DEDUPED = {("antigravity", "PreInvocation"), ("crush", "PreToolUse")}
 
 
 def body(card: str, provider_session_id: str, provider: str) -> dict[str, object]:
@@ -25,9 +23,8 @@ def body(card: str, provider_session_id: str, provider: str) -> dict[str, object
 def run(ctx: Context) -> Outcome:
     env = ctx.env
     own = True
-    shared = SHARED_PROCESS.get(ctx.provider)
-    if shared is not None:
-        found = shared(ctx)
+    if ctx.route.shared is not None:
+        found = ATTRIBUTIONS[ctx.route.shared](ctx)
         if isinstance(found, Outcome):
             return found
         if found is not None:
@@ -43,7 +40,7 @@ def run(ctx: Context) -> Outcome:
         return Outcome("no-session-id")
     report = body(env.card, conversation, ctx.provider)
     remembered = f"{ctx.provider}\n{conversation}"
-    deduped = (ctx.provider, ctx.event) in DEDUPED
+    deduped = ctx.route.deduped
     environ = ctx.environ
     card = env.card
     if deduped and state.last_reported(environ, card) == remembered:
@@ -160,6 +157,9 @@ def _attributed(ctx: Context, found: Attribution, started: float) -> LichEnv | O
     return LichEnv(found.lich)
 
 
-# Harnesses that may run hooks in one process shared by several cards (docs/harnesses.md):
-# each finds the card that owns the conversation, or refuses.
-SHARED_PROCESS = {"codex": codex_card, "crush": crush_card}
+# harness.py's shared-process names -> who the report is for: None (the hook's
+# own card), another card's LichEnv, or the Outcome that refuses to guess.
+ATTRIBUTIONS: dict[str, Callable[[Context], LichEnv | Outcome | None]] = {
+    harness.CODEX_DAEMON: codex_card,
+    harness.CRUSH_SERVER: crush_card,
+}

@@ -8,7 +8,11 @@ rule and every reason string.
 
 from __future__ import annotations
 
-from lich_hooks.harness import PROVIDERS
+# lich's registered provider ids: lich's own list (its contract vectors,
+# tests/contracts/session-start.jsonl, accept each of them), not this package's
+# harness.PROVIDERS. A provider added here before lich registers it is refused by
+# the stand-in as lich would refuse it, so every test that reports it fails.
+LICH_PROVIDERS = ("claude", "codex", "antigravity", "crush", "opencode", "omp", "cursor", "kiro")
 
 MAX_BODY = 64 * 1024
 ENDPOINTS = ("session-start", "mod/answer")
@@ -68,7 +72,7 @@ def _session_start(body: dict[str, object]) -> Reply:
     if not _nonempty_str(provider_session_id):
         return _refuse("provider_session_id is required")
     provider = body.get("provider", "claude")
-    if provider not in PROVIDERS:
+    if provider not in LICH_PROVIDERS:
         return _refuse("provider must be a registered provider id")
     return Reply(
         204,

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from tests.agent_cards.fake_lich import FakeLich, agent_payload, reason, session
-from tests.support.runner import run_hook
+from tests.support.runner import log_records, run_hook
 
 STATUS_PAYLOAD = {
     "hook_event_name": "Status",
@@ -47,8 +47,11 @@ def sessions_calls(fake: FakeLich) -> int:
 
 
 def test_nothing_at_zero_and_lich_not_asked(card_env: dict[str, str], fake: FakeLich) -> None:
+    """Nothing printed because nothing runs, not because counting crashed: a crash looks
+    the same from outside, and leaves only its `internal-error` line in the log."""
     assert status(card_env) == b""
     assert fake.calls() == []
+    assert [r["decision"] for r in log_records(card_env)] == []
 
 
 def test_counts_running_workers(card_env: dict[str, str], fake: FakeLich, project: Path) -> None:

@@ -1,4 +1,4 @@
-"""doctor's listener probe (requests, like the human commands' other HTTP) against
+"""doctor's listener probe (the sender's own transport.post) against
 listeners that misbehave: it names what went wrong, never follows a redirect or a
 proxy with the token, and never shows the token."""
 

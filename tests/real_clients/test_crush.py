@@ -65,7 +65,8 @@ def test_run_reports_crush_s_own_session_once(
         "provider_session_id": session,
         "provider": "crush",
     }
-    assert [r["decision"] for r in runs] == ["report", "already-reported", "already-reported"]
+    # each run logs once it ends, a report's after its answer: the order is not the calls'
+    assert sorted(str(r["decision"]) for r in runs) == ["already-reported"] * 2 + ["report"]
     # Crush read nothing from our stdout: no decision, no failure, on every call
     assert len(cr.hook_times(project)) == 3
     print(f"\ncrush run -> {received.accepted}; hook decisions {[r['decision'] for r in runs]}")
@@ -134,8 +135,8 @@ def test_the_tui_reports_once_per_session_and_again_after_new_session(
     assert len(lich.wait(2)) == 2
     ids = [str(_reported(r)["provider_session_id"]) for r in lich.received]
     assert sorted(ids) == sorted(sessions) and ids[0] != ids[1], (ids, sessions)
-    decisions = [r["decision"] for r in hook_runs(env, "PreToolUse")]
-    assert decisions == ["report", "already-reported"] * 2, decisions
+    decisions = sorted(str(r["decision"]) for r in hook_runs(env, "PreToolUse"))
+    assert decisions == ["already-reported"] * 2 + ["report"] * 2, decisions
     print(f"\nTUI: {ids} (crush session list: {sessions})")
 
 

@@ -109,7 +109,8 @@ def test_two_cards_in_different_dirs_each_report_their_own(lab: Lab) -> None:
     assert sorted(str(a["provider_session_id"]) for a in accepted(lich_b)) == sorted(
         lab.sessions("projB")
     )
-    assert [r["decision"] for r in records] == ["report", "already-reported"] * 3, records
+    decisions = sorted(str(r["decision"]) for r in records)  # logged as each run ends
+    assert decisions == ["already-reported"] * 3 + ["report"] * 3, records
     assert all(f"crush server {server}" in str(r.get("crush_runner")) for r in records)
     print(f"\ncard-A -> {accepted(lich_a)}\ncard-B -> {accepted(lich_b)}")
     print(f"attribution: {[(r['attribution'], r['attribution_ms']) for r in records]}")
@@ -147,5 +148,5 @@ def test_crush_run_joins_the_server_and_reports_its_own_card(lab: Lab) -> None:
     assert [a["session_id"] for a in accepted(lich_b)] == ["card-B"]
     assert [a["provider_session_id"] for a in accepted(lich_b)] == lab.sessions("projB")
     assert lich_a.received == []
-    assert [r["decision"] for r in records] == ["report", "already-reported"]
+    assert sorted(str(r["decision"]) for r in records) == ["already-reported", "report"]
     assert all("crush server" in str(r.get("crush_runner")) for r in records)

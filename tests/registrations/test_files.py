@@ -194,6 +194,23 @@ def test_every_command_names_its_event_and_harness() -> None:
         assert command.isascii() and "$" not in command
 
 
+def test_every_shipped_command_has_a_route() -> None:
+    """A registration whose (provider, event) is missing from harness.py's table would run
+    as a silent no-op: every shipped command, and every module's, has its job there."""
+    from lich_hooks import harness
+    from lich_hooks import module_harnesses as modules
+
+    argvs = [shlex.split(command)[1:] for _, _, command in _commands()]
+    for module in modules.MODULES.values():
+        command = modules.command_of(modules.template(module))
+        assert command is not None
+        argvs.append(shlex.split(command)[1:])
+    for event, provider in argvs:
+        folded_event, folded_provider = fold_event(event), fold_provider(provider)
+        assert folded_event is not None and folded_provider is not None
+        assert harness.route(folded_provider, folded_event) is not None, (provider, event)
+
+
 SAMPLE_ID = "018f9c5a-0000-7000-9a3b-1c2d3e4f5c01"
 
 

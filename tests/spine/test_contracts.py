@@ -16,7 +16,8 @@ from urllib.parse import quote
 import orjson
 import pytest
 
-from lich_hooks.standin.contracts import validate
+from lich_hooks import harness
+from lich_hooks.standin.contracts import LICH_PROVIDERS, validate
 from lich_hooks.standin.server import StandIn
 from tests.support import contract_check
 from tests.support.contract_check import assert_client_body, case_bytes, cases
@@ -147,3 +148,15 @@ def test_vectors_parse() -> None:
             assert ("accept" in case) != ("reject" in case)
             assert ("body" in case) != ("raw" in case)
             json.dumps(case)
+
+
+def test_every_provider_we_report_is_one_lich_registers() -> None:
+    """The stand-in's list is lich's (its accept vectors), never ours: a provider added to
+    harness.py that lich does not register is refused here, and by every test that reports it."""
+    accepted = {
+        case["accept"]["provider"]  # type: ignore[index]
+        for case in cases("session-start")
+        if "accept" in case
+    }
+    assert set(LICH_PROVIDERS) == accepted
+    assert set(harness.PROVIDERS) <= set(LICH_PROVIDERS)

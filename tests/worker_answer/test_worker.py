@@ -140,9 +140,13 @@ def test_non_worker_imports_nothing_heavy(tmp_path: Path) -> None:
         "print(sorted(heavy & (set(sys.modules) - before)))"
     )
     python = str(LICH_HOOK.parent / "python")
+    # The JSON log would import json itself; the debug line says the decision without it,
+    # so a run that crashed (and so imported nothing) cannot pass for a no-op.
     del env["LICH_HOOK_LOG"]
+    env["LICH_HOOK_DEBUG"] = "1"
     proc = subprocess.run(
         [python, "-c", probe], stdin=subprocess.DEVNULL, env=env, capture_output=True
     )
     assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == b"lich-hook: Stop claude: not-worker\n"
     assert proc.stdout.strip() == b"[]"

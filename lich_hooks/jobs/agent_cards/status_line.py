@@ -39,8 +39,9 @@ def main(args: list[str]) -> int:
             parts.append(mine)
     try:
         count = count_workers(environ, time.time())
-    except Exception:  # a status line must never show a traceback
+    except Exception as error:  # a status line must never show a traceback
         count = 0
+        _log_crash(environ, error)
     if count > 0:
         from lich_hooks.jobs.agent_cards.text import text
 
@@ -50,6 +51,19 @@ def main(args: list[str]) -> int:
     if parts:
         _write(b"\n".join(parts) + b"\n")
     return 0
+
+
+def _log_crash(environ: Mapping[str, str], error: Exception) -> None:
+    """A crash looks like "no workers" from outside: leave the one trace a hook leaves,
+    an `internal-error` line in LICH_HOOK_LOG and on stderr under LICH_HOOK_DEBUG."""
+    from lich_hooks.runlog import RunLog
+
+    log = RunLog(environ)
+    log.set(
+        event="status-line", decision="internal-error", error=f"{type(error).__name__}: {error}"
+    )
+    log.debug(f"status-line: internal-error ({type(error).__name__})")
+    log.write()
 
 
 def run_user_command(command: list[str], stdin: bytes) -> bytes:

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import os
 
-from lich_hooks.commands.doctor_codex_daemon import describe
+from lich_hooks.commands.doctor.check import FAIL, OK, WARN, Check
+from lich_hooks.commands.doctor.codex_daemon import describe
 from lich_hooks.crush_server import decide, probe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-
-    from lich_hooks.commands.doctor import Check
 
 NAME = "Crush server"
 ADVICE = (
@@ -46,8 +45,6 @@ def servers_for(socket: str, proc: str = probe.PROC) -> list[tuple[int, list[str
 
 
 def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
-    from lich_hooks.commands.doctor import FAIL, OK, WARN, Check
-
     socket = probe.socket_path(None, environ)
     if not probe.can_list_clients(proc):
         if not os.path.exists(socket):

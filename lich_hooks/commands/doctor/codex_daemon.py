@@ -1,4 +1,5 @@
-"""doctor: is a Codex app-server daemon running for this CODEX_HOME, and whose card does it carry?
+"""doctor's Codex row: is a Codex app-server daemon running for this CODEX_HOME, and
+whose card does it carry?
 
 The interactive Codex TUI runs hooks (and the agent's tool commands) inside
 one shared `codex app-server --managed-daemon` per CODEX_HOME, started with
@@ -15,13 +16,13 @@ from __future__ import annotations
 import os
 
 from lich_hooks.codex_daemon import decide, probe
+from lich_hooks.commands.doctor.check import FAIL, OK, WARN, Check
 from lich_hooks.settings.harnesses import codex_home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from lich_hooks.commands.doctor import Check
 
 NAME = "Codex daemon"
 ADVICE = (
@@ -78,8 +79,6 @@ def describe(lich: Mapping[str, str] | None) -> str:
 
 
 def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
-    from lich_hooks.commands.doctor import FAIL, OK, WARN, Check
-
     home = codex_home(environ)
     fix = ADVICE.format(home=home)
     if not probe.can_list_clients(proc):
@@ -128,9 +127,16 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
 
 
 def _shared_dirs(clients: list[decide.Client]) -> list[str]:
-    seen: dict[str, set[str | None]] = {}
-    for client in clients:
-        where = decide.conversation_dir(client)
-        if where is not None:
-            seen.setdefault(where, set()).add((client.lich or {}).get("LICH_SESSION_ID"))
-    return sorted(where for where, cards in seen.items() if len(cards) > 1)
+    """The directories where the attribution rules refuse for several cards.
+
+    Asked of decide.choose itself, for a new conversation in each directory a
+    client works in, so doctor names exactly the directories whose reports the
+    hook drops (a client that may run anywhere, after `codex resume --last`,
+    counts everywhere).
+    """
+    places = {where for c in clients if (where := decide.conversation_dir(c)) is not None}
+    return sorted(
+        where
+        for where in places
+        if decide.choose(clients, where, decide.FRESH_SOURCES[0]).decision == decide.SEVERAL
+    )

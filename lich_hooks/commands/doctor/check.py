@@ -1,0 +1,64 @@
+"""doctor's vocabulary: a check's verdict, and how verdicts combine.
+
+Every doctor module builds its rows from this one and from nothing else in
+doctor/, so the checks never import the command that runs them.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Status = Literal["ok", "warn", "fail", "info", "skip"]
+
+OK: Status = "ok"
+WARN: Status = "warn"
+FAIL: Status = "fail"
+INFO: Status = "info"
+SKIP: Status = "skip"
+
+# How bad a status is; the worst of a row's parts is the row's.
+RANK: dict[Status, int] = {INFO: 0, SKIP: 0, OK: 1, WARN: 2, FAIL: 3}
+
+
+class Check:
+    """One row: a name, a status, a one-line summary, and when it fails, what to do.
+
+    `counts_as_registration`: a working harness registration (a settings entry
+    or a module file that runs an existing lich-hook) that doctor's overall
+    verdict needs at least one of.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        status: Status,
+        summary: str,
+        fix: str | None = None,
+        *,
+        counts_as_registration: bool = False,
+        **details: object,
+    ) -> None:
+        self.name = name
+        self.status = status
+        self.summary = summary
+        self.fix = fix
+        self.counts_as_registration = counts_as_registration
+        self.details = details
+
+    def as_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "name": self.name,
+            "status": self.status,
+            "summary": self.summary,
+        }
+        if self.fix:
+            data["fix"] = self.fix
+        if self.details:
+            data["details"] = self.details
+        return data
+
+
+def worst(statuses: list[Status]) -> Status:
+    return max(statuses, key=lambda s: RANK[s]) if statuses else OK

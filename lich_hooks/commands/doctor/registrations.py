@@ -1,0 +1,252 @@
+"""doctor's rows about registrations: every settings or plugin file that holds our
+entries, every module file, and whether any of them is one a harness will run.
+
+A registration the harness will not run (a disabled plugin, an untrusted Codex
+hook) is a failure while its harness has no other working one, and a warning
+beside one that works; doctor fails unless at least one harness runs a working
+lich-hook (docs/troubleshooting.md).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from lich_hooks import module_harnesses
+from lich_hooks.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
+from lich_hooks.module_harnesses import MODULES, read
+from lich_hooks.settings import discovery, ours
+from lich_hooks.settings.harnesses import HARNESSES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+
+def check_registrations(
+    environ: Mapping[str, str], project: str, executable: str | None
+) -> list[Check]:
+    """Every registration row, then a failure when none of them is one that works."""
+    checks = settings_rows(environ, project, executable) + module_rows(environ, project, executable)
+    if not any(c.counts_as_registration and c.status != FAIL for c in checks):
+        names = ", ".join([*HARNESSES, *MODULES][1:])
+        checks.append(
+            Check(
+                "registrations",
+                FAIL,
+                "no harness runs a working lich-hook",
+                f"run `lich-hook install {next(iter(HARNESSES))}` (or {names}): docs/install.md",
+            )
+        )
+    return checks
+
+
+def same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def judge_command(command: str, executable: str | None, environ: Mapping[str, str]) -> Check:
+    """Does this registered command run an existing lich-hook, and is it this one?"""
+    argv = ours.split(command)
+    program, what = argv[0], " ".join(argv[1:])
+    if os.path.isabs(program):
+        target: str | None = program
+        how = program
+    else:
+        target = shutil.which(program, path=environ.get("PATH", os.defpath))
+        how = f"{program} on PATH ({target or 'not found'})"
+    if target is None or not os.path.isfile(target):
+        return Check(
+            what,
+            FAIL,
+            f"runs {how}, which does not exist",
+            "register this installation by absolute path: lich-hook install <harness>",
+        )
+    if executable is not None and same_file(target, executable):
+        return Check(what, OK, f"runs this installation ({how})")
+    return Check(
+        what,
+        WARN,
+        f"runs another installation: {how}",
+        "lich-hook install <harness> switches it to this one",
+    )
+
+
+def _registration_check(
+    found: discovery.Found, executable: str | None, environ: Mapping[str, str]
+) -> Check:
+    """One file's verdict: do its commands run an existing lich-hook, will the harness run them?"""
+    harness = found.harness
+    verdicts = [judge_command(command, executable, environ) for command in found.commands]
+    statuses = [v.status for v in verdicts] + [FAIL for _ in found.blockers]
+    lines = [f"{v.name}: {v.summary}" for v in verdicts]
+    lines += list(found.notes) + [blocker.summary for blocker in found.blockers]
+    fixes = [b.fix for b in found.blockers] + [v.fix for v in verdicts if v.fix]
+    fix = fixes[0].replace("<harness>", harness.key) if fixes else None
+    count = len(found.commands)
+    owner = f" ({found.owner})" if found.owner else ""
+    return Check(
+        f"{harness.title} {found.label}",
+        worst(statuses),
+        f"{found.path}{owner}: {count} lich-hook entr{'y' if count == 1 else 'ies'}",
+        fix,
+        counts_as_registration=True,
+        commands=lines,
+    )
+
+
+def settings_rows(environ: Mapping[str, str], project: str, executable: str | None) -> list[Check]:
+    """A row per settings or plugin file that holds our entries.
+
+    A registration the harness will not run (a disabled plugin, an untrusted
+    Codex hook) is a failure while its harness has no other working one, and
+    a warning beside one that works.
+    """
+    checks: list[Check] = []
+    rows: list[tuple[discovery.Found, Check]] = []
+    for found in discovery.discover(environ, project):
+        title, label, path = found.harness.title, found.label, found.path
+        if found.error is not None:
+            if not found.plugin:
+                checks.append(
+                    Check(
+                        f"{title} {label}",
+                        FAIL,
+                        f"{path} does not parse: {found.error}",
+                        f"{title} may ignore this whole file: fix it",
+                    )
+                )
+            continue
+        document = found.document
+        if (
+            found.harness.key == "claude"
+            and isinstance(document, dict)
+            and document.get("disableAllHooks")
+        ):
+            checks.append(
+                Check(
+                    f"{title} {label}",
+                    FAIL,
+                    f"{path} sets disableAllHooks: Claude Code runs no hook at all",
+                    f'remove "disableAllHooks" from {path}',
+                )
+            )
+        if found.commands:
+            check = _registration_check(found, executable, environ)
+            rows.append((found, check))
+            checks.append(check)
+    working = {found.harness.key for found, check in rows if check.status != FAIL}
+    per_harness: dict[str, dict[str, str]] = {}  # harness -> source -> a path
+    for found, check in rows:
+        if found.blockers and found.harness.key in working:
+            check.status = WARN  # another registration of this harness works
+        if found.runs:
+            # Copies of one plugin are one registration; the project may be the home.
+            source = found.owner or os.path.realpath(found.path)
+            per_harness.setdefault(found.harness.key, {}).setdefault(source, found.path)
+    for key, sources in per_harness.items():
+        paths = list(sources.values())
+        if len(paths) > 1:
+            checks.append(
+                Check(
+                    f"{HARNESSES[key].title} duplicates",
+                    WARN,
+                    f"registered in {len(paths)} places: each event runs lich-hook "
+                    f"{len(paths)} times",
+                    f"keep one: `lich-hook uninstall {key} --scope …` or remove the plugin",
+                    files=paths,
+                )
+            )
+    return checks
+
+
+def module_rows(environ: Mapping[str, str], project: str, executable: str | None) -> list[Check]:
+    """One check per module file in place (ours or not); nothing when there is none.
+
+    A module of ours counts as a working registration when the lich-hook it
+    names exists (docs/troubleshooting.md): doctor's overall verdict uses that.
+    """
+    checks: list[Check] = []
+    for harness in MODULES.values():
+        seen: set[str] = set()
+        ours_at: list[str] = []
+        for scope in module_harnesses.SCOPES:
+            path = harness.path(scope, environ, project)
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
+            found = read(path)
+            name = f"{harness.title} {scope} module"
+            if found.kind == "missing":
+                continue
+            if found.text is None or not module_harnesses.is_ours(found.text):
+                checks.append(
+                    Check(
+                        name,
+                        INFO,
+                        f"{path} is not lich-hook's ({found.why or 'no marker line'}): "
+                        "it is left alone",
+                    )
+                )
+                continue
+            ours_at.append(path)
+            target = module_harnesses.executable_of(found.text)
+            current = executable is not None and found.text == module_harnesses.render(
+                harness, executable
+            )
+            if target is None or not os.path.isfile(target):
+                checks.append(
+                    Check(
+                        name,
+                        FAIL,
+                        f"{path} runs {target or 'no lich-hook'}, which does not exist",
+                        f"lich-hook install {harness.key} --scope {scope}",
+                        counts_as_registration=True,
+                        module=path,
+                        runs=target,
+                    )
+                )
+                continue
+            if executable is not None and same_file(target, executable) and current:
+                checks.append(
+                    Check(
+                        name,
+                        OK,
+                        f"{path} runs this installation ({target})",
+                        counts_as_registration=True,
+                        module=path,
+                        runs=target,
+                    )
+                )
+                continue
+            why = (
+                f"runs another installation: {target}"
+                if executable is None or not same_file(target, executable)
+                else f"an older version of the module (it runs {target})"
+            )
+            checks.append(
+                Check(
+                    name,
+                    WARN,
+                    f"{path}: {why}",
+                    f"lich-hook install {harness.key} --scope {scope} replaces it",
+                    module=path,
+                    runs=target,
+                )
+            )
+        if len(ours_at) > 1:
+            checks.append(
+                Check(
+                    f"{harness.title} duplicates",
+                    WARN,
+                    f"the module is in {len(ours_at)} places: each session reports "
+                    f"{len(ours_at)} times",
+                    f"keep one: `lich-hook uninstall {harness.key} --scope …`",
+                    files=ours_at,
+                )
+            )
+    return checks
