@@ -21,13 +21,19 @@ from lich_hooks import __version__
 from lich_hooks.commands.environment import Environment
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.runlog import debug_wanted
+from lich_hooks.settings.harnesses import HARNESSES, MODULES
+from lich_hooks.settings.kinds import SCOPES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lich_hooks.settings.kinds import Scope
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 HOOK_USAGE = "As a hook: lich-hook <event> [<provider>]  (payload on stdin; see docs/harnesses.md)"
-HARNESS_CHOICE = click.Choice(
-    ["claude", "codex", "crush", "antigravity", "opencode", "omp"], case_sensitive=False
-)
+HARNESS_CHOICE = click.Choice(list(HARNESSES), case_sensitive=False)
+HARNESS_NAMES = ", ".join(HARNESSES)
+MODULE_NAMES = " and ".join(MODULES)
 SCOPE_HELP = "user: your home's settings (every project); project: the current directory's."
 
 
@@ -113,7 +119,7 @@ def _settings_file_options(command: F) -> F:
     )(command)
     command = click.option(
         "--scope",
-        type=click.Choice(["user", "project"]),
+        type=click.Choice(SCOPES),
         default="user",
         show_default=True,
         help=SCOPE_HELP,
@@ -121,45 +127,48 @@ def _settings_file_options(command: F) -> F:
     return click.argument("harness", type=HARNESS_CHOICE, metavar="HARNESS")(command)
 
 
-@cli.command(name="install")
+INSTALL_HELP = f"""Register lich-hook with HARNESS ({HARNESS_NAMES}), running this
+installation by absolute path: entries in the harness's own settings file, or
+for {MODULE_NAMES} lich-hook's module file.
+
+Other entries are kept; a re-run changes nothing; the previous file is
+kept as <file>.lich-hook.bak; a file that does not parse is refused. A
+module file that is not lich-hook's is refused.
+
+\b
+Examples:
+  lich-hook install claude
+  lich-hook install codex --scope project --dry-run
+  lich-hook install opencode
+"""
+
+UNINSTALL_HELP = f"""Remove lich-hook's entries from HARNESS's settings file ({MODULE_NAMES}:
+its module file, only when it is lich-hook's); nothing else changes.
+
+\b
+Examples:
+  lich-hook uninstall crush
+  lich-hook uninstall claude --scope project --dry-run
+"""
+
+
+@cli.command(name="install", help=INSTALL_HELP)
 @_settings_file_options
 @click.pass_obj
 def install_command(
-    environment: Environment, harness: str, scope: str, dry_run: bool, force: bool
+    environment: Environment, harness: str, scope: Scope, dry_run: bool, force: bool
 ) -> None:
-    """Register lich-hook with HARNESS (claude, codex, crush, antigravity, opencode,
-    omp), running this installation by absolute path: entries in the harness's own
-    settings file, or for opencode and omp lich-hook's module file.
-
-    Other entries are kept; a re-run changes nothing; the previous file is
-    kept as <file>.lich-hook.bak; a file that does not parse is refused. A
-    module file that is not lich-hook's is refused.
-
-    \b
-    Examples:
-      lich-hook install claude
-      lich-hook install codex --scope project --dry-run
-      lich-hook install opencode
-    """
     from lich_hooks.commands import install
 
     raise SystemExit(install.run(environment, harness.lower(), scope, dry_run, force=force))
 
 
-@cli.command(name="uninstall")
+@cli.command(name="uninstall", help=UNINSTALL_HELP)
 @_settings_file_options
 @click.pass_obj
 def uninstall_command(
-    environment: Environment, harness: str, scope: str, dry_run: bool, force: bool
+    environment: Environment, harness: str, scope: Scope, dry_run: bool, force: bool
 ) -> None:
-    """Remove lich-hook's entries from HARNESS's settings file (opencode, omp: its
-    module file, only when it is lich-hook's); nothing else changes.
-
-    \b
-    Examples:
-      lich-hook uninstall crush
-      lich-hook uninstall claude --scope project --dry-run
-    """
     from lich_hooks.commands import install
 
     raise SystemExit(

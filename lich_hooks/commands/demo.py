@@ -1,9 +1,11 @@
 """`lich-hook demo`: every shipped registration, run the way its harness runs it,
 against the built-in stand-in for lich.
 
-For each harness it prints the command, what lich received, and what the
-harness saw (stdout and exit code). It needs nothing but this package: the
-stand-in listens on a free loopback port and the state directory is temporary.
+For each harness in the registry (settings/harnesses.py), in its order, it
+runs the entry's scenarios (settings/scenarios.py) and prints the command,
+what lich received, and what the harness saw (stdout and exit code). It
+needs nothing but this package: the stand-in listens on a free loopback port
+and the state directory is temporary.
 """
 
 from __future__ import annotations
@@ -19,41 +21,16 @@ import time
 from lich_hooks import registrations
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.settings.harnesses import HARNESSES
-from lich_hooks.settings.ours import our_commands
+from lich_hooks.settings.scenarios import Demo
 from lich_hooks.standin.server import Received, StandIn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lich_hooks.commands.environment import Environment
+    from lich_hooks.settings.scenarios import Scenario
 
 CARD = "demo-card"
 CALLS = "lich-calls.jsonl"
-
-
-class Scenario:
-    """One hook run: which harness, what it sends on stdin, which extra variables."""
-
-    def __init__(
-        self,
-        harness: str,
-        event: str,
-        provider: str,
-        payload: dict[str, object],
-        note: str = "",
-        env: dict[str, str] | None = None,
-    ) -> None:
-        self.harness = harness
-        self.event = event
-        self.provider = provider
-        self.payload = payload
-        self.note = note
-        self.env = env or {}
-
-
-CLAUDE_SESSION = "5b0c8f0e-3d1a-4c2e-9f7a-2b6d1e8c4a10"
-CODEX_SESSION = "018f9c5a-0000-7000-9a3b-1c2d3e4f5c01"
-CRUSH_SESSION = "db3492a0-4a6b-4335-8c0b-d4cc43fc4cb0"
-ANTIGRAVITY_CONVERSATION = "7bb32ee5-e8e3-42cd-a13c-849723bc4e57"
 
 
 # A stand-in `lich` executable for the agent-cards scenarios: it notes each
@@ -82,159 +59,9 @@ def _standin_lich(directory: str) -> str:
     return path
 
 
-def scenarios(cwd: str) -> list[Scenario]:
-    claude_base = {"session_id": CLAUDE_SESSION, "transcript_path": "", "cwd": cwd}
-    card_env = {
-        "LICH_BIN": _standin_lich(cwd),
-        "LICH_SUBAGENT_DEPTH": "0",
-        "CLAUDE_CODE_SESSION_ATTENDED": "1",
-    }
-
-    def stop(message: str) -> dict[str, object]:
-        """Claude Code's Stop payload for a turn that ended with `message`."""
-        return {
-            **claude_base,
-            "hook_event_name": "Stop",
-            "stop_hook_active": False,
-            "last_assistant_message": message,
-            "background_tasks": [],
-        }
-
-    agent_call = {
-        **claude_base,
-        "permission_mode": "auto",
-        "hook_event_name": "PreToolUse",
-        "tool_use_id": "toolu_01DemoFl4ky",
-    }
-    return [
-        Scenario(
-            "claude",
-            "SessionStart",
-            "claude",
-            {**claude_base, "hook_event_name": "SessionStart", "source": "startup"},
-            "a new conversation in the card",
-        ),
-        Scenario(
-            "claude",
-            "Stop",
-            "claude",
-            stop("Done."),
-            "a top-level session's turn ends: not a worker, nothing to answer",
-            env={"LICH_SUBAGENT_DEPTH": "0", "CLAUDE_CODE_SESSION_ATTENDED": "1"},
-        ),
-        Scenario(
-            "claude",
-            "PreToolUse",
-            "claude",
-            {
-                **agent_call,
-                "tool_name": "Agent",
-                "tool_input": {
-                    "description": "Fix the flaky test",
-                    "prompt": "Find why test_login is flaky and fix it.",
-                    "subagent_type": "general-purpose",
-                },
-            },
-            "a general-purpose subagent runs as a lich card (stand-in lich: pending)",
-            env=card_env,
-        ),
-        Scenario(
-            "claude",
-            "PreToolUse",
-            "claude",
-            {**agent_call, "tool_name": "TaskStop", "tool_input": {"task_id": "fix-flaky-7"}},
-            "TaskStop names that worker: lich closes it",
-            env=card_env,
-        ),
-        Scenario(
-            "claude",
-            "Stop",
-            "claude",
-            stop("Rewrote docs/cli.md; the tests pass."),
-            "a worker's turn ends: its last message answers the task",
-            env={"LICH_SUBAGENT_DEPTH": "1", "CLAUDE_CODE_SESSION_ATTENDED": "1"},
-        ),
-        Scenario(
-            "codex",
-            "SessionStart",
-            "codex",
-            {
-                "session_id": CODEX_SESSION,
-                "transcript_path": None,
-                "cwd": cwd,
-                "hook_event_name": "SessionStart",
-                "model": "gpt-5.5",
-                "permission_mode": "default",
-                "source": "startup",
-            },
-            "Codex starts a session",
-        ),
-        Scenario(
-            "crush",
-            "PreToolUse",
-            "crush",
-            {
-                "session_id": CRUSH_SESSION,
-                "cwd": cwd,
-                "hook_event_name": "PreToolUse",
-                "tool_name": "bash",
-                "tool_input": {"command": "ls"},
-            },
-            "first tool call: reports the session",
-        ),
-        Scenario(
-            "crush",
-            "PreToolUse",
-            "crush",
-            {
-                "session_id": CRUSH_SESSION,
-                "cwd": cwd,
-                "hook_event_name": "PreToolUse",
-                "tool_name": "view",
-                "tool_input": {"file_path": "README.md"},
-            },
-            "next tool call: already reported, no request",
-        ),
-        Scenario(
-            "antigravity",
-            "PreInvocation",
-            "antigravity",
-            {"conversationId": ANTIGRAVITY_CONVERSATION, "hook_event_name": "PreInvocation"},
-            "first model call: reports the conversation",
-        ),
-        Scenario(
-            "antigravity",
-            "PreInvocation",
-            "antigravity",
-            {"conversationId": ANTIGRAVITY_CONVERSATION, "hook_event_name": "PreInvocation"},
-            "next model call: already reported, no request",
-        ),
-    ]
-
-
-def _shown_as(harness: str) -> tuple[str, str]:
-    """The title and file a scenario's harness is shown under."""
-    from lich_hooks import module_harnesses
-
-    module = module_harnesses.MODULES.get(harness)
-    if module is not None:
-        kind = "plugin" if module.key == "opencode" else "extension"
-        return module.title, f"{kind} {module.file_name}, run as the {kind} runs it"
-    return HARNESSES[harness].title, HARNESSES[harness].shipped_file
-
-
 def registered_commands() -> dict[str, set[str]]:
-    """Every command string each shipped registration file or module runs."""
-    from lich_hooks import module_harnesses
-
-    files = registrations.files()
-    commands = {
-        key: set(our_commands(files[harness.shipped_file])) for key, harness in HARNESSES.items()
-    }
-    for key, module in module_harnesses.MODULES.items():
-        command = module_harnesses.command_of(module_harnesses.template(module))
-        commands[key] = {command} if command else set()
-    return commands
+    """Every command string each shipped registration file or module runs, per harness."""
+    return {key: harness.shipped_commands() for key, harness in HARNESSES.items()}
 
 
 def run_command(
@@ -270,7 +97,7 @@ def wait_for_log(path: str, count: int, timeout: float = 5.0) -> None:
         time.sleep(0.01)
 
 
-def run(environment: Environment, extra: list[Scenario] | None = None) -> ExitCode:
+def run(environment: Environment, extra: list[tuple[str, Scenario]] | None = None) -> ExitCode:
     """OK when every harness behaved (exit 0, no stderr, every command shipped)."""
     out = environment.out
     bin_dir = os.path.dirname(os.path.abspath(environment.executable))
@@ -292,14 +119,17 @@ def run(environment: Environment, extra: list[Scenario] | None = None) -> ExitCo
         out(f"lich stand-in listening on 127.0.0.1:{lich.port} (card {CARD})")
         runs = 0
         current = None
-        for scenario in scenarios(tmp) + module_scenarios() + (extra or []):
-            name, path = _shown_as(scenario.harness)
-            if scenario.harness != current:
-                current = scenario.harness
+        demo = Demo(tmp, _standin_lich(tmp))
+        every = [(key, s) for key, harness in HARNESSES.items() for s in harness.scenarios(demo)]
+        for key, scenario in every + (extra or []):
+            harness = HARNESSES[key]
+            path = harness.shown_as
+            if key != current:
+                current = key
                 out("")
-                out(f"== {name} ({path})")
-            command = registrations.command(scenario.event, scenario.provider)
-            if command not in commands[scenario.harness]:
+                out(f"== {harness.title} ({path})")
+            command = registrations.command(scenario.event, key)
+            if command not in commands[key]:
                 out(f"  ! {command} is not in {path}")
                 problems += 1
                 continue
@@ -346,48 +176,3 @@ def _describe(received: Received) -> str:
 
 def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# What the opencode and omp modules send (no Node or Bun needed to show it).
-OPENCODE_SESSION = "ses_dd3c012a1ffeI0xakA9Xos0n4j"
-OMP_SESSION = "01a22c51-6760-7535-8f18-3c1900286b44"
-OMP_NEW_SESSION = "01a22c51-d79d-7651-8660-5da4b3bc5f86"
-
-OMP_SESSION = "01a22c51-6760-7535-8f18-3c1900286b44"
-OMP_NEW_SESSION = "01a22c51-d79d-7651-8660-5da4b3bc5f86"
-
-
-def module_scenarios() -> list[Scenario]:
-    """What each module sends, run as the module runs it (no Node or Bun needed)."""
-    from lich_hooks import module_harnesses
-
-    return [
-        Scenario(
-            "opencode",
-            module_harnesses.EVENT,
-            "opencode",
-            {"session_id": OPENCODE_SESSION},
-            "session.created for a top-level session (a subagent's never reports)",
-        ),
-        Scenario(
-            "opencode",
-            module_harnesses.EVENT,
-            "opencode",
-            {"session_id": OPENCODE_SESSION},
-            "`opencode run -c` (no creation event): its first message reports the session",
-        ),
-        Scenario(
-            "omp",
-            module_harnesses.EVENT,
-            "omp",
-            {"session_id": OMP_SESSION},
-            "session_start (a task subagent's never reports)",
-        ),
-        Scenario(
-            "omp",
-            module_harnesses.EVENT,
-            "omp",
-            {"session_id": OMP_NEW_SESSION},
-            "session_switch after /new (also /resume, /fork)",
-        ),
-    ]

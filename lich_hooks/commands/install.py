@@ -1,278 +1,97 @@
 """`lich-hook install <harness>` / `uninstall <harness>` (docs/install.md).
 
-Merges our registration into the harness's own settings file so that its
-entries run this installation by absolute path, and takes them out again.
-The contract with the user's file:
-
-- entries are ours by their command (settings/ours.py); an upgrade replaces
-  ours in place, a re-run writes nothing;
-- everyone else's entries, events and keys keep their meaning, and their bytes
-  wherever our edit does not pass through them (settings/jsontext.py);
-- a file that does not parse, or has a shape we do not understand, is refused
-  and left untouched;
-- before a write the old file is copied next to it (`<name>.lich-hook.bak`), and
-  the new one replaces it atomically with the old file's owner, group and
-  mode; a symlinked settings file (dotfile managers) is written through the
-  link; a FIFO or device is refused, and so is a file its owner made
-  read-only unless --force (lich_hooks/settings/files.py).
+Puts our registration where the harness loads it, running this installation
+by absolute path, and takes it out again: entries in the harness's own
+settings file, or for a module harness (opencode, omp) our module file. The
+registry entry (settings/harnesses.py) knows which, and its kind
+(settings/kinds.py) decides what would change, as a plan, before anything is
+written, and keeps each kind's promises to the user's file; this is the one
+flow around it: refuse (one line on stderr), say there is nothing to do, show
+the diff, or write and say what now runs, what else would run twice, and what
+to do next.
 """
 
 from __future__ import annotations
 
-import difflib
-import json
-import os
-
 from lich_hooks.commands.exit_codes import ExitCode
 from lich_hooks.commands.style import paint
-from lich_hooks.module_harnesses import MODULES
-from lich_hooks.settings import discovery, jsontext, ours
-from lich_hooks.settings import files as settings_io
-from lich_hooks.settings.harnesses import HARNESSES, Harness
+from lich_hooks.settings import kinds, ours
+from lich_hooks.settings.harnesses import HARNESSES
 from lich_hooks.settings.ours import Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
-
     from lich_hooks.commands.environment import Environment
-
-BACKUP_SUFFIX = ".lich-hook.bak"
-
-
-class Plan:
-    """What an install or uninstall would do to one file, before anything is written."""
-
-    def __init__(
-        self,
-        harness: Harness,
-        scope: str,
-        path: str,
-        old_text: str | None,
-        new_text: str,
-        had_ours: bool,
-    ) -> None:
-        self.harness = harness
-        self.scope = scope
-        self.path = path
-        self.old_text = old_text
-        self.new_text = new_text
-        self.had_ours = had_ours
-
-    @property
-    def changed(self) -> bool:
-        return self.old_text != self.new_text
-
-    def diff(self) -> str:
-        old = (self.old_text or "").splitlines(keepends=True)
-        new = self.new_text.splitlines(keepends=True)
-        label = self.path if self.old_text is not None else "/dev/null"
-        lines = difflib.unified_diff(old, new, fromfile=label, tofile=self.path)
-        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
-def read_text(path: str) -> str | None:
-    """The file's text, None when it does not exist; Refused when it cannot be read
-    (a FIFO or device, too large, unreadable: lich_hooks/settings/files.py)."""
-    data = settings_io.read_bytes(path)
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise Refused(f"{path} is not UTF-8 text; nothing was changed") from None
-
-
-def plan(
-    harness: Harness,
-    scope: str,
-    executable: str | None,
-    environ: Mapping[str, str],
-    project: str,
-) -> Plan:
-    """Compute the new file for installing `executable` (None: uninstall)."""
-    path = os.path.realpath(harness.path(scope, environ, project))
-    old_text = read_text(path)
-    parsed = None
-    document: object = None
-    if old_text is not None:
-        try:
-            parsed = jsontext.parse(old_text, jsonc=harness.jsonc)
-        except jsontext.JsonTextError as error:
-            raise Refused(
-                f"{path} does not parse ({error}); nothing was changed. "
-                "Fix the file (or move it aside) and run this again."
-            ) from None
-        document = parsed.root.value if parsed.root is not None else None
-    had_ours = bool(ours.our_commands(document))
-    if executable is None and not had_ours:
-        return Plan(harness, scope, path, old_text, old_text or "", False)
-    try:
-        new_document = ours.merge(harness, document, executable)
-    except Refused as error:
-        raise Refused(f"{path}: {error}; nothing was changed") from None
-    if parsed is not None and parsed.root is not None:
-        if jsontext.same(parsed.root.value, new_document):
-            return Plan(harness, scope, path, old_text, old_text or "", had_ours)
-        try:
-            new_text = jsontext.edit(parsed, new_document, jsonc=harness.jsonc)
-        except jsontext.JsonTextError as error:
-            raise Refused(f"{path}: {error}; nothing was changed") from None
-    else:
-        new_text = jsontext.dumps(new_document) + "\n"
-    return Plan(harness, scope, path, old_text, new_text, had_ours)
-
-
-def apply(plan: Plan) -> str | None:
-    """Write the plan: backup first, then the new file. Returns the backup's path.
-
-    Both keep the settings file's owner, group and mode (settings_io.replace).
-    """
-    backup = None
-    if plan.old_text is not None:
-        backup = plan.path + BACKUP_SUFFIX
-        original = settings_io.read_bytes(plan.path)
-        if original is not None:
-            settings_io.replace(backup, original, like=plan.path)
-    settings_io.replace(plan.path, plan.new_text.encode("utf-8"))
-    return backup
-
-
-def next_steps(harness: Harness, scope: str, executable: str) -> list[str]:
-    exe = ours.quote(executable)
-    if harness.key == "claude":
-        # json.dumps: the lines are pasted into settings.json, and a quoted path has quotes.
-        status = json.dumps(
-            {"type": "command", "command": f"{exe} status-line"}, ensure_ascii=False
-        )
-        wrapped = json.dumps(f"{exe} status-line -- <your command>", ensure_ascii=False)
-        return [
-            "Next: start a new Claude Code session (or review them with /hooks).",
-            "To show lich workers in the status line, add to the same file:",
-            f'  "statusLine": {status}',
-            f"  (with a status line command already there: {wrapped})",
-        ]
-    if harness.key == "codex":
-        steps = [
-            "Next: Codex runs new or changed hooks only once you trust them: start codex and "
-            'choose "Trust all and continue" when it shows "Hooks need review" (or run /hooks).',
-            "Until then Codex skips them without a word; `lich-hook doctor` tells you which.",
-        ]
-        if scope == "project":
-            steps.append("Project hooks load only when Codex trusts this project's .codex folder.")
-        return steps
-    if harness.key == "crush":
-        return ["Next: restart Crush; the first tool call of each session reports it to lich."]
-    return [
-        "Next: restart Antigravity (agy); its first model call in a lich card reports it.",
-        "Antigravity ignores a hooks.json it cannot parse as a whole: keep it strict JSON.",
-    ]
+    from lich_hooks.settings.kinds import Scope
 
 
 def run(
     environment: Environment,
     harness_key: str,
-    scope: str = "user",
+    scope: Scope = "user",
     dry_run: bool = False,
     uninstall: bool = False,
     force: bool = False,
 ) -> ExitCode:
-    """OK: done (or nothing to do); PROBLEM_FOUND: refused (said on stderr).
+    """OK: done (or nothing to do); PROBLEM_FOUND: refused or failed (said on stderr).
 
     `force`: write a settings file its owner made read-only.
     """
-    out, env, where, color = (
-        environment.out,
-        environment.environ,
-        environment.cwd,
-        environment.colour,
-    )
+    out, color = environment.out, environment.colour
     verb = "uninstall" if uninstall else "install"
-    if harness_key in MODULES:  # opencode, omp: a module file, not a settings entry
-        from lich_hooks.commands import install_modules
-
-        try:
-            exe = None if uninstall else ours.this_executable()
-        except Refused as error:
-            _error(environment, f"lich-hook: {verb} refused: {error}")
-            return ExitCode.PROBLEM_FOUND
-        return install_modules.install(environment, harness_key, scope, dry_run, uninstall, exe)
     harness = HARNESSES[harness_key]
     try:
         executable = None if uninstall else ours.this_executable()
-        result = plan(harness, scope, executable, env, where)
+        plan = harness.plan(scope, executable, environment.environ, environment.cwd)
     except Refused as error:
         _error(environment, f"lich-hook: {verb} refused: {error}")
         return ExitCode.PROBLEM_FOUND
     label = f"{harness.title} ({scope} scope)"
-    if uninstall and not result.had_ours:
-        out(f"No lich-hook entries for {label} in {result.path}: nothing to remove.")
-        return ExitCode.OK
-    if not result.changed:
-        out(f"Already installed for {label} in {result.path}: nothing written.")
+    if plan.action == kinds.NOTHING:
+        if uninstall:
+            out(f"No {harness.ours_noun} for {label} in {plan.path}: nothing to remove.")
+            if plan.why:
+                out(f"  ({plan.why})")
+        else:
+            out(f"Already installed for {label} in {plan.path}: nothing written.")
         return ExitCode.OK
     if dry_run:
-        out(_colour_diff(result.diff(), color).rstrip("\n"))
-        out(paint(f"(dry run: {result.path} was not changed)", "dim", color))
+        out(_colour_diff(plan.diff(), color).rstrip("\n"))
+        out(paint(f"(dry run: {plan.path} was not changed)", "dim", color))
         return ExitCode.OK
     try:
-        settings_io.check_writable(result.path, force)
+        backup = harness.apply(plan, force)
     except Refused as error:
         _error(environment, f"lich-hook: {verb} refused: {error}")
         return ExitCode.PROBLEM_FOUND
-    try:
-        backup = apply(result)
     except OSError as error:
-        _error(environment, f"lich-hook: {verb} failed: cannot write {result.path}: {error}")
+        _error(
+            environment,
+            f"lich-hook: {verb} failed: cannot write {plan.path}: {error.strerror or error}",
+        )
         return ExitCode.PROBLEM_FOUND
     if uninstall:
-        out(paint(f"Removed lich-hook from {label}: {result.path}", "green", color))
+        out(paint(f"Removed {harness.ours_noun} from {label}: {plan.path}", "green", color))
     else:
-        action = "Updated" if result.had_ours else "Installed"
-        out(paint(f"{action} lich-hook for {label}: {result.path}", "green", color))
+        action = "Updated" if plan.had_ours else "Installed"
+        out(paint(f"{action} {harness.ours_noun} for {label}: {plan.path}", "green", color))
         assert executable is not None
-        for command in dict.fromkeys(ours.our_commands(_document(result))):
+        for command in harness.runs(plan, executable):
             out(f"  runs: {command}")
     if backup:
         out(f"  backup of the previous file: {backup}")
     if not uninstall:
         assert executable is not None
-        for line in next_steps(harness, scope, executable):
+        for line in harness.next_steps(scope, ours.quote(executable)):
             out(line)
-        _warn_duplicates(harness, result.path, env, where, out, color)
+        for note in harness.also_registered(plan, environment.environ, environment.cwd):
+            out(paint(note, "yellow", color))
     return ExitCode.OK
 
 
 def _error(environment: Environment, text: str) -> None:
     """One line on stderr, so `install --dry-run > change.diff` cannot swallow it."""
     environment.err(paint(text, "red", environment.stderr_colour))
-
-
-def _warn_duplicates(
-    harness: Harness,
-    path: str,
-    environ: Mapping[str, str],
-    project: str,
-    out: Callable[[str], None],
-    color: bool,
-) -> None:
-    """Two registrations run every event twice (two reports, two agent cards): say so."""
-    for other in discovery.registered_in(harness.key, environ, project):
-        if other != path:
-            out(
-                paint(
-                    f"Note: {harness.title} also runs lich-hook from {other}; every event "
-                    "would run it twice. Keep one (lich-hook uninstall "
-                    f"{harness.key} --scope …, or remove the plugin).",
-                    "yellow",
-                    color,
-                )
-            )
-
-
-def _document(result: Plan) -> object:
-    parsed = jsontext.parse(result.new_text, jsonc=result.harness.jsonc)
-    return parsed.root.value if parsed.root is not None else None
 
 
 def _colour_diff(text: str, on: bool) -> str:

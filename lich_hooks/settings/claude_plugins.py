@@ -19,12 +19,12 @@ import os
 from dataclasses import dataclass
 
 from lich_hooks.settings import files
-from lich_hooks.settings.harnesses import HARNESSES, claude_config_dir
+from lich_hooks.settings.locations import claude_config_dir
 from lich_hooks.settings.ours import Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
 ORPHANED_MARK = ".orphaned_at"
 
@@ -56,10 +56,10 @@ def _same_dir(a: str, b: str) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
-def enabled_ids(environ: Mapping[str, str], project: str) -> dict[str, bool]:
-    """enabledPlugins merged over the user, project and local settings files."""
+def enabled_ids(settings: Sequence[str]) -> dict[str, bool]:
+    """enabledPlugins merged over the user, project and local settings files, in that order."""
     merged: dict[str, bool] = {}
-    for _, path in HARNESSES["claude"].places(environ, project):
+    for path in settings:
         document = _read_json(path)
         flags = document.get("enabledPlugins") if isinstance(document, dict) else None
         if isinstance(flags, dict):
@@ -78,15 +78,18 @@ def hook_files(root: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(path for path in found if os.path.isfile(path)))
 
 
-def installed(environ: Mapping[str, str], project: str) -> list[Plugin]:
-    """Every plugin installed for this project, enabled or not; orphaned caches left out."""
+def installed(environ: Mapping[str, str], project: str, settings: Sequence[str]) -> list[Plugin]:
+    """Every plugin installed for this project, enabled or not; orphaned caches left out.
+
+    `settings`: Claude Code's settings files (user, project, local), which enable them.
+    """
     record = _read_json(
         os.path.join(claude_config_dir(environ), "plugins", "installed_plugins.json")
     )
     plugins = record.get("plugins") if isinstance(record, dict) else None
     if not isinstance(plugins, dict):
         return []
-    enabled = enabled_ids(environ, project)
+    enabled = enabled_ids(settings)
     found = []
     for plugin_id, entries in plugins.items():
         for entry in entries if isinstance(entries, list) else []:

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 
 from lich_hooks.settings import files, tomlfile
-from lich_hooks.settings.harnesses import codex_home
+from lich_hooks.settings.locations import codex_home
 from lich_hooks.settings.ours import Refused
 
 TYPE_CHECKING = False

@@ -16,11 +16,12 @@ import os
 from dataclasses import dataclass
 
 from lich_hooks.settings import claude_plugins, codex_state, jsontext, ours
-from lich_hooks.settings.harnesses import HARNESSES, Harness
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
+
+    from lich_hooks.settings.kinds import SettingsHarness as Harness
 
 PLUGIN_SCAN_DEPTH = 7
 PLUGIN_FILE_NAMES = ("hooks.json", "codex-hooks.json", "crush-hooks.json")
@@ -100,8 +101,12 @@ def commands_in(document: object, harness: Harness, plugin: bool) -> list[str]:
     return [command for command in found if ours.provider(command) == harness.key]
 
 
-class _Walk:
-    """One pass over every place; each file is read once (the project may be the home)."""
+class Walk:
+    """One pass over every place; each file is read once (the project may be the home).
+
+    Each harness's registry entry names its `finds` (below): which of its files
+    to read and what stops the harness running ours in them.
+    """
 
     def __init__(self, environ: Mapping[str, str], project: str) -> None:
         self.environ = environ
@@ -135,70 +140,75 @@ class _Walk:
         if found is not None:
             self.found.append(found)
 
-    def settings(self) -> None:
-        for harness in HARNESSES.values():
-            if harness.key == "codex":
-                continue  # codex() adds trust
-            for label, path in harness.places(self.environ, self.project):
-                self.add(harness, label, path)
 
-    def claude_plugins(self) -> None:
-        harness = HARNESSES["claude"]
-        for plugin in claude_plugins.installed(self.environ, self.project):
-            blockers: tuple[Blocker, ...] = ()
-            if not plugin.enabled:
-                scope = "" if plugin.scope == "user" else f" --scope {plugin.scope}"
-                blockers = (
-                    Blocker(
-                        f"{plugin.id} is installed but disabled: Claude Code does not run it",
-                        f"claude plugin enable {plugin.id}{scope}",
-                        switched_off=True,
-                    ),
-                )
-            for path in plugin.hook_files:
-                found = self.read(harness, "plugin", path, plugin.describe(), blockers)
-                if found is not None:
-                    self.found.append(found)
+def settings_files(walk: Walk, harness: Harness) -> None:
+    """Every settings file the harness reads, as they are: no plugins, no trust."""
+    for label, path in harness.places(walk.environ, walk.project):
+        walk.add(harness, label, path)
 
-    def codex(self) -> None:
-        harness = HARNESSES["codex"]
-        config = codex_state.Config.load(self.environ)
-        places: list[tuple[str, str, str, tuple[Blocker, ...], str | None]] = []
-        for label, path in harness.places(self.environ, self.project):
-            blockers: tuple[Blocker, ...] = ()
-            if label.startswith("project") and not config.project_trusted(self.project):
-                blockers = (
-                    Blocker(
-                        "Codex loads a project's .codex/ only once you trust the project",
-                        "start `codex` in this project and trust the project when it asks",
-                    ),
-                )
-            places.append((label, path, os.path.abspath(path), blockers, None))
-        for plugin in codex_state.plugins(self.environ, config):
-            blockers = ()
-            if not plugin.enabled:
-                blockers = (
-                    Blocker(
-                        f"{plugin.id} is turned off in {config.path}",
-                        f'set enabled = true under [plugins."{plugin.id}"] in {config.path}',
-                        switched_off=True,
-                    ),
-                )
-            places.append(("plugin", plugin.path, plugin.source, blockers, plugin.id))
-        for label, path, source, blockers, owner in places:
-            found = self.read(harness, label, path, owner)
-            if found is None:
-                continue
-            if found.error is None and found.commands:
-                found = _with_trust(found, config, source, blockers)
-            self.found.append(found)
 
-    def antigravity_plugins(self) -> None:
-        harness = HARNESSES["antigravity"]
-        root = harness.plugins(self.environ) if harness.plugins else None
-        if root and os.path.isdir(root):
-            for path in plugin_files(root):
-                self.add(harness, "plugin", path)
+def claude_code(walk: Walk, harness: Harness) -> None:
+    """Claude Code: its settings files, and each installed plugin's hook files (enabled?)."""
+    settings_files(walk, harness)
+    places = [path for _, path in harness.places(walk.environ, walk.project)]
+    for plugin in claude_plugins.installed(walk.environ, walk.project, places):
+        blockers: tuple[Blocker, ...] = ()
+        if not plugin.enabled:
+            scope = "" if plugin.scope == "user" else f" --scope {plugin.scope}"
+            blockers = (
+                Blocker(
+                    f"{plugin.id} is installed but disabled: Claude Code does not run it",
+                    f"claude plugin enable {plugin.id}{scope}",
+                    switched_off=True,
+                ),
+            )
+        for path in plugin.hook_files:
+            found = walk.read(harness, "plugin", path, plugin.describe(), blockers)
+            if found is not None:
+                walk.found.append(found)
+
+
+def codex(walk: Walk, harness: Harness) -> None:
+    """Codex: its hooks.json files and plugins, each hook judged by its trust in config.toml."""
+    config = codex_state.Config.load(walk.environ)
+    places: list[tuple[str, str, str, tuple[Blocker, ...], str | None]] = []
+    for label, path in harness.places(walk.environ, walk.project):
+        blockers: tuple[Blocker, ...] = ()
+        if label.startswith("project") and not config.project_trusted(walk.project):
+            blockers = (
+                Blocker(
+                    "Codex loads a project's .codex/ only once you trust the project",
+                    "start `codex` in this project and trust the project when it asks",
+                ),
+            )
+        places.append((label, path, os.path.abspath(path), blockers, None))
+    for plugin in codex_state.plugins(walk.environ, config):
+        blockers = ()
+        if not plugin.enabled:
+            blockers = (
+                Blocker(
+                    f"{plugin.id} is turned off in {config.path}",
+                    f'set enabled = true under [plugins."{plugin.id}"] in {config.path}',
+                    switched_off=True,
+                ),
+            )
+        places.append(("plugin", plugin.path, plugin.source, blockers, plugin.id))
+    for label, path, source, blockers, owner in places:
+        found = walk.read(harness, label, path, owner)
+        if found is None:
+            continue
+        if found.error is None and found.commands:
+            found = _with_trust(found, config, source, blockers)
+        walk.found.append(found)
+
+
+def with_plugin_folder(walk: Walk, harness: Harness) -> None:
+    """Its settings files, and every registration file in its folder of plugin clones."""
+    settings_files(walk, harness)
+    root = harness.plugins(walk.environ) if harness.plugins else None
+    if root and os.path.isdir(root):
+        for path in plugin_files(root):
+            walk.add(harness, "plugin", path)
 
 
 def _with_trust(
@@ -239,23 +249,20 @@ def _with_trust(
     )
 
 
-def discover(environ: Mapping[str, str], project: str) -> list[Found]:
-    """Every existing settings or plugin file of every harness, each read once."""
-    walk = _Walk(environ, project)
-    walk.settings()
-    walk.claude_plugins()
-    walk.codex()
-    walk.antigravity_plugins()
-    order = {key: index for index, key in enumerate(HARNESSES)}
+def discover(environ: Mapping[str, str], project: str, harnesses: Iterable[Harness]) -> list[Found]:
+    """Every existing settings or plugin file of these harnesses, each read once, in their order."""
+    walk = Walk(environ, project)
+    order: dict[str, int] = {}
+    for harness in harnesses:
+        order[harness.key] = len(order)
+        harness.finds(walk, harness)
     return sorted(walk.found, key=lambda item: order[item.harness.key])
 
 
-def registered_in(harness_key: str, environ: Mapping[str, str], project: str) -> list[str]:
+def registered_in(harness: Harness, environ: Mapping[str, str], project: str) -> list[str]:
     """Every file of this harness with our commands that the user has not switched off."""
     return [
         os.path.realpath(item.path)
-        for item in discover(environ, project)
-        if item.harness.key == harness_key
-        and item.commands
-        and not any(blocker.switched_off for blocker in item.blockers)
+        for item in discover(environ, project, [harness])
+        if item.commands and not any(blocker.switched_off for blocker in item.blockers)
     ]

@@ -1,54 +1,56 @@
-"""Every harness we register with: its name, its shipped file, and where its settings live.
+"""The harness registry: one entry per harness the human commands know.
 
-One table, read by `install`/`uninstall` (which file to edit), `doctor` (which
-files to look in) and `demo` (which shipped file to run). All locations come
-from one `environ` mapping and one project directory, so tests (and `doctor`)
-can point every harness at a scratch home. Each harness's configuration folder
-(`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, …) is derived here and only here.
+An entry carries everything about its harness that `install`, `uninstall`,
+`doctor` and `demo` need: its provider id and name, where its file lives per
+scope, its kind (kinds.py: a settings file with command hooks, or a module
+file), how ours is found in it and what stops the harness running it
+(discovery.py's finder), the next steps `install` prints, and the scenarios
+`demo` runs. Every list a person sees (install's choices, doctor's fix texts)
+is read from HARNESSES; tests/registrations/test_registry.py fails when a
+provider that has a registration is missing here, or has no route on the hook
+side (lich_hooks/harness.py, which the hot path reads without importing this).
+
+All locations come from one `environ` mapping and one project directory
+(locations.py), so tests (and `doctor`) can point every harness at a scratch home.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
-from dataclasses import dataclass, field
 
 from lich_hooks import registrations
+from lich_hooks.settings import discovery, scenarios
+from lich_hooks.settings.kinds import Harness, ModuleHarness, SettingsHarness
+from lich_hooks.settings.locations import (
+    claude_config_dir,
+    codex_home,
+    config_home,
+    home,
+    omp_agent_dir,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
 
-SCOPES = ("user", "project")
-
-
-def home(environ: Mapping[str, str]) -> str:
-    return environ.get("HOME") or environ.get("USERPROFILE") or os.path.expanduser("~")
+    from lich_hooks.settings.kinds import Scope
 
 
-def claude_config_dir(environ: Mapping[str, str]) -> str:
-    """Claude Code's user folder: settings.json, plugins/ (CLAUDE_CONFIG_DIR moves it)."""
-    return environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home(environ), ".claude")
-
-
-def codex_home(environ: Mapping[str, str]) -> str:
-    """Codex's user folder: config.toml, hooks.json, plugins/ (CODEX_HOME moves it)."""
-    return environ.get("CODEX_HOME") or os.path.join(home(environ), ".codex")
-
-
-def _claude_path(scope: str, environ: Mapping[str, str], project: str) -> str:
+def _claude_path(scope: Scope, environ: Mapping[str, str], project: str) -> str:
     if scope == "project":
         return os.path.join(project, ".claude", "settings.json")
     return os.path.join(claude_config_dir(environ), "settings.json")
 
 
-def _codex_path(scope: str, environ: Mapping[str, str], project: str) -> str:
+def _codex_path(scope: Scope, environ: Mapping[str, str], project: str) -> str:
     if scope == "project":
         return os.path.join(project, ".codex", "hooks.json")
     return os.path.join(codex_home(environ), "hooks.json")
 
 
-def _crush_path(scope: str, environ: Mapping[str, str], project: str) -> str:
+def _crush_path(scope: Scope, environ: Mapping[str, str], project: str) -> str:
     if scope == "project":
         # Crush reads `.crush.json` before `crush.json`: edit the one in use.
         for name in (".crush.json", "crush.json"):
@@ -65,7 +67,7 @@ def _crush_path(scope: str, environ: Mapping[str, str], project: str) -> str:
     return os.path.join(base, "crush", "crush.json")
 
 
-def _antigravity_path(scope: str, environ: Mapping[str, str], project: str) -> str:
+def _antigravity_path(scope: Scope, environ: Mapping[str, str], project: str) -> str:
     if scope == "project":
         return os.path.join(project, ".agents", "hooks.json")
     return os.path.join(home(environ), ".gemini", "config", "hooks.json")
@@ -86,71 +88,142 @@ def _antigravity_plugins(environ: Mapping[str, str]) -> str:
     return os.path.join(home(environ), ".gemini", "antigravity-cli", "plugins")
 
 
-def _nothing_more(environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
-    return []
+def _opencode_folder(scope: Scope, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        return os.path.join(project, ".opencode", "plugins")
+    return os.path.join(config_home(environ), "opencode", "plugins")
 
 
-@dataclass(frozen=True)
-class Harness:
-    """One harness: how it names itself, where its settings live, what we register."""
+def _omp_folder(scope: Scope, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        return os.path.join(project, ".omp", "extensions")
+    return os.path.join(omp_agent_dir(environ), "extensions")
 
-    key: str
-    title: str
-    shipped_file: str  # its registration file in this repository (what demo runs)
-    registration: Callable[[], dict[str, object]]
-    locate: Callable[[str, Mapping[str, str], str], str]  # (scope, environ, project) -> file
-    jsonc: bool = False  # its settings accept comments and trailing commas
-    also_reads: Callable[[Mapping[str, str], str], list[tuple[str, str]]] = field(
-        default=_nothing_more
-    )  # (label, path) of settings files it reads beside the one per scope
-    # A folder of plugin clones to scan, for a harness whose plugin state we cannot
-    # read (Claude Code's and Codex's are read from their own records: discovery.py).
-    plugins: Callable[[Mapping[str, str]], str] | None = None
 
-    def path(self, scope: str, environ: Mapping[str, str], project: str) -> str:
-        """The settings file `install --scope <scope>` edits."""
-        return self.locate(scope, environ, project)
+# --- what install prints next, per harness (the executable as the shell spells it) -----
 
-    def places(self, environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
-        """(label, path) of every settings file this harness reads hooks from."""
-        found = [(f"{scope} settings", self.path(scope, environ, project)) for scope in SCOPES]
-        return found + self.also_reads(environ, project)
+
+def _claude_next(scope: Scope, exe: str) -> list[str]:
+    # json.dumps: the lines are pasted into settings.json, and a quoted path has quotes.
+    status = json.dumps({"type": "command", "command": f"{exe} status-line"}, ensure_ascii=False)
+    wrapped = json.dumps(f"{exe} status-line -- <your command>", ensure_ascii=False)
+    return [
+        "Next: start a new Claude Code session (or review them with /hooks).",
+        "To show lich workers in the status line, add to the same file:",
+        f'  "statusLine": {status}',
+        f"  (with a status line command already there: {wrapped})",
+    ]
+
+
+def _codex_next(scope: Scope, exe: str) -> list[str]:
+    steps = [
+        "Next: Codex runs new or changed hooks only once you trust them: start codex and "
+        'choose "Trust all and continue" when it shows "Hooks need review" (or run /hooks).',
+        "Until then Codex skips them without a word; `lich-hook doctor` tells you which.",
+    ]
+    if scope == "project":
+        steps.append("Project hooks load only when Codex trusts this project's .codex folder.")
+    return steps
+
+
+def _crush_next(scope: Scope, exe: str) -> list[str]:
+    return ["Next: restart Crush; the first tool call of each session reports it to lich."]
+
+
+def _antigravity_next(scope: Scope, exe: str) -> list[str]:
+    return [
+        "Next: restart Antigravity (agy); its first model call in a lich card reports it.",
+        "Antigravity ignores a hooks.json it cannot parse as a whole: keep it strict JSON.",
+    ]
+
+
+def _opencode_next(scope: Scope, exe: str) -> list[str]:
+    return [
+        "Next: start opencode in a lich card; a new session reports at once, a continued "
+        "one (-c, -s, the session list) with its next message."
+    ]
+
+
+def _omp_next(scope: Scope, exe: str) -> list[str]:
+    return ["Next: start omp in a lich card; a new, resumed or forked session reports at once."]
 
 
 HARNESSES: dict[str, Harness] = {
     harness.key: harness
     for harness in (
-        Harness(
+        SettingsHarness(
             key="claude",
             title="Claude Code",
+            locate=_claude_path,
+            next_steps=_claude_next,
+            scenarios=scenarios.claude,
             shipped_file="hooks/hooks.json",
             registration=lambda: {"hooks": registrations.claude_hooks()},
-            locate=_claude_path,
             also_reads=_claude_also,
+            finds=discovery.claude_code,
+            off_switch="disableAllHooks",
         ),
-        Harness(
+        SettingsHarness(
             key="codex",
             title="Codex",
+            locate=_codex_path,
+            next_steps=_codex_next,
+            scenarios=scenarios.codex,
             shipped_file="codex-hooks.json",
             registration=lambda: {"hooks": registrations.codex_hooks()},
-            locate=_codex_path,
+            finds=discovery.codex,
         ),
-        Harness(
+        SettingsHarness(
             key="crush",
             title="Crush",
+            locate=_crush_path,
+            next_steps=_crush_next,
+            scenarios=scenarios.crush,
             shipped_file="crush-hooks.json",
             registration=lambda: {"hooks": registrations.crush_hooks()},
-            locate=_crush_path,
             jsonc=True,
             also_reads=_crush_also,
         ),
-        Harness(
+        SettingsHarness(
             key="antigravity",
             title="Antigravity",
+            locate=_antigravity_path,
+            next_steps=_antigravity_next,
+            scenarios=scenarios.antigravity,
             shipped_file="hooks.json",
             registration=registrations.antigravity_hooks,
-            locate=_antigravity_path,
             plugins=_antigravity_plugins,
+            finds=discovery.with_plugin_folder,
+            named_hook="lich",
+        ),
+        ModuleHarness(
+            key="opencode",
+            title="opencode",
+            locate=_opencode_folder,
+            next_steps=_opencode_next,
+            scenarios=scenarios.opencode,
+            template="opencode-plugin.js",
+            file_name="lich-hooks.js",
+            module_word="plugin",
+        ),
+        ModuleHarness(
+            key="omp",
+            title="omp",
+            locate=_omp_folder,
+            next_steps=_omp_next,
+            scenarios=scenarios.omp,
+            template="omp-extension.ts",
+            file_name="lich-hooks.ts",
+            module_word="extension",
         ),
     )
 }
+
+# The same entries by kind, for the code that needs one kind's own fields.
+SETTINGS = {k: h for k, h in HARNESSES.items() if isinstance(h, SettingsHarness)}
+MODULES = {k: h for k, h in HARNESSES.items() if isinstance(h, ModuleHarness)}
+
+
+def discover(environ: Mapping[str, str], project: str) -> list[discovery.Found]:
+    """Every existing settings or plugin file of every settings harness, each read once."""
+    return discovery.discover(environ, project, SETTINGS.values())

@@ -2,14 +2,14 @@
 or takes them out (`install`, `uninstall`, `doctor`; docs/install.md).
 
 The merge is plain data in, plain data out: the text-preserving write lives in
-settings/jsontext.py, the file handling in commands/install.py.
+settings/jsontext.py, the file handling in settings/kinds.py.
 
 "Ours" is decided by the command, never by an extra key: Codex rejects unknown
 keys and Antigravity silently discards them. A handler is ours when its command
 is exactly `<…/lich-hook> <event> [<provider>]` — the shipped registrations
 (`lich-hook SessionStart claude`) and every absolute path an older `install`
-wrote, from any virtualenv. On Antigravity the named hook
-`lich` is ours as a whole.
+wrote, from any virtualenv. Where hooks are named objects (Antigravity's), the
+one the registry entry names (`named_hook`, "lich") is ours as a whole.
 """
 
 from __future__ import annotations
@@ -19,17 +19,17 @@ import re
 import shlex
 import sys
 
+from lich_hooks.harness import DEFAULT_PROVIDER
 from lich_hooks.settings.jsontext import walk
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from lich_hooks.settings.harnesses import Harness
+    from lich_hooks.settings.kinds import SettingsHarness as Harness
 
 EXECUTABLE_NAMES = ("lich-hook", "lich-hook.exe")
 _WORD = re.compile(r"[A-Za-z][A-Za-z_-]*")
-ANTIGRAVITY_NAME = "lich"
 
 
 class Refused(Exception):
@@ -102,7 +102,7 @@ def provider(command: str) -> str | None:
     argv = command_argv(command)
     if argv is None:
         return None
-    return argv[2].lower() if len(argv) == 3 else "claude"
+    return argv[2].lower() if len(argv) == 3 else DEFAULT_PROVIDER
 
 
 def is_ours(handler: object) -> bool:
@@ -199,8 +199,8 @@ def merge(harness: Harness, document: object, executable: str | None) -> dict[st
     if not isinstance(document, dict):
         raise Refused("the file's top level is not a JSON object")
     want = desired(harness, executable) if executable else {}
-    if harness.key == "antigravity":
-        return _merge_antigravity(document, want)
+    if harness.named_hook is not None:
+        return _merge_named(document, want, harness.named_hook)
     result = dict(document)
     hooks = document.get("hooks")
     wanted = want.get("hooks", {})
@@ -219,12 +219,16 @@ def merge(harness: Harness, document: object, executable: str | None) -> dict[st
     return result
 
 
-def _merge_antigravity(document: dict[str, object], want: dict[str, object]) -> dict[str, object]:
+def _merge_named(
+    document: dict[str, object], want: dict[str, object], named: str
+) -> dict[str, object]:
+    """Named hooks: the one named `named` replaced or removed whole; our handlers out of
+    everyone else's."""
     result: dict[str, object] = {}
     for name, hook in document.items():
-        if name == ANTIGRAVITY_NAME:
-            if ANTIGRAVITY_NAME in want:
-                result[name] = want[ANTIGRAVITY_NAME]
+        if name == named:
+            if named in want:
+                result[name] = want[named]
             continue
         if isinstance(hook, dict):
             cleaned: dict[str, object] = {}

@@ -41,7 +41,7 @@ def commands_in(document: object) -> list[str]:
 
 
 def expected(harness: str) -> object:
-    return ours.desired(harnesses.HARNESSES[harness], EXE)
+    return ours.desired(harnesses.SETTINGS[harness], EXE)
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
@@ -380,10 +380,8 @@ def test_the_status_line_snippet_is_json_for_a_path_with_quotes() -> None:
     """The printed statusLine lines are pasted into settings.json as they are."""
     import shlex
 
-    from lich_hooks.commands import install
-
     exe = '/opt/it\'s "mine"/bin/lich-hook'
-    lines = install.next_steps(harnesses.HARNESSES["claude"], "user", exe)
+    lines = harnesses.HARNESSES["claude"].next_steps("user", ours.quote(exe))
     snippet = next(line for line in lines if '"statusLine"' in line)
     status = json.loads("{" + snippet.strip() + "}")["statusLine"]
     assert shlex.split(status["command"]) == [exe, "status-line"]

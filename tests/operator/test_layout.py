@@ -33,23 +33,23 @@ def test_no_module_below_the_commands_imports_them() -> None:
 SHARED = ("style", "environment", "exit_codes")
 
 
-def _family(module: str) -> str:
-    """doctor_<topic>.py (install_<topic>.py) is part of doctor (install), split out of it."""
-    prefix = module.split("_", 1)[0]
-    return prefix if prefix in ("doctor", "install") else module
+def _command_of(module: str) -> str:
+    """The command a module of commands/ belongs to: doctor/check.py is doctor's."""
+    return module.split(".")[2]
 
 
 def test_one_command_does_not_import_another() -> None:
     """install does not reach into doctor: what both need lives in lich_hooks/settings/."""
-    for path in (PACKAGE / "commands").glob("*.py"):
-        if path.name == "__init__.py" or path.stem in SHARED:
+    for path in (PACKAGE / "commands").rglob("*.py"):
+        name = _module_name(path)
+        if name == "lich_hooks.commands" or _command_of(name) in SHARED:
             continue
         siblings = {
             n
             for n in _imports(path)
             if n.startswith("lich_hooks.commands.")
-            and n.split(".")[2] not in SHARED
-            and _family(n.split(".")[2]) != _family(path.stem)
+            and _command_of(n) not in SHARED
+            and _command_of(n) != _command_of(name)
         }
         assert siblings == set(), (path.name, siblings)
 

@@ -1,7 +1,7 @@
 """install / uninstall / doctor / demo for opencode and omp, whose registration is a module file.
 
 Run as the real console script on a scratch home; the module's text is
-checked as data (module_harnesses) and, where Node is on PATH, parsed by it.
+checked as data (settings/modules.py) and, where Node is on PATH, parsed by it.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lich_hooks import module_harnesses
-from lich_hooks.module_harnesses import MODULES, Found
+from lich_hooks.settings import modules
+from lich_hooks.settings.harnesses import MODULES
+from lich_hooks.settings.ours import Refused
 from lich_hooks.standin.server import StandIn
 from tests.operator.conftest import Scratch
 from tests.support.contract_check import assert_client_body
@@ -43,24 +44,24 @@ def module_path(box: Scratch, harness: str, scope: str = "user") -> Path:
 def test_the_module_names_the_executable_and_runs_session_start_for_its_provider(
     harness: str,
 ) -> None:
-    text = module_harnesses.render(MODULES[harness], EXE)
-    assert module_harnesses.is_ours(text)
-    assert module_harnesses.executable_of(text) == EXE
-    assert module_harnesses.command_of(text) == f"lich-hook SessionStart {harness}"
-    assert module_harnesses.PLACEHOLDER not in text
+    text = modules.render(MODULES[harness], EXE)
+    assert modules.is_ours(text)
+    assert modules.executable_of(text) == EXE
+    assert modules.command_of(text) == f"lich-hook SessionStart {harness}"
+    assert modules.PLACEHOLDER not in text
 
 
 @given(st.text(min_size=1).filter(lambda s: "\x00" not in s))
 def test_any_path_survives_the_round_trip_through_the_module(path: str) -> None:
     """Quotes, backslashes, newlines, any script: a JSON string is a JS string literal."""
     for harness in MODULES.values():
-        text = module_harnesses.render(harness, path)
-        assert module_harnesses.executable_of(text) == path
-        assert text.count("\n") == module_harnesses.template(harness).count("\n")
+        text = modules.render(harness, path)
+        assert modules.executable_of(text) == path
+        assert text.count("\n") == modules.template(harness).count("\n")
 
 
 def test_the_opencode_plugin_feeds_stdin_through_argv_never_the_script() -> None:
-    text = module_harnesses.template(MODULES["opencode"])
+    text = modules.template(MODULES["opencode"])
     assert """'printf %s "$1" | exec "$2" "$3" "$4"'""" in text
     assert '"sh", payload, LICH_HOOK, ...ARGS' in text
 
@@ -68,29 +69,43 @@ def test_the_opencode_plugin_feeds_stdin_through_argv_never_the_script() -> None
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
 def test_node_parses_the_rendered_opencode_plugin(tmp_path: Path) -> None:
     module = tmp_path / "lich-hooks.mjs"
-    module.write_text(module_harnesses.render(MODULES["opencode"], '/a "quoted"\\path'))
+    module.write_text(modules.render(MODULES["opencode"], '/a "quoted"\\path'))
     checked = subprocess.run(
         ["node", "--check", str(module)], capture_output=True, text=True, check=False
     )
     assert checked.returncode == 0, checked.stderr
 
 
-def test_plans_decide_from_what_is_at_the_path() -> None:
+def test_plans_decide_from_what_is_at_the_path(tmp_path: Path) -> None:
     harness = MODULES["opencode"]
-    ours = module_harnesses.render(harness, EXE)
+    environ = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    path = Path(harness.path("user", environ, str(tmp_path)))
+    path.parent.mkdir(parents=True)
+    ours = modules.render(harness, EXE)
     older = ours.replace("const ARGS", "// an older version\nconst ARGS")
-    plan = module_harnesses.plan_install
-    assert plan(harness, "user", "p", Found("missing"), EXE).action == "write"
-    assert plan(harness, "user", "p", Found("file", ours), EXE).action == "nothing"
-    assert plan(harness, "user", "p", Found("file", older), EXE).action == "write"
-    assert plan(harness, "user", "p", Found("file", ours), "/elsewhere/lich-hook").action == "write"
-    assert plan(harness, "user", "p", Found("file", "// mine\n"), EXE).action == "refuse"
-    assert plan(harness, "user", "p", Found("other", why="a symlink"), EXE).action == "refuse"
-    remove = module_harnesses.plan_uninstall
-    assert remove(harness, "user", "p", Found("file", older)).action == "remove"
-    assert remove(harness, "user", "p", Found("file", "// mine\n")).action == "nothing"
-    assert remove(harness, "user", "p", Found("missing")).action == "nothing"
-    assert remove(harness, "user", "p", Found("other", why="a symlink")).action == "nothing"
+
+    def plan(text: str | None, exe: str | None = EXE) -> str:
+        if text is not None:
+            path.write_text(text)
+        elif path.exists():
+            path.unlink()
+        return harness.plan("user", exe, environ, str(tmp_path)).action
+
+    assert plan(None) == "write"
+    assert plan(ours) == "nothing"
+    assert plan(older) == "write"
+    assert plan(ours, "/elsewhere/lich-hook") == "write"
+    with pytest.raises(Refused, match="was not written by lich-hook"):
+        plan("// mine\n")
+    path.unlink()
+    path.symlink_to(tmp_path / "elsewhere.js")
+    with pytest.raises(Refused, match="symlink"):
+        harness.plan("user", EXE, environ, str(tmp_path))
+    assert harness.plan("user", None, environ, str(tmp_path)).action == "nothing"
+    path.unlink()
+    assert plan(older, None) == "remove"
+    assert plan("// mine\n", None) == "nothing"
+    assert plan(None, None) == "nothing"
 
 
 # --- install / uninstall ------------------------------------------------------------------
@@ -104,7 +119,7 @@ def test_install_writes_the_module_and_uninstall_removes_it(
     path = module_path(scratch, harness, scope)
     ran = scratch.cli("install", harness, "--scope", scope)
     assert ran.returncode == 0, ran.stderr
-    assert path.read_text() == module_harnesses.render(MODULES[harness], EXE)
+    assert path.read_text() == modules.render(MODULES[harness], EXE)
     assert f"runs: {EXE} SessionStart {harness}" in ran.stdout
     assert path.stat().st_mode & 0o777 == 0o666 & ~_umask()
     again = scratch.cli("install", harness, "--scope", scope)
@@ -129,13 +144,13 @@ def test_a_reinstall_replaces_an_older_module_of_ours_keeping_its_mode(
 ) -> None:
     path = module_path(scratch, harness)
     path.parent.mkdir(parents=True)
-    old = module_harnesses.render(MODULES[harness], "/old/venv/bin/lich-hook")
+    old = modules.render(MODULES[harness], "/old/venv/bin/lich-hook")
     path.write_text(old + "// from an older lich-hooks\n")
     path.chmod(0o640)
     ran = scratch.cli("install", harness)
     assert ran.returncode == 0, ran.stderr
     assert "Updated" in ran.stdout
-    assert path.read_text() == module_harnesses.render(MODULES[harness], EXE)
+    assert path.read_text() == modules.render(MODULES[harness], EXE)
     assert path.stat().st_mode & 0o777 == 0o640
 
 
@@ -158,7 +173,7 @@ def test_a_symlink_at_the_module_path_is_refused(scratch: Scratch, harness: str)
     path = module_path(scratch, harness)
     path.parent.mkdir(parents=True)
     target = scratch.tmp / "dotfiles-module"
-    target.write_text(module_harnesses.render(MODULES[harness], EXE))
+    target.write_text(modules.render(MODULES[harness], EXE))
     path.symlink_to(target)
     ran = scratch.cli("install", harness)
     assert ran.returncode == 1 and "symlink" in ran.stderr
@@ -217,13 +232,13 @@ def test_doctor_shows_the_module_and_the_lich_hook_it_runs(scratch: Scratch, har
         assert rows["_ok"]["status"] is True
         # a module naming a lich-hook that is gone fails, and says how to fix it
         path = module_path(scratch, harness)
-        path.write_text(module_harnesses.render(MODULES[harness], "/gone/bin/lich-hook"))
+        path.write_text(modules.render(MODULES[harness], "/gone/bin/lich-hook"))
         rows = _doctor(scratch, lich)
         assert rows[f"{harness} user module"]["status"] == "fail"
         assert f"lich-hook install {harness}" in str(rows[f"{harness} user module"]["fix"])
         assert rows["registrations"]["status"] == "fail"
         # an older module of ours: works, but doctor says to re-install
-        path.write_text(module_harnesses.render(MODULES[harness], EXE) + "// older\n")
+        path.write_text(modules.render(MODULES[harness], EXE) + "// older\n")
         rows = _doctor(scratch, lich)
         assert rows[f"{harness} user module"]["status"] == "warn"
         assert "older version" in str(rows[f"{harness} user module"]["summary"])

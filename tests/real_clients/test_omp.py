@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import module_harnesses
-from lich_hooks.module_harnesses import MODULES
+from lich_hooks.settings import modules
+from lich_hooks.settings.harnesses import MODULES
 from lich_hooks.standin.server import Received, StandIn
 from tests.real_clients.conftest import CARD
 from tests.real_clients.support import omp as om
@@ -43,7 +43,7 @@ def omp_env(
     installed = lich_hook("install", "omp", env=env, cwd=project)
     assert installed.returncode == 0, installed.stderr
     extension = Path(env["HOME"]) / EXTENSION
-    assert extension.read_text() == module_harnesses.render(MODULES["omp"], str(LICH_HOOK))
+    assert extension.read_text() == modules.render(MODULES["omp"], str(LICH_HOOK))
     return env
 
 

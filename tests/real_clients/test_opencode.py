@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import module_harnesses
-from lich_hooks.module_harnesses import MODULES
+from lich_hooks.settings import modules
+from lich_hooks.settings.harnesses import MODULES
 from lich_hooks.standin.server import Received, StandIn
 from tests.real_clients.conftest import CARD
 from tests.real_clients.support import opencode as oc
@@ -42,7 +42,7 @@ def opencode_env(
     installed = lich_hook("install", "opencode", env=env, cwd=project)
     assert installed.returncode == 0, installed.stderr
     plugin = Path(env["XDG_CONFIG_HOME"]) / "opencode" / "plugins" / "lich-hooks.js"
-    assert plugin.read_text() == module_harnesses.render(MODULES["opencode"], str(LICH_HOOK))
+    assert plugin.read_text() == modules.render(MODULES["opencode"], str(LICH_HOOK))
     return env
 
 

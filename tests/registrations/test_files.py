@@ -198,10 +198,11 @@ def test_every_shipped_command_has_a_route() -> None:
     """A registration whose (provider, event) is missing from harness.py's table would run
     as a silent no-op: every shipped command, and every module's, has its job there."""
     from lich_hooks import harness
-    from lich_hooks import module_harnesses as modules
+    from lich_hooks.settings import modules
+    from lich_hooks.settings.harnesses import MODULES
 
     argvs = [shlex.split(command)[1:] for _, _, command in _commands()]
-    for module in modules.MODULES.values():
+    for module in MODULES.values():
         command = modules.command_of(modules.template(module))
         assert command is not None
         argvs.append(shlex.split(command)[1:])

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import module_harnesses
-from lich_hooks.module_harnesses import MODULES
+from lich_hooks.settings import modules
+from lich_hooks.settings.harnesses import MODULES
 from lich_hooks.standin.server import StandIn
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import LICH_HOOK, base_env, wait_for_log
@@ -64,7 +64,7 @@ STEPS = [
 
 def _drive(tmp: Path, env: dict[str, str]) -> list[dict[str, object]]:
     plugin = tmp / "lich-hooks.mjs"
-    plugin.write_text(module_harnesses.render(MODULES["opencode"], str(LICH_HOOK)))
+    plugin.write_text(modules.render(MODULES["opencode"], str(LICH_HOOK)))
     driver = tmp / "driver.mjs"
     driver.write_text(DRIVER)
     ran = subprocess.run(

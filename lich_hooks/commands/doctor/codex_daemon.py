@@ -17,7 +17,7 @@ import os
 
 from lich_hooks.codex_daemon import decide, probe
 from lich_hooks.commands.doctor.check import FAIL, OK, WARN, Check
-from lich_hooks.settings.harnesses import codex_home
+from lich_hooks.settings.locations import codex_home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -12,11 +12,9 @@ from __future__ import annotations
 import os
 import shutil
 
-from lich_hooks import module_harnesses
 from lich_hooks.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
-from lich_hooks.module_harnesses import MODULES, read
-from lich_hooks.settings import discovery, ours
-from lich_hooks.settings.harnesses import HARNESSES
+from lich_hooks.settings import discovery, kinds, modules, ours
+from lich_hooks.settings.harnesses import HARNESSES, MODULES, discover
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,7 +27,7 @@ def check_registrations(
     """Every registration row, then a failure when none of them is one that works."""
     checks = settings_rows(environ, project, executable) + module_rows(environ, project, executable)
     if not any(c.counts_as_registration and c.status != FAIL for c in checks):
-        names = ", ".join([*HARNESSES, *MODULES][1:])
+        names = ", ".join(list(HARNESSES)[1:])
         checks.append(
             Check(
                 "registrations",
@@ -107,7 +105,7 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
     """
     checks: list[Check] = []
     rows: list[tuple[discovery.Found, Check]] = []
-    for found in discovery.discover(environ, project):
+    for found in discover(environ, project):
         title, label, path = found.harness.title, found.label, found.path
         if found.error is not None:
             if not found.plugin:
@@ -121,17 +119,14 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
                 )
             continue
         document = found.document
-        if (
-            found.harness.key == "claude"
-            and isinstance(document, dict)
-            and document.get("disableAllHooks")
-        ):
+        off = found.harness.off_switch
+        if off is not None and isinstance(document, dict) and document.get(off):
             checks.append(
                 Check(
                     f"{title} {label}",
                     FAIL,
-                    f"{path} sets disableAllHooks: Claude Code runs no hook at all",
-                    f'remove "disableAllHooks" from {path}',
+                    f"{path} sets {off}: {title} runs no hook at all",
+                    f'remove "{off}" from {path}',
                 )
             )
         if found.commands:
@@ -173,17 +168,17 @@ def module_rows(environ: Mapping[str, str], project: str, executable: str | None
     for harness in MODULES.values():
         seen: set[str] = set()
         ours_at: list[str] = []
-        for scope in module_harnesses.SCOPES:
+        for scope in kinds.SCOPES:
             path = harness.path(scope, environ, project)
             real = os.path.realpath(path)
             if real in seen:
                 continue
             seen.add(real)
-            found = read(path)
+            found = modules.read(path)
             name = f"{harness.title} {scope} module"
             if found.kind == "missing":
                 continue
-            if found.text is None or not module_harnesses.is_ours(found.text):
+            if found.text is None or not modules.is_ours(found.text):
                 checks.append(
                     Check(
                         name,
@@ -194,10 +189,8 @@ def module_rows(environ: Mapping[str, str], project: str, executable: str | None
                 )
                 continue
             ours_at.append(path)
-            target = module_harnesses.executable_of(found.text)
-            current = executable is not None and found.text == module_harnesses.render(
-                harness, executable
-            )
+            target = modules.executable_of(found.text)
+            current = executable is not None and found.text == modules.render(harness, executable)
             if target is None or not os.path.isfile(target):
                 checks.append(
                     Check(
