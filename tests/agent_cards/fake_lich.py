@@ -154,17 +154,34 @@ def stop_payload(cwd: Path | str, **tool_input: object) -> dict[str, object]:
     }
 
 
+class Deny:
+    """A deny split by reader (docs/agent-cards.md): `person` (systemMessage, never sent to
+    the model), `reason` (the error line both read), `context` (additionalContext, the model's
+    only); `model` is what the model reads, the reason then the context."""
+
+    def __init__(self, stdout: bytes) -> None:
+        verdict = json.loads(stdout)
+        assert set(verdict) <= {"hookSpecificOutput", "systemMessage"}, verdict
+        out = verdict["hookSpecificOutput"]
+        assert set(out) - {"additionalContext"} == {
+            "hookEventName",
+            "permissionDecision",
+            "permissionDecisionReason",
+        }
+        assert out["hookEventName"] == "PreToolUse"
+        assert out["permissionDecision"] == "deny"
+        self.person: str | None = verdict.get("systemMessage")
+        self.reason: str = out["permissionDecisionReason"]
+        self.context: str | None = out.get("additionalContext")
+        for part in (self.person, self.reason, self.context):
+            assert part is None or (isinstance(part, str) and part), verdict
+        self.model: str = self.reason + ("\n" + self.context if self.context else "")
+
+
 def reason(stdout: bytes) -> str:
-    """The deny's reason, asserting the deny's exact shape (docs/agent-cards.md)."""
-    verdict = json.loads(stdout)
-    assert list(verdict) == ["hookSpecificOutput"]
-    out = verdict["hookSpecificOutput"]
-    assert set(out) == {"hookEventName", "permissionDecision", "permissionDecisionReason"}
-    assert out["hookEventName"] == "PreToolUse"
-    assert out["permissionDecision"] == "deny"
-    text = out["permissionDecisionReason"]
-    assert isinstance(text, str)
-    return text
+    """Everything the model reads from a deny (its reason, then its additional context),
+    asserting the deny's shape."""
+    return Deny(stdout).model
 
 
 def toast(stdout: bytes) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.agent_cards.fake_lich import (
+    Deny,
     FakeLich,
     agent_payload,
     reason,
@@ -99,7 +100,9 @@ def test_taskstop_closes_a_shared_worker(
     fake.script(close={"exit": 0})
     ran = run_hook(HOOK, stop_payload(project, task_id="w-shared"), card_env)
     assert fake.argvs()[-1] == ["close", "w-shared"]
-    assert reason(ran.stdout) == (
+    deny = Deny(ran.stdout)
+    assert deny.person == 'lich closed card "W-Shared".'  # drawn first, above the error line
+    assert deny.model == (
         "Successfully stopped task: w-shared (Fix the login bug)."
         ' lich closed its session "W-Shared".'
     )
@@ -114,6 +117,7 @@ def test_taskstop_aborts_an_isolated_workers_turn(
     fake.script(control={"exit": code})
     ran = run_hook(HOOK, stop_payload(project, shell_id="w-iso"), card_env)
     assert fake.argvs()[-1] == ["control", "w-iso", "abort"]
+    assert Deny(ran.stdout).person == 'lich stopped card "W-Iso"; the card and its worktree stay.'
     assert reason(ran.stdout) == (
         "Successfully stopped task: w-iso (Fix the login bug). lich stopped the turn of"
         ' session "W-Iso"; its card and its worktree on branch subagent/fix-the-login-bug-yz9q'

@@ -157,7 +157,7 @@ def test_chinese_uses_full_width_punctuation() -> None:
 def test_chinese_pending_sentence_reads_whole() -> None:
     shared = text("zh-CN", "where_shared", path="/p")
     isolated = text("zh-CN", "where_isolated", branch="subagent/x-1a2b", path="/w")
-    pending = CATALOG["zh-CN"]["pending"]
+    pending = CATALOG["zh-CN"]["pending_context"]
     assert "它{where}。" in pending
     assert shared == "在同一个工作目录（/p）中工作，和你编辑的是同一批文件"
     assert isolated == "在 /w 的分支 subagent/x-1a2b 上工作，而不是在当前工作目录中"
@@ -169,3 +169,32 @@ def test_chinese_pending_sentence_reads_whole() -> None:
 def test_exit_codes_are_named_as_such(lang: str, expected: str) -> None:
     # a bare "saída"/"salida" also means "output"
     assert text(lang, "stop_refused_detail", code=3) == expected
+
+
+PERSON_KEYS = ("pending_person", "answered_person", "stop_shared_person", "stop_isolated_person")
+
+
+@pytest.mark.parametrize("lang", sorted(CATALOG))
+def test_a_persons_line_is_one_short_sentence_without_the_models_names(lang: str) -> None:
+    """Claude Code draws it first under the call (docs/agent-cards.md): the label and the
+    news, nothing the person has no use for."""
+    for key in PERSON_KEYS:
+        line = text(lang, key, label="Find the flaky test")
+        assert "\n" not in line and len(line) <= 90, (lang, key, line)
+        assert '"Find the flaky test"' in line or "“Find the flaky test”" in line
+        assert not any(literal in line for literal in LITERALS), (lang, key)
+    for key in ("pending", "answered"):
+        reason = text(lang, key)
+        assert "\n" not in reason and len(reason) <= 90, (lang, key, reason)
+
+
+@pytest.mark.parametrize("lang", sorted(CATALOG))
+def test_the_report_comes_after_what_the_model_must_know(lang: str) -> None:
+    """Over 10,000 characters Claude Code keeps an additionalContext in a file and shows the
+    model its first 2 KB: the roster name and how to reach the worker must be in them."""
+    report = "r" * 20_000
+    context = text(lang, "answered_context", label="L", name="n-1", answer=report, where="/p")
+    assert context.endswith(report)
+    head = context[: -len(report)]
+    assert len(head.encode()) < 2048
+    assert "n-1" in head and "send_to_session" in head and "SendMessage" in head

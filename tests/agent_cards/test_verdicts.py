@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent_cards.fake_lich import FakeLich, agent_payload, reason, session, toast
+from tests.agent_cards.fake_lich import Deny, FakeLich, agent_payload, reason, session, toast
 from tests.support.runner import run_hook, wait_for_log
 
 HOOK = "PreToolUse claude"
@@ -33,8 +33,15 @@ def test_pending_shared_denies_with_where_and_how(
         "--json",
     ]
     assert call["cwd"] == str(project)
-    text = reason(ran.stdout)
-    assert text.startswith("Not an error:")
+    deny = Deny(ran.stdout)
+    # the person reads one line, first and not as an error; the model reads everything else
+    assert (
+        deny.person
+        == 'lich is running this task as card "Fix login"; its report will come back here.'
+    )
+    assert deny.reason == "Not an error: lich runs this task instead of a Claude Code subagent."
+    assert deny.context is not None and deny.person not in deny.model
+    text = deny.model
     assert 'lich session "Fix login"' in text
     assert "roster name fix-login-a1" in text
     assert f"in this same checkout ({project})" in text
@@ -86,8 +93,11 @@ def test_answered_carries_the_report(
     report = "Fixed: the token expiry check used < instead of <=.\nTests pass."
     fake.script(open={"json": session("answered", answer=report, path=str(project))})
     ran = run_hook(HOOK, agent_payload(project), card_env)
-    text = reason(ran.stdout)
-    assert text.startswith("Not an error:")
+    deny = Deny(ran.stdout)
+    assert deny.person == 'lich ran this task as card "Fix login", and its report is back.'
+    assert deny.reason == "Not an error: lich ran this task instead of a Claude Code subagent."
+    text = deny.model
+    assert report not in deny.reason  # the report is the model's: a person is not shown it red
     assert report in text
     assert f"The work is in this same checkout ({project}). To reach" in text
     assert "send_to_session" in text
@@ -101,10 +111,13 @@ def test_never_reached(
 ) -> None:
     fake.script(open={"json": session(status)})
     ran = run_hook(HOOK, agent_payload(project), card_env)
-    assert reason(ran.stdout) == (
-        f'The task never reached lich session "Fix login" ({status}): open its card in lich'
+    # bad news is one line both the person and the model read
+    deny = Deny(ran.stdout)
+    assert deny.reason == (
+        f'The task never reached lich card "Fix login" ({status}): open the card in lich'
         " to see why."
     )
+    assert (deny.person, deny.context) == (None, None)
 
 
 def test_unknown_status_names_card_and_branch(
@@ -112,10 +125,12 @@ def test_unknown_status_names_card_and_branch(
 ) -> None:
     fake.script(open={"json": session("exploded")})
     ran = run_hook(HOOK, agent_payload(project, isolation="worktree"), card_env)
-    assert reason(ran.stdout) == (
-        'lich answered "exploded" about session "Fix login" (on branch'
-        " subagent/fix-the-login-bug-yz9q): open its card in lich."
+    deny = Deny(ran.stdout)
+    assert deny.reason == (
+        'lich answered "exploded" about card "Fix login" (on branch'
+        " subagent/fix-the-login-bug-yz9q): open the card in lich."
     )
+    assert (deny.person, deny.context) == (None, None)
 
 
 def test_exit_code_does_not_decide(card_env: dict[str, str], fake: FakeLich, project: Path) -> None:
@@ -190,15 +205,32 @@ def test_prompt_arrives_as_one_argv_element(
     assert argv[-3:] == ["--prompt", prompt, "--json"]
 
 
+@pytest.mark.parametrize(
+    ("lang", "person", "start"),
+    [
+        ("en", 'lich is running this task as card "Fix login"', "Not an error:"),
+        ("pt-BR", 'O lich está rodando esta tarefa no card "Fix login"', "Não é um erro:"),
+        ("zh-CN", "lich 正在以卡片“Fix login”运行此任务", "这不是错误："),
+        ("es", 'lich ejecuta esta tarea en la tarjeta "Fix login"', "No es un error:"),
+    ],
+)
 def test_language_follows_lich_prompt_lang(
-    card_env: dict[str, str], fake: FakeLich, project: Path
+    lang: str,
+    person: str,
+    start: str,
+    card_env: dict[str, str],
+    fake: FakeLich,
+    project: Path,
 ) -> None:
     fake.script(open={"json": session("pending")})
-    ran = run_hook(HOOK, agent_payload(project), {**card_env, "LICH_PROMPT_LANG": "pt-BR"})
-    text = reason(ran.stdout)
-    assert text.startswith("Não é um erro:")
+    ran = run_hook(HOOK, agent_payload(project), {**card_env, "LICH_PROMPT_LANG": lang})
+    deny = Deny(ran.stdout)
+    assert deny.person is not None and deny.person.startswith(person)
+    assert deny.reason.startswith(start)
+    assert deny.context is not None
     for literal in LITERALS:
-        assert literal in text
+        assert literal in deny.context, (lang, literal)
+    assert "fix-login-a1" in deny.context and "`lich close fix-login-a1`" in deny.context
 
 
 def test_unknown_language_is_english(
@@ -215,7 +247,9 @@ def test_verdict_is_one_json_object_with_any_script(
     label = 'Corrigir "autenticação"\n— 修复'
     fake.script(open={"json": session("pending", label=label)})
     ran = run_hook(HOOK, agent_payload(project), card_env)
-    assert f'"{label}"' in json.loads(ran.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    verdict = json.loads(ran.stdout)
+    assert f'"{label}"' in verdict["hookSpecificOutput"]["additionalContext"]
+    assert f'"{label}"' in verdict["systemMessage"]
 
 
 def test_answered_isolated_names_branch_and_path(
@@ -224,7 +258,8 @@ def test_answered_isolated_names_branch_and_path(
     fake.script(open={"json": session("answered", answer="Done.", path="/wt/fix")})
     ran = run_hook(HOOK, agent_payload(project, isolation="worktree"), card_env)
     text = reason(ran.stdout)
-    assert "Done.\n\nThe work is on branch subagent/fix-the-login-bug-yz9q in /wt/fix." in text
+    assert "The work is on branch subagent/fix-the-login-bug-yz9q in /wt/fix. To reach" in text
+    assert text.endswith("Its report:\n\nDone.")
 
 
 def test_a_prompt_no_argv_can_carry_runs_natively(

@@ -30,6 +30,7 @@ from tests.real_clients.support.model_api import (
 pytestmark = pytest.mark.real_client
 
 HOOK_ERROR = "PreToolUse:Agent hook error: "
+CONTEXT = "PreToolUse:Agent hook additional context: "
 
 
 def _asked_for(prompt: str) -> Callable[[Request], bool]:
@@ -69,13 +70,32 @@ def _tool_result(request: Request, tool: str) -> dict[str, Any]:
 
 def _open_card(claude: Terminal, env: dict[str, str], model_api: ModelAPI) -> dict[str, Any]:
     """Type the Agent call, wait for its verdict to reach the model; the tool_result it got."""
+    return _open_card_request(claude, env, model_api)[0]
+
+
+def _open_card_request(
+    claude: Terminal, env: dict[str, str], model_api: ModelAPI
+) -> tuple[dict[str, Any], Request]:
+    """The Agent call's tool_result, and the request that showed it to the model."""
     claude.wait_ready()
     claude.submit(agent_prompt())
     wait_for_hook(env, "PreToolUse")
     skip_if_stub(env, "PreToolUse")
     shown = model_api.wait_for(_result_for("Agent"), what="the Agent call's tool_result")
     wait_for_hook(env, "Stop")
-    return _tool_result(shown, "Agent")
+    return _tool_result(shown, "Agent"), shown
+
+
+def _hook_context(request: Request) -> str:
+    """The PreToolUse hooks' additional context, as the model got it (a role system message)."""
+    texts = []
+    for message in request.body.get("messages") or []:
+        if message.get("role") != "system":
+            continue
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [{"text": content}]
+        texts += [str(b.get("text")) for b in blocks if str(b.get("text")).startswith(CONTEXT)]
+    return "\n".join(texts)
 
 
 def test_interactive_agent_call_becomes_a_card(
@@ -87,7 +107,7 @@ def test_interactive_agent_call_becomes_a_card(
 ) -> None:
     env = claude_setup()  # Claude Code's own default permission mode (auto in 2.1.3xx)
     with Terminal(claude_code, env, project) as claude:
-        result = _open_card(claude, env, model_api)
+        result, shown = _open_card_request(claude, env, model_api)
     opened = fake_lich.wait_for("open")
     argv = opened["argv"]
     assert argv[:4] == ["open", "--kind", "claude", "--subagent"]
@@ -102,11 +122,13 @@ def test_interactive_agent_call_becomes_a_card(
     reason = text[len(HOOK_ERROR) :]
     answer = open_answer()
     assert reason.startswith("Not an error")
-    assert answer["name"] in reason
-    assert "[lich]" in reason
+    # the rest reaches the model as the hook's additional context (test_claude_card_moment.py)
+    context = _hook_context(shown)
+    assert answer["name"] in context
+    assert "[lich]" in context
     # TaskStop cannot reach the hook with a roster name (see the TaskStop test below), so the
     # model is also told the lich command that stops the worker
-    assert f"`lich close {answer['name']}`" in reason
+    assert f"`lich close {answer['name']}`" in context
     # the task ran as a card, not natively: no subagent ever asked the model
     assert not [r for r in model_api.model_calls() if _asked_for(AGENT_CALL["prompt"])(r)]
 

@@ -140,7 +140,8 @@ def _stop(
         record.remove(ctx.environ, card, task_id)
         key = "stop_shared" if branch is None else "stop_isolated"
         reason = text(lang, key, id=task_id, description=description, label=label, branch=branch)
-        return Outcome(f"deny:stopped-{args[0]}", stdout=verdict.deny(reason))
+        person = text(lang, f"{key}_person", label=label)
+        return Outcome(f"deny:stopped-{args[0]}", stdout=verdict.deny(reason, person=person))
     why = (
         ran.error
         or lich_process.last_line(ran.stderr)

@@ -6,9 +6,14 @@ falls back to English. Literal names ([lich], send_to_session,
 wait_for_answer, SendMessage, lich send, TaskStop, subagent/) stay literal in
 every language: the model calls them by those names.
 
-Claude Code shows a deny to the model as `PreToolUse:Agent hook error: <text>`
-(and to the user as `Error: …`), so every deny that reports success starts by
-saying it is not an error.
+A deny has up to three parts, because Claude Code delivers each to a different
+reader (measured on 2.1.328 and 2.1.332, docs/agent-cards.md): `<key>_person`
+is the systemMessage, drawn first under the call as a dim note and never sent to
+the model; `<key>` is the reason, drawn next in the error colour and sent to the
+model as the call's failed tool_result, so a deny that reports success says
+first that it is not an error; `<key>_context` is the additionalContext, sent
+to the model only. Bad news (never reached, another status, a refused stop)
+is one reason both read.
 
 Placeholders are `str.format` fields; values are inserted as they are.
 """
@@ -45,14 +50,18 @@ EN: dict[str, str] = {
     "done_isolated": "on branch {branch} in {path}",
     "done_shared": "in this same checkout ({path})",
     "on_branch": " (on branch {branch})",
-    # denies the model reads
-    "pending": (
-        "Not an error: lich took this task and it is running now in lich session"
-        ' "{label}" (roster name {name}, which is also the id TaskStop takes). It works'
-        " {where}. Its full report will arrive at this prompt by itself as a [lich] note,"
-        " so do not redo the task and do not wait for a task notification. To reach the"
-        " worker, use send_to_session or lich send (SendMessage cannot reach it);"
-        " wait_for_answer also works."
+    # denies: the person reads the systemMessage first (a dim note), then the reason (in the
+    # error colour, and the model's tool_result); the additional context reaches the model only
+    "pending_person": (
+        'lich is running this task as card "{label}"; its report will come back here.'
+    ),
+    "pending": "Not an error: lich runs this task instead of a Claude Code subagent.",
+    "pending_context": (
+        'The Agent call above went to lich instead: the task runs in lich session "{label}"'
+        " (roster name {name}, which is also the id TaskStop takes). It works {where}. Its full"
+        " report will arrive at this prompt by itself as a [lich] note, so do not redo the task"
+        " and do not wait for a task notification. To reach the worker, use send_to_session or"
+        " lich send (SendMessage cannot reach it); wait_for_answer also works."
     ),
     "stop_hint": (
         " If TaskStop answers that it has no task with that id (Claude Code checks its own"
@@ -62,27 +71,35 @@ EN: dict[str, str] = {
         " Its first turn ended without an answer, usually because a command is still"
         " running in its background; the report still arrives as a [lich] note."
     ),
-    "answered": (
-        'Not an error: lich ran this task in session "{label}" (roster name {name}) and'
-        " it has already reported. Its report:\n\n{answer}\n\nThe work is {where}. To"
-        " reach the session, use send_to_session or lich send (SendMessage cannot reach it)."
+    "answered_person": 'lich ran this task as card "{label}", and its report is back.',
+    "answered": "Not an error: lich ran this task instead of a Claude Code subagent.",
+    "answered_context": (
+        'The Agent call above went to lich instead: lich ran the task in session "{label}"'
+        " (roster name {name}), and it has already reported. The work is {where}. To reach the"
+        " session, use send_to_session or lich send (SendMessage cannot reach it). Its"
+        " report:\n\n{answer}"
     ),
     "never_reached": (
-        'The task never reached lich session "{label}"{on_branch} ({status}): open its'
-        " card in lich to see why."
+        'The task never reached lich card "{label}"{on_branch} ({status}): open the card in'
+        " lich to see why."
     ),
     "unknown_status": (
-        'lich answered "{status}" about session "{label}"{on_branch}: open its card in lich.'
+        'lich answered "{status}" about card "{label}"{on_branch}: open the card in lich.'
     ),
     "interrupted": (
-        "Interrupted while lich was opening a session for this task. A lich"
-        " session{on_branch} may already have it; if so, its report arrives at this prompt"
-        " as a [lich] note, so check before running the task again."
+        "Interrupted while lich was opening a card for this task: a lich card{on_branch} may"
+        " already be running it."
+    ),
+    "interrupted_context": (
+        "If one is, its report arrives at this prompt as a [lich] note, so check before"
+        " running the task again."
     ),
     # TaskStop
+    "stop_shared_person": 'lich closed card "{label}".',
     "stop_shared": (
         'Successfully stopped task: {id} ({description}). lich closed its session "{label}".'
     ),
+    "stop_isolated_person": 'lich stopped card "{label}"; the card and its worktree stay.',
     "stop_isolated": (
         "Successfully stopped task: {id} ({description}). lich stopped the turn of session"
         ' "{label}"; its card and its worktree on branch {branch} stay for the user.'
@@ -113,13 +130,17 @@ PT_BR: dict[str, str] = {
     "done_isolated": "no branch {branch} em {path}",
     "done_shared": "neste mesmo checkout ({path})",
     "on_branch": " (no branch {branch})",
-    "pending": (
-        "Não é um erro: o lich assumiu esta tarefa e ela já está rodando na sessão do lich"
-        ' "{label}" (nome no roster {name}, que também é o id que TaskStop recebe). Ela'
-        " trabalha {where}. O relatório completo chega sozinho a este prompt como uma nota"
-        " [lich]; portanto não refaça a tarefa nem espere uma notificação de tarefa. Para"
-        " falar com o worker, use send_to_session ou lich send (SendMessage não o alcança);"
-        " wait_for_answer também funciona."
+    "pending_person": (
+        'O lich está rodando esta tarefa no card "{label}"; o relatório volta para cá.'
+    ),
+    "pending": "Não é um erro: o lich roda esta tarefa no lugar de um subagente do Claude Code.",
+    "pending_context": (
+        'A chamada Agent acima foi para o lich: a tarefa roda na sessão do lich "{label}"'
+        " (nome no roster {name}, que também é o id que TaskStop recebe). Ela trabalha"
+        " {where}. O relatório completo chega sozinho a este prompt como uma nota [lich];"
+        " portanto não refaça a tarefa nem espere uma notificação de tarefa. Para falar com o"
+        " worker, use send_to_session ou lich send (SendMessage não o alcança); wait_for_answer"
+        " também funciona."
     ),
     "stop_hint": (
         " Se TaskStop responder que não há tarefa com esse id (o Claude Code confere as"
@@ -130,26 +151,34 @@ PT_BR: dict[str, str] = {
         " O primeiro turno terminou sem resposta, em geral porque um comando continua"
         " rodando em segundo plano; o relatório ainda chega como nota [lich]."
     ),
-    "answered": (
-        'Não é um erro: o lich executou esta tarefa na sessão "{label}" (nome no roster'
-        " {name}) e ela já entregou o relatório:\n\n{answer}\n\nO trabalho está {where}."
-        " Para falar com a sessão, use send_to_session ou lich send (SendMessage não a alcança)."
+    "answered_person": 'O lich rodou esta tarefa no card "{label}", e o relatório já voltou.',
+    "answered": "Não é um erro: o lich rodou esta tarefa no lugar de um subagente do Claude Code.",
+    "answered_context": (
+        'A chamada Agent acima foi para o lich: ele executou a tarefa na sessão "{label}"'
+        " (nome no roster {name}), que já entregou o relatório. O trabalho está {where}. Para"
+        " falar com a sessão, use send_to_session ou lich send (SendMessage não a alcança). O"
+        " relatório:\n\n{answer}"
     ),
     "never_reached": (
-        'A tarefa nunca chegou à sessão do lich "{label}"{on_branch} ({status}): abra o'
-        " card dela no lich para ver o motivo."
+        'A tarefa nunca chegou ao card do lich "{label}"{on_branch} ({status}): abra o card'
+        " no lich para ver o motivo."
     ),
     "unknown_status": (
-        'O lich respondeu "{status}" sobre a sessão "{label}"{on_branch}: abra o card dela no lich.'
+        'O lich respondeu "{status}" sobre o card "{label}"{on_branch}: abra o card no lich.'
     ),
     "interrupted": (
-        "Interrompido enquanto o lich abria uma sessão para esta tarefa. Uma sessão do"
-        " lich{on_branch} talvez já a tenha recebido; nesse caso o relatório chega a este"
-        " prompt como nota [lich], então confira antes de executar a tarefa de novo."
+        "Interrompido enquanto o lich abria um card para esta tarefa: um card do"
+        " lich{on_branch} talvez já a esteja rodando."
     ),
+    "interrupted_context": (
+        "Se estiver, o relatório chega a este prompt como nota [lich]; então confira antes de"
+        " executar a tarefa de novo."
+    ),
+    "stop_shared_person": 'O lich fechou o card "{label}".',
     "stop_shared": (
         'Successfully stopped task: {id} ({description}). O lich fechou a sessão "{label}".'
     ),
+    "stop_isolated_person": 'O lich parou o card "{label}"; o card e a worktree ficam.',
     "stop_isolated": (
         "Successfully stopped task: {id} ({description}). O lich interrompeu o turno da"
         ' sessão "{label}"; o card e a worktree no branch {branch} ficam para o usuário.'
@@ -176,8 +205,10 @@ ZH_CN: dict[str, str] = {
     "done_isolated": "在 {path} 的分支 {branch} 上",
     "done_shared": "在同一个工作目录（{path}）中",
     "on_branch": "（分支 {branch}）",
-    "pending": (
-        "这不是错误：lich 已接手此任务，它正在 lich 会话“{label}”中运行"
+    "pending_person": "lich 正在以卡片“{label}”运行此任务，报告会回到这里。",
+    "pending": "这不是错误：此任务由 lich 运行，而不是 Claude Code 子代理。",
+    "pending_context": (
+        "上面的 Agent 调用已交给 lich：任务正在 lich 会话“{label}”中运行"
         "（花名册名称 {name}，也是 TaskStop 使用的 id）。它{where}。"
         "完整报告会自动以 [lich] 备注的形式送到此提示符，因此不要重做此任务，"
         "也不要等待任务通知。要联系该 worker，请使用 send_to_session 或 lich send"
@@ -190,22 +221,24 @@ ZH_CN: dict[str, str] = {
     "unanswered_note": (
         "它的第一轮没有给出回答就结束了，通常是因为后台仍有命令在运行；报告仍会以 [lich] 备注送达。"
     ),
-    "answered": (
-        "这不是错误：lich 已在会话“{label}”（花名册名称 {name}）中完成此任务，"
-        "并已提交报告：\n\n{answer}\n\n工作成果{where}。要联系该会话，请使用 "
-        "send_to_session 或 lich send（SendMessage 无法联系到它）。"
+    "answered_person": "lich 已以卡片“{label}”运行此任务，报告已经回来了。",
+    "answered": "这不是错误：此任务已由 lich 运行，而不是 Claude Code 子代理。",
+    "answered_context": (
+        "上面的 Agent 调用已交给 lich：lich 已在会话“{label}”（花名册名称 {name}）中完成此任务，"
+        "并已提交报告。工作成果{where}。要联系该会话，请使用 send_to_session 或 lich send"
+        "（SendMessage 无法联系到它）。报告如下：\n\n{answer}"
     ),
     "never_reached": (
-        "任务从未送达 lich 会话“{label}”{on_branch}（{status}）：请在 lich 中打开它的卡片查看原因。"
+        "任务从未送达 lich 卡片“{label}”{on_branch}（{status}）：请在 lich 中打开该卡片查看原因。"
     ),
-    "unknown_status": (
-        "lich 对会话“{label}”{on_branch}的回答是“{status}”：请在 lich 中打开它的卡片。"
-    ),
-    "interrupted": (
-        "lich 正在为此任务打开会话时被中断。某个 lich 会话{on_branch}可能已经收到此任务；"
+    "unknown_status": "lich 对卡片“{label}”{on_branch}的回答是“{status}”：请在 lich 中打开该卡片。",
+    "interrupted": "lich 正在为此任务打开卡片时被中断：某个 lich 卡片{on_branch}可能已经在运行它。",
+    "interrupted_context": (
         "如果是这样，它的报告会以 [lich] 备注送到此提示符，因此再次执行任务前请先确认。"
     ),
+    "stop_shared_person": "lich 已关闭卡片“{label}”。",
     "stop_shared": "Successfully stopped task: {id} ({description})。lich 已关闭其会话“{label}”。",
+    "stop_isolated_person": "lich 已停止卡片“{label}”，卡片和 worktree 保留。",
     "stop_isolated": (
         "Successfully stopped task: {id} ({description})。lich 已停止会话“{label}”的当前轮次；"
         "它的卡片和分支 {branch} 上的 worktree 保留给用户。"
@@ -235,8 +268,10 @@ ES: dict[str, str] = {
     "done_isolated": "en la rama {branch} en {path}",
     "done_shared": "en este mismo checkout ({path})",
     "on_branch": " (en la rama {branch})",
-    "pending": (
-        "No es un error: lich tomó esta tarea y ya se está ejecutando en la sesión de lich"
+    "pending_person": 'lich ejecuta esta tarea en la tarjeta "{label}"; su informe volverá aquí.',
+    "pending": "No es un error: lich ejecuta esta tarea en lugar de un subagente de Claude Code.",
+    "pending_context": (
+        "La llamada Agent de arriba pasó a lich: la tarea se ejecuta en la sesión de lich"
         ' "{label}" (nombre en el roster {name}, que también es el id que recibe TaskStop).'
         " Trabaja {where}. Su informe completo llegará solo a este prompt como una nota"
         " [lich], así que no rehagas la tarea ni esperes una notificación de tarea. Para"
@@ -252,26 +287,34 @@ ES: dict[str, str] = {
         " Su primer turno terminó sin respuesta, normalmente porque sigue un comando en"
         " segundo plano; el informe igual llega como nota [lich]."
     ),
-    "answered": (
-        'No es un error: lich ejecutó esta tarea en la sesión "{label}" (nombre en el'
-        " roster {name}) y ya entregó su informe:\n\n{answer}\n\nEl trabajo está {where}."
-        " Para hablar con la sesión, usa send_to_session o lich send (SendMessage no la alcanza)."
+    "answered_person": 'lich ejecutó esta tarea en la tarjeta "{label}", y su informe ya volvió.',
+    "answered": "No es un error: lich ejecutó esta tarea en lugar de un subagente de Claude Code.",
+    "answered_context": (
+        'La llamada Agent de arriba pasó a lich: lich ejecutó la tarea en la sesión "{label}"'
+        " (nombre en el roster {name}), que ya entregó su informe. El trabajo está {where}."
+        " Para hablar con la sesión, usa send_to_session o lich send (SendMessage no la"
+        " alcanza). Su informe:\n\n{answer}"
     ),
     "never_reached": (
-        'La tarea nunca llegó a la sesión de lich "{label}"{on_branch} ({status}): abre su'
+        'La tarea nunca llegó a la tarjeta de lich "{label}"{on_branch} ({status}): abre la'
         " tarjeta en lich para ver por qué."
     ),
     "unknown_status": (
-        'lich respondió "{status}" sobre la sesión "{label}"{on_branch}: abre su tarjeta en lich.'
+        'lich respondió "{status}" sobre la tarjeta "{label}"{on_branch}: ábrela en lich.'
     ),
     "interrupted": (
-        "Interrumpido mientras lich abría una sesión para esta tarea. Puede que una sesión"
-        " de lich{on_branch} ya la tenga; en ese caso su informe llega a este prompt como"
-        " nota [lich], así que compruébalo antes de volver a ejecutar la tarea."
+        "Interrumpido mientras lich abría una tarjeta para esta tarea: puede que una tarjeta"
+        " de lich{on_branch} ya la esté ejecutando."
     ),
+    "interrupted_context": (
+        "Si es así, su informe llega a este prompt como nota [lich], así que compruébalo antes"
+        " de volver a ejecutar la tarea."
+    ),
+    "stop_shared_person": 'lich cerró la tarjeta "{label}".',
     "stop_shared": (
         'Successfully stopped task: {id} ({description}). lich cerró su sesión "{label}".'
     ),
+    "stop_isolated_person": 'lich detuvo la tarjeta "{label}"; la tarjeta y su worktree se quedan.',
     "stop_isolated": (
         "Successfully stopped task: {id} ({description}). lich detuvo el turno de la sesión"
         ' "{label}"; su tarjeta y su worktree en la rama {branch} quedan para el usuario.'

@@ -29,16 +29,22 @@ def _encode(value: dict[str, object]) -> bytes:
         return json.dumps(value).encode("ascii")
 
 
-def deny(reason: str) -> bytes:
-    return _encode(
-        {
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "deny",
-                "permissionDecisionReason": reason,
-            }
-        }
-    )
+def deny(reason: str, context: str | None = None, person: str | None = None) -> bytes:
+    """The deny, split by reader (docs/agent-cards.md): `person` is the systemMessage Claude
+    Code draws first under the call and keeps from the model, `reason` the error line both
+    read (the model as the call's tool_result), `context` the additionalContext only the model
+    reads."""
+    out: dict[str, object] = {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": reason,
+    }
+    if context:
+        out["additionalContext"] = context
+    verdict: dict[str, object] = {"hookSpecificOutput": out}
+    if person:
+        verdict["systemMessage"] = person
+    return _encode(verdict)
 
 
 def toast(lang: str, description: str, why: str, **values: object) -> bytes:
@@ -75,7 +81,8 @@ def for_open(
     """docs/agent-cards.md, one row per outcome of `lich open`."""
     on_branch = text(lang, "on_branch", branch=branch) if branch else ""
     if result.kind == lich_process.INTERRUPTED:
-        return Verdict("deny:interrupted", deny(text(lang, "interrupted", on_branch=on_branch)))
+        reason = text(lang, "interrupted", on_branch=on_branch)
+        return Verdict("deny:interrupted", deny(reason, text(lang, "interrupted_context")))
     desc = call.description
     if result.kind == lich_process.LAUNCH_ERROR:
         return Verdict(
@@ -106,17 +113,17 @@ def for_open(
     else:
         where = text(lang, "where_shared", path=path)
     if status in RUNNING:
-        reason = text(lang, "pending", label=label, name=name, where=where)
-        # Measured on Claude Code 2.1.328: TaskStop refuses ids it did not issue before
+        context = text(lang, "pending_context", label=label, name=name, where=where)
+        # Measured on Claude Code 2.1.328 and 2.1.332: TaskStop refuses ids it did not issue before
         # PreToolUse runs, so the model also gets the lich command that stops the worker.
         # quoted: the model pastes it into a shell, and a roster name is lich's text
         import shlex
 
         quoted = shlex.quote(name)
         stop = f"lich control {quoted} abort" if branch else f"lich close {quoted}"
-        reason += text(lang, "stop_hint", stop=stop)
+        context += text(lang, "stop_hint", stop=stop)
         if status == "unanswered":
-            reason += text(lang, "unanswered_note")
+            context += text(lang, "unanswered_note")
         worker: dict[str, object] = {
             "name": name,
             "label": label,
@@ -127,7 +134,8 @@ def for_open(
             "tool_use_id": call.tool_use_id,
             "when": now,
         }
-        return Verdict(f"deny:{status}", deny(reason), worker)
+        person = text(lang, "pending_person", label=label)
+        return Verdict(f"deny:{status}", deny(text(lang, "pending"), context, person), worker)
     if status == "answered":
         answer = delivery.get("answer")
         answer = answer if isinstance(answer, str) else ""
@@ -135,8 +143,11 @@ def for_open(
             done = text(lang, "done_isolated", branch=branch, path=path)
         else:
             done = text(lang, "done_shared", path=path)
-        reason = text(lang, "answered", label=label, name=name, answer=answer, where=done)
-        return Verdict("deny:answered", deny(reason))
+        # The report goes last: over 10,000 characters Claude Code 2.1.3xx keeps an
+        # additionalContext in a file and shows the model its path and first 2 KB.
+        context = text(lang, "answered_context", label=label, name=name, answer=answer, where=done)
+        person = text(lang, "answered_person", label=label)
+        return Verdict("deny:answered", deny(text(lang, "answered"), context, person))
     if status in NEVER_REACHED:
         reason = text(lang, "never_reached", label=label, on_branch=on_branch, status=status)
         return Verdict(f"deny:{status}", deny(reason))

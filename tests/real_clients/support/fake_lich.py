@@ -23,7 +23,10 @@ with open(os.path.join(here, "calls.jsonl"), "a") as log:
         "env": {{k: v for k, v in os.environ.items() if k.startswith("LICH_")}}}}) + "\\n")
 with open(os.path.join(here, "answers.json")) as f:
     answers = json.load(f)
-answer = answers.get(args[0] if args else "", {{"stdout": "", "exit": 0}})
+command = args[0] if args else ""
+prompt = args[args.index("--prompt") + 1] if "--prompt" in args[:-1] else None
+answer = answers.get(command + ":" + str(prompt)) or answers.get(command)
+answer = answer or {{"stdout": "", "exit": 0}}
 sys.stdout.write(answer.get("stdout", ""))
 sys.stderr.write(answer.get("stderr", ""))
 sys.exit(answer.get("exit", 0))
@@ -31,7 +34,10 @@ sys.exit(answer.get("exit", 0))
 
 
 def open_answer(
-    status: str = "pending", label: str = "Find the flaky test", name: str = "find-the-flaky-test"
+    status: str = "pending",
+    label: str = "Find the flaky test",
+    name: str = "find-the-flaky-test",
+    answer: str | None = None,
 ) -> dict[str, Any]:
     """What `lich open --json` prints: the session plus its delivery (docs/agent-cards.md)."""
     return {
@@ -44,7 +50,7 @@ def open_answer(
             "ticket": "ticket-1",
             "target": "lich-session-42",
             "status": status,
-            "answer": None,
+            "answer": answer,
         },
     }
 
@@ -60,8 +66,11 @@ class FakeLich:
         self.path.chmod(0o755)
         self.answers(open=open_answer())
 
-    def answers(self, **by_command: dict[str, Any]) -> None:
-        """Set what each subcommand answers; `open=` takes lich's JSON object."""
+    def answers(
+        self, opens: dict[str, dict[str, Any]] | None = None, **by_command: dict[str, Any]
+    ) -> None:
+        """Set what each subcommand answers; `open=` takes lich's JSON object, and `opens`
+        maps a prompt to the object `open --prompt <prompt>` answers instead."""
         table: dict[str, dict[str, Any]] = {
             "version": {"stdout": "lich 0.0.0-standin\n"},
             "sessions": {"stdout": "[]\n"},
@@ -73,6 +82,8 @@ class FakeLich:
                 table["open"] = {"stdout": json.dumps(value) + "\n"}
             else:
                 table[command] = value
+        for prompt, value in (opens or {}).items():
+            table[f"open:{prompt}"] = {"stdout": json.dumps(value) + "\n"}
         (self.folder / "answers.json").write_text(json.dumps(table))
 
     def calls(self) -> list[dict[str, Any]]:
