@@ -119,11 +119,10 @@ def test_session_and_continue_report_the_switched_to_id_once(
 
 
 def test_the_tui_reports_once_per_session_and_again_after_new_session(
-    crush: Client, crush_env: dict[str, str], project: Path, lich: StandIn
+    crush: Client, crush_env: dict[str, str], project: Path, lich: StandIn, tmp_path: Path
 ) -> None:
     env = {**crush_env, **lich.env("card-tui")}
-    with cr.Tui(crush, env, project) as tui:
-        tui.wait_for("ctrl+c quit")
+    with cr.tui(crush, env, project, tmp_path / "tui") as tui:
         tui.submit(f"two tools {LS} {LS}")
         wait_for_hook(env, "PreToolUse", 2)
         tui.wait_for(AFTER_TOOL_TEXT)

@@ -24,6 +24,7 @@ from lich_hooks.standin.server import StandIn
 from tests.real_clients.support import crush as cr
 from tests.real_clients.support.clients import Client
 from tests.real_clients.support.model_api import AFTER_TOOL_TEXT, ModelAPI
+from tests.real_clients.support.tmux import Screen
 from tests.real_clients.test_registration_routes import doctor, reports
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import log_records
@@ -50,6 +51,7 @@ class Lab:
             folder.mkdir()
         # the server's LICH_HOOK_LOG is its first client's: one log for every card
         self.base = cr.crush_env(root, home, self.run_dir, CRUSH_CLIENT_SERVER="1")
+        self.tuis = 0
 
     def card_env(self, card: str, lich: StandIn) -> dict[str, str]:
         return {**self.base, **lich.env(card)}
@@ -77,10 +79,11 @@ def lab(crush: Client, tmp_path: Path, model_api: ModelAPI) -> Iterator[Lab]:
         assert cr.servers(lab.run_dir) == [], "a crush server outlived its test"
 
 
-def start(stack: ExitStack, lab: Lab, env: dict[str, str], where: str) -> cr.Tui:
-    tui = stack.enter_context(cr.Tui(lab.client, env, lab.dirs[where]))
-    tui.wait_for("ctrl+c quit", timeout=60)
-    return tui
+def start(stack: ExitStack, lab: Lab, env: dict[str, str], where: str) -> Screen:
+    lab.tuis += 1
+    return stack.enter_context(
+        cr.tui(lab.client, env, lab.dirs[where], lab.root / f"tui{lab.tuis}")
+    )
 
 
 def accepted(lich: StandIn) -> list[dict[str, object]]:

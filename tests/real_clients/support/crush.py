@@ -16,7 +16,8 @@ The client/server mode (`CRUSH_CLIENT_SERVER=1`) starts one detached
 `crush server` per socket path, `$XDG_RUNTIME_DIR/crush-<uid>.sock` (else
 `$TMPDIR`, else /tmp; /tmp when the path is over 104 bytes). Each test gets
 its own short XDG_RUNTIME_DIR, so parallel runs never share a server, and
-`stop_servers` ends every server started under it.
+`stop_servers` ends every server started under it. The TUI runs in tmux
+(support/tmux.py).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 from lich_hooks.registrations import crush_hooks
 from tests.real_clients.support.clients import Client
 from tests.real_clients.support.sandbox import throwaway_env
+from tests.real_clients.support.tmux import Screen
 from tests.support.runner import watch_log
 
 MODEL = "scripted-model"
@@ -196,81 +198,15 @@ def stop_servers(run_dir: Path, timeout: float = 15) -> None:
     shutil.rmtree(run_dir, ignore_errors=True)
 
 
-class Tui:
-    """An interactive `crush` in its own tmux server, read as the rendered screen.
+READY = "ctrl+c quit"  # Crush's help line: the composer takes input (its placeholder varies)
 
-    Crush's TUI redraws the composer piecemeal, so the raw byte stream (what
-    the Claude Code driver reads) never holds the typed text in one piece;
-    `tmux capture-pane` gives the screen a person sees. `env -i` hands crush
-    exactly the card's environment; each Tui has its own tmux socket.
+
+def tui(client: Client, env: dict[str, str], cwd: Path, folder: Path, *args: str) -> Screen:
+    """The interactive `crush` in tmux (tests/real_clients/support/tmux.py), ready for a prompt.
+
+    Its composer redraws piecemeal, so the raw pty stream never holds typed
+    text whole: tmux's rendered rows do.
     """
-
-    def __init__(
-        self, client: Client, env: dict[str, str], cwd: Path, *args: str, name: str = "crush"
-    ) -> None:
-        tmux = shutil.which("tmux")
-        if tmux is None:
-            import pytest
-
-            pytest.skip("tmux is not on PATH: cannot drive the Crush TUI")
-        self.tmux = tmux
-        self.socket = Path(tempfile.mkdtemp(prefix="lt-", dir="/tmp")) / name
-        assignments = [f"{key}={value}" for key, value in env.items()]
-        self._tmux(
-            "new-session", "-d", "-s", "crush", "-x", "200", "-y", "50", "-c", str(cwd),
-            "/usr/bin/env", "-i", *assignments, str(client.binary), *args,
-        )  # fmt: skip
-        self.pid = int(self._tmux("display-message", "-p", "-t", name, "#{pane_pid}").strip())
-
-    def _tmux(self, *args: str) -> str:
-        proc = subprocess.run(
-            [self.tmux, "-S", str(self.socket), "-f", "/dev/null", *args],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-        assert proc.returncode == 0, (args[:1], proc.stderr)
-        return proc.stdout
-
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-J")
-
-    def wait_for(self, text: str, timeout: float = 60.0) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} never appeared on crush's screen:\n{screen}")
-            time.sleep(0.1)
-
-    def submit(self, prompt: str) -> None:
-        """Type `prompt` (literally), wait until the composer shows its end, press Enter."""
-        self._tmux("send-keys", "-t", "crush", "-l", prompt)
-        self.wait_for(prompt[-12:], timeout=30)
-        self._tmux("send-keys", "-t", "crush", "Enter")
-
-    def keys(self, *keys: str) -> None:
-        self._tmux("send-keys", "-t", "crush", *keys)
-
-    def close(self) -> None:
-        subprocess.run(
-            [self.tmux, "-S", str(self.socket), "kill-server"],
-            capture_output=True,
-            timeout=30,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while Path(f"/proc/{self.pid}").exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        shutil.rmtree(self.socket.parent, ignore_errors=True)
-
-    def __enter__(self) -> Tui:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    screen = Screen(client, env, cwd, folder, cols=200, args=args, ready=READY)
+    screen.wait_for(READY)
+    return screen
