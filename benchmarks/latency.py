@@ -197,7 +197,6 @@ class Row:
         self.env = env
         self.expect = expect  # the decision our hook must log under LICH_HOOK_DEBUG
         self.setup = setup
-        self.note = ""
         self.sends = kind in ("report", "reference")
         self.waits: list[float] = []  # spawn -> exited, pipes closed (what a harness waits)
         self.receives: list[float] = []  # spawn -> the stand-in holds the report
@@ -441,14 +440,7 @@ def prepare(bench: Bench, rows: list[Row]) -> None:
         decision, received = bench.probe(row)
         if received is not None:
             sent[row.key] = received
-        if row.kind == "report" and received is None and row.key == "worker":
-            # The worker-answer job may not be built in this checkout: the row is
-            # then timed as what it is (no report) and judged as a no-op.
-            row.kind = "noop"
-            row.sends = False
-            row.label = "claude worker Stop (NO report)"
-            row.note = f"the worker Stop decided {decision!r} and sent nothing: judged as a no-op"
-        elif row.sends and received is None:
+        if row.sends and received is None:
             row.errors.append(f"decided {decision!r} and lich got no report")
         elif row.expect is not None and decision != row.expect:
             row.errors.append(f"decided {decision!r}, expected {row.expect!r}")
@@ -712,11 +704,8 @@ def report(measured: Measured, quick: bool, direct: bool, rounds: int) -> int:
     print(header)
     print("-" * (len(header) + 8))
     failures: list[str] = []
-    notes = {row.label: row.note for row in measured.rows if row.note}
     for line in lines(measured, QUICK_FACTOR if quick else 1.0):
         print(line.text())
-        if line.label in notes:
-            print(f"    note: {notes[line.label]}")
         failures += line.failures
     for row in measured.rows:
         failures += [f"{row.label}: {error}" for error in sorted(set(row.errors))[:3]]

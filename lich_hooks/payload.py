@@ -178,9 +178,6 @@ class Payload:
     def get(self, key: str) -> object:
         return self.data.get(key)
 
-    def has(self, key: str) -> bool:
-        return key in self.data
-
     def text(self, *keys: str) -> str | None:
         """The first of `keys` holding a non-empty string."""
         for key in keys:
@@ -188,10 +185,6 @@ class Payload:
             if isinstance(value, str) and value:
                 return value
         return None
-
-    def obj(self, key: str) -> dict[str, object]:
-        value = self.data.get(key)
-        return value if isinstance(value, dict) else {}
 
     @property
     def session_id(self) -> str | None:

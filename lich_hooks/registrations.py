@@ -5,8 +5,8 @@ here (`python -m lich_hooks.registrations`), a test keeps them byte-identical,
 and `demo` and `install` read the same data, so what we test is what users run.
 
 Timeouts are seconds. The Agent/Task PreToolUse waits on `lich open`, whose
-own limit is 120 s, so its registration allows more; every other hook is done
-in well under a second and gets a few seconds.
+own limit is lich_process.OPEN_SECONDS (120 s), so its registration allows
+more; every other hook is done in well under a second and gets a few seconds.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from lich_hooks import __version__
 
 COMMAND = "lich-hook"
 QUICK_TIMEOUT = 5
-OPEN_LIMIT = 120
 AGENT_TIMEOUT = 150
 AGENT_MATCHER = "Agent|Task|TaskStop"
 DESCRIPTION = "Reports sessions, worker answers and agent cards to lich."

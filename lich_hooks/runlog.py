@@ -37,10 +37,6 @@ class RunLog:
         self._secret = environ.get("LICH_TOKEN") or None
         self.fields: dict[str, object] = {}
 
-    @property
-    def enabled(self) -> bool:
-        return self._debug or self._path is not None
-
     def set(self, **fields: object) -> None:
         self.fields.update(fields)
 

@@ -29,6 +29,7 @@ from lich_hooks import PLUGIN_RELEASE, __version__
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Literal
 
     from lich_hooks.lichenv import LichEnv
     from lich_hooks.runlog import RunLog
@@ -163,7 +164,7 @@ class Result:
         return self.status == 204
 
     @property
-    def outcome(self) -> str:
+    def outcome(self) -> Literal["taken", "refused", "deadline", "failed"]:
         """The log's word: taken (204), refused (any other status), deadline, failed."""
         if self.status is not None:
             return "taken" if self.taken else "refused"

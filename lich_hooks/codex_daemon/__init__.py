@@ -13,8 +13,12 @@ import os
 
 from lich_hooks.codex_daemon import decide, probe
 
-UNSUPPORTED = "codex-daemon-unsupported"
-PROBE_FAILED = "codex-daemon-probe-failed"
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lich_hooks.codex_daemon.decide import AttributionDecision
+
+UNSUPPORTED: AttributionDecision = "codex-daemon-unsupported"
+PROBE_FAILED: AttributionDecision = "codex-daemon-probe-failed"
 
 
 def who_runs(start: int | None = None, proc: str = probe.PROC) -> decide.Runner:

@@ -45,6 +45,21 @@ from lich_hooks.lichenv import LichEnv
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from typing import Literal
+
+    RunnerKind = Literal["own", "daemon", "unknown"]
+    # The run log's `decision` for a Codex hook under the daemon (docs/harnesses.md).
+    AttributionDecision = Literal[
+        "codex-daemon-card",
+        "codex-daemon-no-client",
+        "codex-daemon-client-outside-lich",
+        "codex-daemon-client-unreadable",
+        "codex-daemon-client-invalid",
+        "codex-daemon-several-cards",
+        "codex-daemon-no-cwd",
+        "codex-daemon-unsupported",
+        "codex-daemon-probe-failed",
+    ]
 
 LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
 CODEX_NAMES = ("codex", "codex.exe")
@@ -58,9 +73,10 @@ SWITCHERS = ("resume", "fork", "agents")
 FRESH_SOURCES = ("startup", "clear")
 
 # runner() verdicts
-OWN = "own"  # a codex client runs the hook, or no codex at all: the hook's env is the card's
-DAEMON = "daemon"  # the shared app-server runs it: find the card among its clients
-UNKNOWN = "unknown"  # the ancestry could not be read: cannot tell which
+# a codex client runs the hook, or no codex at all: the hook's env is the card's
+OWN: RunnerKind = "own"
+DAEMON: RunnerKind = "daemon"  # the shared app-server runs it: find the card among its clients
+UNKNOWN: RunnerKind = "unknown"  # the ancestry could not be read: cannot tell which
 
 
 def is_codex(argv: Sequence[str]) -> bool:
@@ -87,7 +103,7 @@ class Runner:
 
     __slots__ = ("kind", "pid", "why")
 
-    def __init__(self, kind: str, why: str, pid: int | None = None) -> None:
+    def __init__(self, kind: RunnerKind, why: str, pid: int | None = None) -> None:
         self.kind = kind
         self.why = why
         self.pid = pid
@@ -224,7 +240,7 @@ class Attribution:
 
     def __init__(
         self,
-        decision: str,
+        decision: AttributionDecision,
         why: str,
         lich: Mapping[str, str] | None = None,
         client: int | None = None,
@@ -234,21 +250,17 @@ class Attribution:
         self.lich = lich
         self.client = client
 
-    @property
-    def found(self) -> bool:
-        return self.lich is not None
-
     def __repr__(self) -> str:
         return f"Attribution({self.decision!r}, {self.why!r}, client={self.client})"
 
 
-FOUND = "codex-daemon-card"
-NO_CLIENT = "codex-daemon-no-client"
-NOT_IN_LICH = "codex-daemon-client-outside-lich"
-UNREADABLE = "codex-daemon-client-unreadable"
-INVALID = "codex-daemon-client-invalid"
-SEVERAL = "codex-daemon-several-cards"
-NO_CWD = "codex-daemon-no-cwd"
+FOUND: AttributionDecision = "codex-daemon-card"
+NO_CLIENT: AttributionDecision = "codex-daemon-no-client"
+NOT_IN_LICH: AttributionDecision = "codex-daemon-client-outside-lich"
+UNREADABLE: AttributionDecision = "codex-daemon-client-unreadable"
+INVALID: AttributionDecision = "codex-daemon-client-invalid"
+SEVERAL: AttributionDecision = "codex-daemon-several-cards"
+NO_CWD: AttributionDecision = "codex-daemon-no-cwd"
 
 
 def choose(

@@ -1,7 +1,8 @@
 """The exit codes of the human commands, one meaning each.
 
 A script running `lich-hook doctor` must tell "doctor found a problem" from
-"lich-hook itself broke": pre-commit and pipx keep those apart, and so do we.
+"lich-hook itself broke" (and both from a usage mistake), so each has its own
+code and nothing else shares it.
 Hooks are not commands: they exit 0 on every path (docs/harnesses.md).
 """
 

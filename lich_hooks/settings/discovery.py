@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from lich_hooks import registrations
 from lich_hooks.settings import claude_plugins, codex_state, jsontext, ours
 
 TYPE_CHECKING = False
@@ -24,7 +25,16 @@ if TYPE_CHECKING:
     from lich_hooks.settings.kinds import SettingsHarness as Harness
 
 PLUGIN_SCAN_DEPTH = 7
-PLUGIN_FILE_NAMES = ("hooks.json", "codex-hooks.json", "crush-hooks.json")
+# A plugin folder is a clone of this repository: the names of its registration files.
+PLUGIN_FILE_NAMES = tuple(
+    sorted(
+        {
+            os.path.basename(path)
+            for path, value in registrations.files().items()
+            if ours.our_commands(value)
+        }
+    )
+)
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,9 @@ doctor needs four things from it: which plugins are enabled (`[plugins."<id>"]`)
 which hooks are trusted (`[hooks.state."<key>"]`), which projects are trusted
 (`[projects."<path>"]`) and whether hooks are on at all (`[features]`). All are
 tables of plain `key = "string"` / `key = true` pairs, the way Codex writes
-them. tomllib arrived in Python 3.11 and this package supports 3.10 without
-dependencies, so on 3.10 `read_simple` reads exactly that subset: table
+them. tomllib arrived in Python 3.11; this package supports 3.10 and takes no
+TOML library for it (one more dependency for doctor on one old Python), so on
+3.10 `read_simple` reads exactly that subset: table
 headers and single-line string, boolean and integer values. Anything else
 (arrays, inline tables, multi-line strings, dates) is skipped, never guessed,
 so a table it cannot read looks absent, which doctor reports as "not trusted":

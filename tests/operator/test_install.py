@@ -14,7 +14,9 @@ from lich_hooks.standin.server import StandIn
 from tests.operator.conftest import Scratch
 from tests.support.runner import LICH_HOOK, run_command
 
-HARNESSES = ["claude", "codex", "crush", "antigravity"]
+# Every settings harness in the registry; the paths below are written out from
+# docs/install.md, so a new entry fails here until its locations are.
+HARNESSES = list(harnesses.SETTINGS)
 EXE = str(LICH_HOOK)
 
 

@@ -30,6 +30,8 @@ import pytest
 
 from lich_hooks import __version__, registrations
 from lich_hooks.harness import fold_event, fold_provider
+from lich_hooks.jobs.agent_cards import lich_process
+from lich_hooks.settings.harnesses import SETTINGS
 from lich_hooks.standin.server import StandIn
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import base_env, run_command, wait_for_log
@@ -92,7 +94,7 @@ def test_claude_code_plugin() -> None:
     assert {event for event, _ in pairs} == CLAUDE_EVENTS
     by_event = {event: handler for event, handler in pairs}
     timeout = by_event["PreToolUse"]["timeout"]
-    assert isinstance(timeout, int) and timeout > registrations.OPEN_LIMIT
+    assert isinstance(timeout, int) and timeout > lich_process.OPEN_SECONDS
     [group] = hooks_file["hooks"]["PreToolUse"]
     matcher = re.compile(f"^(?:{group['matcher']})$")
     for tool in ("Agent", "Task", "TaskStop"):
@@ -175,12 +177,8 @@ def _commands() -> list[tuple[str, str, str]]:
     return found
 
 
-PROVIDER_OF = {
-    "hooks/hooks.json": "claude",
-    "codex-hooks.json": "codex",
-    "crush-hooks.json": "crush",
-    "hooks.json": "antigravity",
-}
+# Each shipped hooks file and the provider its registry entry is.
+PROVIDER_OF = {entry.shipped_file: key for key, entry in SETTINGS.items()}
 
 
 def test_every_command_names_its_event_and_harness() -> None:
@@ -261,7 +259,7 @@ def test_timeouts_are_sensible() -> None:
             timeout = handler["timeout"]
             assert isinstance(timeout, int)
             if "PreToolUse claude" in str(handler["command"]):
-                assert timeout > registrations.OPEN_LIMIT, relative
+                assert timeout > lich_process.OPEN_SECONDS, relative
             else:
                 # above the 2 s stdin bound plus start-up, far below a harness's patience
                 assert 3 <= timeout <= 10, (relative, handler)

@@ -22,8 +22,11 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Literal
 
     from lich_hooks.lichenv import LichEnv
+
+    DecisionKind = Literal["native", "toast", "take"]
 
 AGENT_TOOLS = ("Agent", "Task")
 STOP_TOOL = "TaskStop"
@@ -32,9 +35,9 @@ GENERAL_TYPES = ("general-purpose", "claude")
 PROMPT_LIMIT = 8192  # UTF-8 bytes; lich refuses a longer task
 WORKER_BRANCH_PREFIX = "subagent/"
 
-NATIVE = "native"
-TOAST = "toast"
-TAKE = "take"
+NATIVE: DecisionKind = "native"
+TOAST: DecisionKind = "toast"
+TAKE: DecisionKind = "take"
 
 
 class Call:
@@ -66,7 +69,7 @@ class Decision:
 
     def __init__(
         self,
-        kind: str,
+        kind: DecisionKind,
         reason: str,
         call: Call | None = None,
         why: str | None = None,

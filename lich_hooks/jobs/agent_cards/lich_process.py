@@ -19,8 +19,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import signal
     from collections.abc import Mapping
+    from typing import Literal
 
     from lich_hooks.jobs.agent_cards.decide import Call
+
+    OpenKind = Literal["printed", "launch-error", "timeout", "interrupted"]
 
 OPEN_SECONDS = 120.0
 # Tests and debugging may shorten the open's limit; never lengthen it past the
@@ -34,10 +37,10 @@ STDOUT_LIMIT = 16 << 20
 STDERR_LIMIT = 1 << 20
 
 # How an open ended, besides "printed something" (see OpenResult.kind).
-PRINTED = "printed"
-LAUNCH_ERROR = "launch-error"
-TIMEOUT = "timeout"
-INTERRUPTED = "interrupted"
+PRINTED: OpenKind = "printed"
+LAUNCH_ERROR: OpenKind = "launch-error"
+TIMEOUT: OpenKind = "timeout"
+INTERRUPTED: OpenKind = "interrupted"
 
 # An open left running when the hook was interrupted. Held until the hook's
 # os._exit so its Popen is never finalised: the finaliser warns "subprocess …
@@ -55,7 +58,7 @@ class OpenResult:
 
     def __init__(
         self,
-        kind: str,
+        kind: OpenKind,
         session: dict[str, object] | None = None,
         code: int | None = None,
         stderr_line: str | None = None,

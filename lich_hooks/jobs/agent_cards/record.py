@@ -21,6 +21,25 @@ from lich_hooks.payload import loads_object
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import TypedDict
+
+    class Worker(TypedDict):
+        """What `add` writes for a worker lich took (verdict.for_open builds it).
+
+        What `find` and `workers` read back stays `dict[str, object]`: the file
+        may be an older version's, or damaged, so every field is checked where
+        it is used.
+        """
+
+        name: str  # lich's roster name: the file's key, and the TaskStop id
+        label: str
+        id: str | None  # lich's session id, when it gave one
+        description: str
+        branch: str | None  # None: shares the asking session's checkout
+        path: str
+        tool_use_id: str | None
+        when: float  # wall clock at the open
+
 
 SUFFIX = ".json"
 CHECKED = state.CHECKED  # when the status line last asked lich (dot: never a worker's file)
@@ -35,7 +54,7 @@ def _name(name: str) -> str:
     return state.file_key(name) + SUFFIX
 
 
-def add(environ: Mapping[str, str], card: str, worker: dict[str, object]) -> bool:
+def add(environ: Mapping[str, str], card: str, worker: Worker) -> bool:
     """Remember a worker (its `name` is the key). False when the directory refused."""
     import json
 

@@ -15,6 +15,7 @@ from lich_hooks.jobs.agent_cards.text import text
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lich_hooks.jobs.agent_cards.decide import Call
+    from lich_hooks.jobs.agent_cards.record import Worker
 
 RUNNING = ("pending", "unanswered")
 NEVER_REACHED = ("unread", "undelivered")
@@ -58,9 +59,7 @@ class Verdict:
 
     __slots__ = ("decision", "stdout", "worker")
 
-    def __init__(
-        self, decision: str, stdout: bytes, worker: dict[str, object] | None = None
-    ) -> None:
+    def __init__(self, decision: str, stdout: bytes, worker: Worker | None = None) -> None:
         self.decision = decision
         self.stdout = stdout
         self.worker = worker
@@ -124,7 +123,7 @@ def for_open(
         context += text(lang, "stop_hint", stop=stop)
         if status == "unanswered":
             context += text(lang, "unanswered_note")
-        worker: dict[str, object] = {
+        worker: Worker = {
             "name": name,
             "label": label,
             "id": _str(session, "id"),
