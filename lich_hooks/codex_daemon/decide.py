@@ -47,8 +47,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Literal
 
-    RunnerKind = Literal["own", "daemon", "unknown"]
-    # The run log's `decision` for a Codex hook under the daemon (docs/harnesses.md).
+    RunnerKind = Literal["own", "daemon", "server", "unknown"]  # server: crush_server's
+    # The run log's `decision` for a hook under the Codex daemon or a crush server
+    # (docs/harnesses.md; crush_server/decide.py names its own).
     AttributionDecision = Literal[
         "codex-daemon-card",
         "codex-daemon-no-client",
@@ -59,6 +60,25 @@ if TYPE_CHECKING:
         "codex-daemon-no-cwd",
         "codex-daemon-unsupported",
         "codex-daemon-probe-failed",
+        "crush-server-card",
+        "crush-server-client-outside-lich",
+        "crush-server-client-unreadable",
+        "crush-server-client-invalid",
+        "crush-server-several-cards",
+        "crush-server-no-cwd",
+        "crush-server-no-workspace",
+        "crush-server-session-elsewhere",
+        "crush-server-no-client",
+        "crush-server-unsupported",
+        "crush-server-probe-failed",
+    ]
+    # one_card()'s words: found, outside lich, unreadable, invalid, several cards
+    Words = tuple[
+        AttributionDecision,
+        AttributionDecision,
+        AttributionDecision,
+        AttributionDecision,
+        AttributionDecision,
     ]
 
 LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
@@ -261,6 +281,7 @@ UNREADABLE: AttributionDecision = "codex-daemon-client-unreadable"
 INVALID: AttributionDecision = "codex-daemon-client-invalid"
 SEVERAL: AttributionDecision = "codex-daemon-several-cards"
 NO_CWD: AttributionDecision = "codex-daemon-no-cwd"
+WORDS: Words = (FOUND, NOT_IN_LICH, UNREADABLE, INVALID, SEVERAL)
 
 
 def choose(
@@ -292,13 +313,13 @@ def choose(
             f"none of the daemon's {len(clients)} connected codex client(s) runs in {want}",
         )
     members = [(f"codex client {client.pid}", client.lich, client.pid) for client in here]
-    return one_card(members, where, "codex-daemon", f"{len(here)} codex clients")
+    return one_card(members, where, WORDS, f"{len(here)} codex clients")
 
 
 def one_card(
     members: Sequence[tuple[str, Mapping[str, str] | None, int | None]],
     where: str,
-    prefix: str,
+    words: Words,
     who: str,
 ) -> Attribution:
     """The one card every member names, or why none: the rule any shared process shares.
@@ -307,24 +328,23 @@ def one_card(
     may own the conversation (Codex's client TUIs; a Crush workspace's
     environment and its clients). A member outside lich, with an unreadable
     or invalid environment, or a second card among them: nobody is named.
-    Decisions are `<prefix>-card`, `<prefix>-client-outside-lich`, …; `who` names the
-    members as a group for the message ("2 codex clients").
+    `words` are the caller's decisions (WORDS here); `who` names the members as
+    a group for the message ("2 codex clients").
     """
+    found, outside, unreadable, invalid, several = words
     cards: dict[tuple[str, str, str], tuple[str, int | None]] = {}
     for label, lich, pid in members:
         if lich is None:
-            return Attribution(
-                f"{prefix}-client-unreadable", f"{label} {where}: environment unreadable"
-            )
+            return Attribution(unreadable, f"{label} {where}: environment unreadable")
         card = lich.get("LICH_SESSION_ID")
         if not any(lich.get(key) for key in LICH_KEYS):
             # a client outside lich shares the directory: the conversation may be its own
-            return Attribution(f"{prefix}-client-outside-lich", f"{label} {where} is not in lich")
+            return Attribution(outside, f"{label} {where} is not in lich")
         env = LichEnv(lich)
         if not env.can_report:
             bad = [key for key in LICH_KEYS if not _valid(env, key)]
             return Attribution(
-                f"{prefix}-client-invalid",
+                invalid,
                 f"{label} {where} (card {card!r}): missing or invalid {', '.join(bad)}",
             )
         assert env.card is not None and env.token is not None
@@ -332,14 +352,14 @@ def one_card(
     if len(cards) > 1:
         names = sorted({card for card, _, _ in cards})
         return Attribution(
-            f"{prefix}-several-cards",
+            several,
             f"{who} {where} belong to {len(cards)} different cards "
             f"({', '.join(names)}): cannot tell whose conversation this is",
         )
     [(card, port, token)] = cards
     label, pid = cards[(card, port, token)]
     lich = {"LICH_SESSION_ID": card, "LICH_PORT": port, "LICH_TOKEN": token}
-    return Attribution(f"{prefix}-card", f"card {card} from {label} {where}", lich, pid)
+    return Attribution(found, f"card {card} from {label} {where}", lich, pid)
 
 
 def _can_run_in(client: Client, want: str) -> bool:

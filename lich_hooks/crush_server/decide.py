@@ -34,22 +34,29 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from lich_hooks.codex_daemon.decide import AttributionDecision, RunnerKind, Words
+
 __all__ = ["OWN", "SERVER", "UNKNOWN", "Attribution", "Client", "Runner", "Workspace"]
 
-SERVER = "server"  # runner() verdict: `crush server` runs the hook for one of its clients
+SERVER: RunnerKind = (
+    "server"  # runner() verdict: `crush server` runs the hook for one of its clients
+)
 CRUSH_NAMES = ("crush", "crush.exe")
 # Crush's root flags that take a value (`crush --cwd DIR server`), so DIR is no subcommand.
 VALUE_FLAGS = ("-c", "--cwd", "-D", "--data-dir", "-H", "--host", "--channels")
-PREFIX = "crush-server"
-
-FOUND = f"{PREFIX}-card"
-NO_CWD = f"{PREFIX}-no-cwd"
-NO_WORKSPACE = f"{PREFIX}-no-workspace"
-NOT_ITS_SESSION = f"{PREFIX}-session-elsewhere"
-NO_CLIENT = f"{PREFIX}-no-client"
-SEVERAL = f"{PREFIX}-several-cards"
-UNSUPPORTED = f"{PREFIX}-unsupported"
-PROBE_FAILED = f"{PREFIX}-probe-failed"
+# The run log's decisions (docs/harnesses.md, Crush).
+FOUND: AttributionDecision = "crush-server-card"
+NOT_IN_LICH: AttributionDecision = "crush-server-client-outside-lich"
+UNREADABLE: AttributionDecision = "crush-server-client-unreadable"
+INVALID: AttributionDecision = "crush-server-client-invalid"
+SEVERAL: AttributionDecision = "crush-server-several-cards"
+NO_CWD: AttributionDecision = "crush-server-no-cwd"
+NO_WORKSPACE: AttributionDecision = "crush-server-no-workspace"
+NOT_ITS_SESSION: AttributionDecision = "crush-server-session-elsewhere"
+NO_CLIENT: AttributionDecision = "crush-server-no-client"
+UNSUPPORTED: AttributionDecision = "crush-server-unsupported"
+PROBE_FAILED: AttributionDecision = "crush-server-probe-failed"
+WORDS: Words = (FOUND, NOT_IN_LICH, UNREADABLE, INVALID, SEVERAL)
 
 
 def is_crush(argv: Sequence[str]) -> bool:
@@ -170,5 +177,5 @@ def choose(
     ]
     members += [(f"crush client {c.pid}", c.lich, c.pid) for c in here]
     return one_card(
-        members, f"in {want}", PREFIX, f"the workspace and its {len(here)} crush client(s)"
+        members, f"in {want}", WORDS, f"the workspace and its {len(here)} crush client(s)"
     )
