@@ -61,15 +61,19 @@ def cli(ctx: click.Context) -> None:
 
 
 @cli.command(name="demo")
+@click.option(
+    "--verbose", "-v", is_flag=True, help="Also print each command, payload, request and stdout."
+)
 @click.pass_obj
-def demo_command(environment: Environment) -> None:
-    """Run every shipped registration against a built-in stand-in for lich.
+def demo_command(environment: Environment, verbose: bool) -> None:
+    """Run every shipped registration against a built-in stand-in for lich, and say in words
+    what lich received and what each harness was told. Installs nothing.
 
     Example: lich-hook demo
     """
     from lich_hooks.commands import demo as demo_module
 
-    raise SystemExit(demo_module.run(environment))
+    raise SystemExit(demo_module.run(environment, verbose=verbose))
 
 
 @cli.command(name="listen")

@@ -71,12 +71,12 @@ def claude(demo: Demo) -> list[Scenario]:
         Scenario(
             "SessionStart",
             {**claude_base, "hook_event_name": "SessionStart", "source": "startup"},
-            "a new conversation in the card",
+            "A conversation starts in a lich card.",
         ),
         Scenario(
             "Stop",
             stop("Done."),
-            "a top-level session's turn ends: not a worker, nothing to answer",
+            "A turn ends in a top-level session: it is no worker, so nothing answers.",
             env={"LICH_SUBAGENT_DEPTH": "0", "CLAUDE_CODE_SESSION_ATTENDED": "1"},
         ),
         Scenario(
@@ -90,19 +90,19 @@ def claude(demo: Demo) -> list[Scenario]:
                     "subagent_type": "general-purpose",
                 },
             },
-            "a general-purpose subagent runs as a lich card (stand-in lich: pending)",
+            "The model starts a general-purpose subagent; lich takes the task as a card.",
             env=card_env,
         ),
         Scenario(
             "PreToolUse",
             {**agent_call, "tool_name": "TaskStop", "tool_input": {"task_id": "fix-flaky-7"}},
-            "TaskStop names that worker: lich closes it",
+            "The model stops that worker with TaskStop.",
             env=card_env,
         ),
         Scenario(
             "Stop",
             stop("Rewrote docs/cli.md; the tests pass."),
-            "a worker's turn ends: its last message answers the task",
+            "A worker's turn ends: its last message is the answer to its task.",
             env={"LICH_SUBAGENT_DEPTH": "1", "CLAUDE_CODE_SESSION_ATTENDED": "1"},
         ),
     ]
@@ -122,7 +122,7 @@ def codex(demo: Demo) -> list[Scenario]:
                 "permission_mode": "default",
                 "source": "startup",
             },
-            "Codex starts a session",
+            "A Codex session starts in a lich card.",
         ),
     ]
 
@@ -139,7 +139,7 @@ def crush(demo: Demo) -> list[Scenario]:
                 "tool_name": "bash",
                 "tool_input": {"command": "ls"},
             },
-            "first tool call: reports the session",
+            "The session's first tool call.",
         ),
         Scenario(
             "PreToolUse",
@@ -150,7 +150,7 @@ def crush(demo: Demo) -> list[Scenario]:
                 "tool_name": "view",
                 "tool_input": {"file_path": "README.md"},
             },
-            "next tool call: already reported, no request",
+            "The next tool call: the session was already reported.",
         ),
     ]
 
@@ -161,12 +161,12 @@ def antigravity(demo: Demo) -> list[Scenario]:
         Scenario(
             "PreInvocation",
             {"conversationId": ANTIGRAVITY_CONVERSATION, "hook_event_name": "PreInvocation"},
-            "first model call: reports the conversation",
+            "The conversation's first model call.",
         ),
         Scenario(
             "PreInvocation",
             {"conversationId": ANTIGRAVITY_CONVERSATION, "hook_event_name": "PreInvocation"},
-            "next model call: already reported, no request",
+            "The next model call: the conversation was already reported.",
         ),
     ]
 
@@ -183,12 +183,12 @@ def opencode(demo: Demo) -> list[Scenario]:
         Scenario(
             modules.EVENT,
             {"session_id": OPENCODE_SESSION},
-            "session.created for a top-level session (a subagent's never reports)",
+            "A top-level session is created (a subagent's never reports).",
         ),
         Scenario(
             modules.EVENT,
             {"session_id": OPENCODE_SESSION},
-            "`opencode run -c` (no creation event): its first message reports the session",
+            "`opencode run -c` continues a session: its first message reports it.",
         ),
     ]
 
@@ -199,11 +199,11 @@ def omp(demo: Demo) -> list[Scenario]:
         Scenario(
             modules.EVENT,
             {"session_id": OMP_SESSION},
-            "session_start (a task subagent's never reports)",
+            "A session starts (a task subagent's never reports).",
         ),
         Scenario(
             modules.EVENT,
             {"session_id": OMP_NEW_SESSION},
-            "session_switch after /new (also /resume, /fork)",
+            "/new switches to a new session (so do /resume and /fork).",
         ),
     ]

@@ -182,7 +182,7 @@ def test_a_write_failure_is_one_line(scratch: Scratch) -> None:
 def test_demo_still_runs(scratch: Scratch) -> None:
     ran = scratch.cli("demo")
     assert ran.returncode == 0, ran.stdout + ran.stderr
-    assert "all harnesses behaved" in ran.stdout
+    assert "All harnesses behaved:" in ran.stdout
 
 
 def test_hook_invocations_are_not_commands(scratch: Scratch) -> None:

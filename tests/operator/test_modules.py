@@ -260,6 +260,9 @@ def test_demo_shows_what_each_module_sends(scratch: Scratch) -> None:
     ran = scratch.cli("demo")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     for provider in HARNESSES:
+        assert f"lich received: card demo-card is running {provider} session" in ran.stdout
+    ran = scratch.cli("demo", "--verbose")
+    for provider in HARNESSES:
         assert f"$ lich-hook SessionStart {provider}" in ran.stdout
         assert f'"provider":"{provider}"}} -> 204' in ran.stdout
 

@@ -153,3 +153,33 @@ def test_every_verdict_reads_person_first_and_tells_the_model_everything(
             assert _squash(entries[0]) == _squash("Error: " + ERROR + reason)
             assert system == []
             assert label in reason and status in reason
+
+
+def test_a_long_report_keeps_what_the_model_must_know_in_its_preview(
+    claude_code: Client,
+    claude_setup: ClaudeEnv,
+    project: Path,
+    fake_lich: FakeLich,
+    model_api: ModelAPI,
+    tmp_path: Path,
+) -> None:
+    """Over 10,000 characters Claude Code keeps an additionalContext in a file and shows the
+    model its path and first 2 KB: the roster name and how to reach the worker come first, so
+    they are in that preview, and the whole report is in the file."""
+    report = "Findings:\n" + "\n".join(f"- test_{i:04d} is stable" for i in range(600)) + "\nEND"
+    assert len(report) > 10_000
+    call = {"status": "answered", "label": "Audit the tests", "name": "auditor-9"}
+    fake_lich.answers(opens={_tool_input(call)["prompt"]: open_answer(answer=report, **call)})
+    env = claude_setup()
+    with Screen(claude_code, env, project, tmp_path) as screen:
+        screen.submit("Delegate this. " + directive("Agent", _tool_input(call)))
+        screen.wait_for(AFTER_TOOL_TEXT, timeout=120)
+    skip_if_stub(env, "PreToolUse")
+    final = model_api.wait_for(lambda r: r.reply == "text-after-tool", what="the last turn")
+    [context] = _model_side(final)["Audit the tests"][1]
+    assert "<persisted-output>" in context, context[:300]
+    preview = context[context.index("Preview") :]
+    for needed in ("auditor-9", "send_to_session", "SendMessage", "Findings:"):
+        assert needed in preview, needed
+    saved = Path(re.search(r"saved to: (\S+)", context).group(1))  # type: ignore[union-attr]
+    assert saved.read_text().endswith("\nEND")
