@@ -68,7 +68,7 @@ def _read_in_thread(fd: int, limit: int, seconds: float) -> bytes | None:
     """Blocking reads in a daemon thread, waited on for `seconds` at most.
 
     A harness that never closes stdin leaves the thread blocked; the hook
-    ends with os._exit (cli._finish), which does not wait for it.
+    ends with os._exit (cli.finish), which does not wait for it.
     """
     import threading
 

@@ -39,11 +39,15 @@ def check_state_dir(environ: Mapping[str, str]) -> Check:
 
 def check_interactive(environ: Mapping[str, str]) -> Check:
     evidence = interactive.check(environ)
-    verdict = "interactive" if evidence.interactive else "not interactive"
+    verdict = "interactive" if evidence.interactive else "not interactive (like `claude -p`)"
+    why = evidence.why
+    if why.startswith("no evidence"):
+        # the ladder's default: a session counts as interactive unless something says not
+        why = "the default, as nothing here says otherwise" + why[len("no evidence") :]
     return Check(
         "interactive detection",
         INFO,
-        f"a Claude Code hook run from here would count as {verdict}: {evidence.why}",
+        f"a Claude Code session started here would count as {verdict}: {why}",
     )
 
 

@@ -39,6 +39,22 @@ INSTALL_TIMEOUT = 600
 GO_BUILD_TIMEOUT = 1800  # a cold build is ~5 min on 2 busy cores (docs/harnesses.md)
 
 
+def run_cli(
+    argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """A command as a person runs it in a terminal: no stdin, text out, never raising."""
+    return subprocess.run(
+        argv,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def cache_root() -> Path:
     configured = os.environ.get("LICH_TEST_CLIENTS_DIR")
     return Path(configured) if configured else REPO / ".cache" / "clients"

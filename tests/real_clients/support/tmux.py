@@ -27,8 +27,9 @@ _SGR = re.compile(r"\x1b\[[0-9;]*m")
 class Screen:
     """`with Screen(client, env, cwd, folder) as screen:` a session of the CLI at `cols`×50.
 
-    `ready` is what the CLI draws once its input box takes typing (claude's `❯`);
-    `pid` is the CLI's own process (tmux execs the launcher, which execs it).
+    `args` go to the CLI (claude: `--debug=hooks --debug-file <file>`); `ready` is
+    what it draws once its input box takes typing (claude's `❯`); `pid` is the
+    CLI's own process (tmux execs the launcher, which execs it).
     """
 
     def __init__(
