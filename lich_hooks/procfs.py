@@ -47,3 +47,17 @@ def cwd(pid: int, proc: str = "/proc") -> str | None:
         return None
     # the kernel marks a removed directory; no payload cwd can match it
     return None if path.endswith(" (deleted)") else path
+
+
+def started(pid: int, proc: str = "/proc") -> int | None:
+    """When a process started (clock ticks since boot, /proc/<pid>/stat field 22).
+
+    With the pid it names one process for its whole life: a pid the kernel
+    hands to a new process later comes with another start time.
+    """
+    try:
+        with open(f"{proc}/{pid}/stat", "rb") as handle:
+            stat = handle.read(4096)
+        return int(stat[stat.rindex(b")") + 2 :].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None

@@ -172,10 +172,15 @@ def choose(
             NO_CLIENT,
             f"none of the crush server's {len(clients)} connected crush client(s) works in {want}",
         )
-    members: list[tuple[str, Mapping[str, str] | None, int | None]] = [
-        (f"crush workspace {workspace.id}'s environment (its first client's)", workspace.lich, None)
+    members: list[tuple[str, Mapping[str, str] | None, int | None, str | None]] = [
+        (
+            f"crush workspace {workspace.id}'s environment (its first client's)",
+            workspace.lich,
+            None,
+            None,
+        )
     ]
-    members += [(f"crush client {c.pid}", c.lich, c.pid) for c in here]
+    members += [(f"crush client {c.pid}", c.lich, c.pid, None) for c in here]
     return one_card(
         members, f"in {want}", WORDS, f"the workspace and its {len(here)} crush client(s)"
     )

@@ -107,7 +107,12 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
         return Outcome("bad-input")
     assert runner.pid is not None
     found = codex_daemon.find_card(
-        runner.pid, payload.text("cwd"), payload.text("source"), payload.transcript_path
+        runner.pid,
+        payload.text("cwd"),
+        payload.text("source"),
+        payload.transcript_path,
+        session=payload.session_id,
+        environ=ctx.environ,
     )
     return _attributed(ctx, found, started)
 

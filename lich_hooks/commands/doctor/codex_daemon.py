@@ -114,7 +114,7 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
             f"client {c.pid} in {decide.conversation_dir(c) or '(gone)'}: {describe(c.lich)}"
             for c in clients
         ]
-        shared = _shared_dirs(clients)
+        shared = _shared_dirs(clients, environ)
         summary = (
             f"Codex app-server daemon {pid} runs every interactive Codex hook for {home} and "
             f"{whose}; lich-hook reports for the client TUI working in the hook's directory, "
@@ -126,17 +126,22 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     return checks
 
 
-def _shared_dirs(clients: list[decide.Client]) -> list[str]:
+def _shared_dirs(clients: list[decide.Client], environ: Mapping[str, str]) -> list[str]:
     """The directories where the attribution rules refuse for several cards.
 
     Asked of decide.choose itself, for a new conversation in each directory a
     client works in, so doctor names exactly the directories whose reports the
     hook drops (a client that may run anywhere, after `codex resume --last`,
-    counts everywhere).
+    counts everywhere, and one the state directory's record marks as possibly
+    moved into a directory counts there).
     """
-    places = {where for c in clients if (where := decide.conversation_dir(c)) is not None}
-    return sorted(
+    from lich_hooks.codex_daemon import marked
+
+    places = sorted({where for c in clients if (where := decide.conversation_dir(c)) is not None})
+    moved = marked(clients, places, environ)
+    return [
         where
         for where in places
-        if decide.choose(clients, where, decide.FRESH_SOURCES[0]).decision == decide.SEVERAL
-    )
+        if decide.choose(clients, where, decide.FRESH_SOURCES[0], None, moved[where]).decision
+        in (decide.SEVERAL, decide.MOVED)
+    ]

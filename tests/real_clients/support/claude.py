@@ -197,6 +197,10 @@ class Terminal:
     def press_enter(self) -> None:
         os.write(self._master, b"\r")
 
+    def type(self, text: str) -> None:
+        """Send `text` as keystrokes, without Enter (escape sequences included)."""
+        os.write(self._master, text.encode())
+
     def close(self) -> None:
         """End the session: SIGTERM to the process group this Terminal started, then SIGKILL."""
         for sig in (signal.SIGTERM, signal.SIGKILL):
