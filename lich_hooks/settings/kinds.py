@@ -163,6 +163,8 @@ class SettingsHarness(Harness):
     off_switch: str | None = None
     # A harness whose hooks are named objects: ours is the one of this name, as a whole.
     named_hook: str | None = None
+    # Its own command that removes a plugin: {id} the plugin's, {scope} " --scope <s>" or "".
+    plugin_remove: str | None = None
 
     def places(self, environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
         """(label, path) of every settings file this harness reads hooks from."""

@@ -115,11 +115,11 @@ def _missing_fix(
 
 
 def _plugin_remove(found: discovery.Found) -> str:
+    """The harness's own command that removes this plugin (its registry entry's)."""
     plugin_id = (found.owner or "lich-hooks@lich-hooks").split(",", 1)[0]
-    if found.harness.key == "codex":
-        return f"codex plugin remove {plugin_id}"
     scope = f" --scope {found.scope}" if found.scope not in (None, "user") else ""
-    return f"claude plugin uninstall {plugin_id}{scope}"
+    template = found.harness.plugin_remove or "remove the plugin {id}"
+    return template.format(id=plugin_id, scope=scope)
 
 
 LAUNCHER_TIMEOUT = 10.0
