@@ -14,6 +14,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from lich_hooks.codex_daemon.decide import Attribution
+
 ENDPOINT = "session-start"
 
 
@@ -111,6 +113,47 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
         session=payload.session_id,
         environ=ctx.environ,
     )
+    return _attributed(ctx, found, started)
+
+
+def crush_card(ctx: Context) -> LichEnv | Outcome | None:
+    """Under a `crush server`, the card that owns the conversation (or a refusal).
+
+    None: a crush TUI or `crush run` in its default (local) mode runs the
+    hook as its child, so the hook's own environment is the card's. Under the
+    server the hook's own LICH_* are the first client's and are never used:
+    the server's workspace at the payload's cwd, holding its session, and
+    every client working there must name one card
+    (lich_hooks/crush_server/decide.py), or nothing is sent.
+    """
+    import time
+
+    from lich_hooks import crush_server
+    from lich_hooks.crush_server import decide
+
+    started = time.monotonic()
+    runner = crush_server.who_runs()
+    if runner.kind == decide.OWN:
+        return None
+    ctx.log.set(crush_runner=runner.why)
+    if runner.kind == decide.UNKNOWN:
+        ctx.log.debug(f"not reporting: {runner.why}")
+        return Outcome("crush-runner-unknown")
+    payload = ctx.payload()
+    if payload is None:
+        return Outcome("bad-input")
+    conversation = payload.session_id
+    if conversation is None:
+        return Outcome("no-session-id")
+    assert runner.pid is not None
+    found = crush_server.find_card(runner.pid, ctx.environ, payload.text("cwd"), conversation)
+    return _attributed(ctx, found, started)
+
+
+def _attributed(ctx: Context, found: Attribution, started: float) -> LichEnv | Outcome:
+    """The chosen card's environment, or the refusal; the run log says which and what it cost."""
+    import time
+
     ctx.log.set(attribution=found.why, attribution_ms=round((time.monotonic() - started) * 1000, 2))
     ctx.log.debug(found.why)
     if found.lich is None:
@@ -122,4 +165,5 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
 # own card), another card's LichEnv, or the Outcome that refuses to guess.
 ATTRIBUTIONS: dict[str, Callable[[Context], LichEnv | Outcome | None]] = {
     harness.CODEX_DAEMON: codex_card,
+    harness.CRUSH_SERVER: crush_card,
 }
