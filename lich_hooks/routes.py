@@ -27,14 +27,50 @@ from __future__ import annotations
 
 import os
 
+from lich_hooks.harness import DEFAULT_PROVIDER
 from lich_hooks.settings.locations import claude_config_dir, codex_home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
+
+    Trusted = Callable[[str, dict[str, object], dict[str, object], Mapping[str, str], str], bool]
 
 EXECUTABLE_NAMES = ("lich-hook", "lich-hook.exe")
 SETTINGS_READ_LIMIT = 4 << 20  # far above a real settings file; a runaway one is not read
+
+
+def _claude_files(environ: Mapping[str, str], project: str) -> list[str]:
+    return [
+        os.path.join(claude_config_dir(environ), "settings.json"),
+        os.path.join(project, ".claude", "settings.json"),
+        os.path.join(project, ".claude", "settings.local.json"),
+    ]
+
+
+def _codex_files(environ: Mapping[str, str], project: str) -> list[str]:
+    return [
+        os.path.join(codex_home(environ), "hooks.json"),
+        os.path.join(project, ".codex", "hooks.json"),
+    ]
+
+
+class InstallRoute:
+    """Where a harness with a plugin route reads the `install` route's entries, the key
+    that switches all of a file's hooks off, and what else it needs before it runs one
+    (Codex: current trust)."""
+
+    __slots__ = ("files", "off_switch", "trusted")
+
+    def __init__(
+        self,
+        files: Callable[[Mapping[str, str], str], list[str]],
+        off_switch: str | None = None,
+        trusted: Trusted | None = None,
+    ) -> None:
+        self.files = files
+        self.off_switch = off_switch
+        self.trusted = trusted
 
 
 def settings_files(provider: str, environ: Mapping[str, str], project: str) -> list[str]:
@@ -43,18 +79,8 @@ def settings_files(provider: str, environ: Mapping[str, str], project: str) -> l
     The same list as the harness registry's `places()` (a test keeps them equal); the
     registry itself is not imported: it costs a hook several milliseconds.
     """
-    if provider == "claude":
-        return [
-            os.path.join(claude_config_dir(environ), "settings.json"),
-            os.path.join(project, ".claude", "settings.json"),
-            os.path.join(project, ".claude", "settings.local.json"),
-        ]
-    if provider == "codex":
-        return [
-            os.path.join(codex_home(environ), "hooks.json"),
-            os.path.join(project, ".codex", "hooks.json"),
-        ]
-    return []
+    route = INSTALL_ROUTES.get(provider)
+    return route.files(environ, project) if route is not None else []
 
 
 def command_argv(command: object) -> list[str] | None:
@@ -120,23 +146,16 @@ def covers(matcher: object, tool: str | None) -> bool:
 def _read(path: str) -> dict[str, object] | None:
     """A settings file's JSON object; None when absent, not a regular file, too big or not
     an object. Parsed with the payload's C scanner: `json` would import `re` and `enum`."""
+    from lich_hooks import safefile
     from lich_hooks.payload import loads_object
 
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    # Through the one safe-file layer, like install's reader: a settings file's
+    # symlink is the user's (dotfile managers), a FIFO or a runaway file is not read.
     try:
-        fd = os.open(path, flags)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not (info.st_mode & 0o170000 == 0o100000) or info.st_size > SETTINGS_READ_LIMIT:
-            return None  # a FIFO or device is never read; nor is a runaway file
-        data = os.read(fd, SETTINGS_READ_LIMIT + 1)
-        return loads_object(data)
+        data = safefile.read_regular(path, SETTINGS_READ_LIMIT, follow=True)
     except (OSError, ValueError):
         return None
-    finally:
-        os.close(fd)
+    return loads_object(data)
 
 
 def entries(document: object, event: str) -> list[tuple[object, dict[str, object]]]:
@@ -163,22 +182,29 @@ def install_route_runs(
 
     When it names a file, the plugin's hook for the same event stands down.
     """
-    for path in settings_files(provider, environ, project):
+    route = INSTALL_ROUTES.get(provider)
+    if route is None:
+        return None
+    for path in route.files(environ, project):
         document = _read(path)
-        if not isinstance(document, dict) or document.get("disableAllHooks") is True:
+        if not isinstance(document, dict):
+            continue
+        if route.off_switch is not None and document.get(route.off_switch) is True:
             continue
         for matcher, handler in entries(document, event):
             argv = command_argv(handler.get("command"))
             if argv is None or not covers(matcher, tool):
                 continue
-            named = argv[2].lower() if len(argv) == 3 else "claude"
+            named = argv[2].lower() if len(argv) == 3 else DEFAULT_PROVIDER
             if named != provider or argv[1].replace("_", "").replace("-", "").lower() != (
                 event.lower()
             ):
                 continue
             if not runnable(argv[0], environ):
                 continue
-            if provider == "codex" and not _codex_runs(path, document, handler, environ, project):
+            if route.trusted is not None and not route.trusted(
+                path, document, handler, environ, project
+            ):
                 continue
             return path
     return None
@@ -212,3 +238,11 @@ def _codex_runs(
         return any(verdict.runs for verdict in verdicts)
     except Exception:  # in doubt the plugin reports too: two reports, never none
         return False
+
+
+# provider -> its `install` route, for the harnesses that also ship a plugin route
+# (registrations.PLUGIN_ROOT_VARIABLE names the same two).
+INSTALL_ROUTES: dict[str, InstallRoute] = {
+    "claude": InstallRoute(_claude_files, off_switch="disableAllHooks"),
+    "codex": InstallRoute(_codex_files, trusted=_codex_runs),
+}

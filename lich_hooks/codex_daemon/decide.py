@@ -58,8 +58,9 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
     from typing import Literal
 
-    RunnerKind = Literal["own", "daemon", "unknown"]
-    # The run log's `decision` for a Codex hook under the daemon (docs/harnesses.md).
+    RunnerKind = Literal["own", "daemon", "server", "unknown"]  # server: crush_server's
+    # The run log's `decision` for a hook under the Codex daemon or a crush server
+    # (docs/harnesses.md; crush_server/decide.py names its own).
     AttributionDecision = Literal[
         "codex-daemon-card",
         "codex-daemon-no-client",
@@ -72,6 +73,25 @@ if TYPE_CHECKING:
         "codex-daemon-no-record",
         "codex-daemon-unsupported",
         "codex-daemon-probe-failed",
+        "crush-server-card",
+        "crush-server-client-outside-lich",
+        "crush-server-client-unreadable",
+        "crush-server-client-invalid",
+        "crush-server-several-cards",
+        "crush-server-no-cwd",
+        "crush-server-no-workspace",
+        "crush-server-session-elsewhere",
+        "crush-server-no-client",
+        "crush-server-unsupported",
+        "crush-server-probe-failed",
+    ]
+    # one_card()'s words: found, outside lich, unreadable, invalid, several cards
+    Words = tuple[
+        AttributionDecision,
+        AttributionDecision,
+        AttributionDecision,
+        AttributionDecision,
+        AttributionDecision,
     ]
 
 LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
@@ -288,6 +308,7 @@ SEVERAL: AttributionDecision = "codex-daemon-several-cards"
 MOVED: AttributionDecision = "codex-daemon-moved-here"
 NO_CWD: AttributionDecision = "codex-daemon-no-cwd"
 NO_RECORD: AttributionDecision = "codex-daemon-no-record"
+WORDS: Words = (FOUND, NOT_IN_LICH, UNREADABLE, INVALID, SEVERAL)
 
 
 def moves(source: str | None, recorded: str | None, want: str) -> bool:
@@ -356,53 +377,84 @@ def choose(
             NO_CLIENT,
             f"none of the daemon's {len(clients)} connected codex client(s) runs in {want}",
         )
-    cards: dict[tuple[str, str, str], int] = {}
-    for client in here:
-        if client.unscanned is not None:
-            return Attribution(
-                UNREADABLE,
-                f"codex client {client.pid} {where}: cannot tell whether it is connected "
-                f"(it {client.unscanned})",
-            )
-        if client.lich is None:
-            return Attribution(
-                UNREADABLE, f"codex client {client.pid} {where}: environment unreadable"
-            )
-        card = client.lich.get("LICH_SESSION_ID")
-        if not any(client.lich.get(key) for key in LICH_KEYS):
-            # a TUI outside lich shares the directory: the conversation may be its own
-            return Attribution(NOT_IN_LICH, f"codex client {client.pid} {where} is not in lich")
-        env = LichEnv(client.lich)
+    movers_here = sorted(c.pid for c in here if c.pid in moved and not _can_run_in(c, want))
+    moved_note = None
+    if movers_here and not anyone:
+        moved_note = (
+            f"client(s) {', '.join(map(str, movers_here))} may have moved a conversation into "
+            f"{want} (a session resumed there that no report attributed), so a match by "
+            "directory proves nothing there while they stay connected"
+        )
+    members = [
+        (
+            f"codex client {client.pid}",
+            client.lich,
+            client.pid,
+            None
+            if client.unscanned is None
+            else f"cannot tell whether it is connected (it {client.unscanned})",
+        )
+        for client in here
+    ]
+    return one_card(members, where, WORDS, f"{len(here)} codex clients", (MOVED, moved_note))
+
+
+def one_card(
+    members: Sequence[tuple[str, Mapping[str, str] | None, int | None, str | None]],
+    where: str,
+    words: Words,
+    who: str,
+    moved: tuple[AttributionDecision, str | None] | None = None,
+) -> Attribution:
+    """The one card every member names, or why none: the rule any shared process shares.
+
+    `members` are (label, LICH_* or None if unreadable, pid, why it cannot be
+    judged or None) of everything that may own the conversation (Codex's
+    client TUIs; a Crush workspace's environment and its clients). A member
+    outside lich, unjudgeable, with an unreadable or invalid environment, or
+    a second card among them: nobody is named. `words` are the caller's
+    decisions (WORDS here); `who` names the members as a group for the message
+    ("2 codex clients"); `moved`, when its note is set, is the decision and
+    reason that replace "several cards" (Codex: a client may have moved a
+    conversation here).
+    """
+    found, outside, unreadable, invalid, several = words
+    cards: dict[tuple[str, str, str], tuple[str, int | None]] = {}
+    for label, lich, pid, problem in members:
+        if problem is not None:
+            return Attribution(unreadable, f"{label} {where}: {problem}")
+        if lich is None:
+            return Attribution(unreadable, f"{label} {where}: environment unreadable")
+        card = lich.get("LICH_SESSION_ID")
+        if not any(lich.get(key) for key in LICH_KEYS):
+            # a client outside lich shares the directory: the conversation may be its own
+            return Attribution(outside, f"{label} {where} is not in lich")
+        env = LichEnv(lich)
         if not env.can_report:
             bad = [key for key in LICH_KEYS if not _valid(env, key)]
             return Attribution(
-                INVALID,
-                f"codex client {client.pid} {where} (card {card!r}): "
-                f"missing or invalid {', '.join(bad)}",
+                invalid,
+                f"{label} {where} (card {card!r}): missing or invalid {', '.join(bad)}",
             )
         assert env.card is not None and env.token is not None
-        cards.setdefault((env.card, str(env.port), env.token), client.pid)
+        cards.setdefault((env.card, str(env.port), env.token), (label, pid))
     if len(cards) > 1:
         names = sorted({card for card, _, _ in cards})
-        movers_here = sorted(c.pid for c in here if c.pid in moved and not _can_run_in(c, want))
-        if movers_here and not anyone:
+        if moved is not None and moved[1] is not None:
             return Attribution(
-                MOVED,
-                f"{len(here)} codex clients {where} belong to {len(cards)} different cards "
-                f"({', '.join(names)}): client(s) {', '.join(map(str, movers_here))} may have "
-                f"moved a conversation into {want} (a session resumed there that no report "
-                "attributed), so a match by directory proves nothing there while they stay "
-                "connected",
+                moved[0],
+                f"{who} {where} belong to {len(cards)} different cards "
+                f"({', '.join(names)}): {moved[1]}",
             )
         return Attribution(
-            SEVERAL,
-            f"{len(here)} codex clients {where} belong to {len(cards)} different cards "
+            several,
+            f"{who} {where} belong to {len(cards)} different cards "
             f"({', '.join(names)}): cannot tell whose conversation this is",
         )
     [(card, port, token)] = cards
-    pid = cards[(card, port, token)]
+    label, pid = cards[(card, port, token)]
     lich = {"LICH_SESSION_ID": card, "LICH_PORT": port, "LICH_TOKEN": token}
-    return Attribution(FOUND, f"card {card} from codex client {pid} {where}", lich, pid)
+    return Attribution(found, f"card {card} from {label} {where}", lich, pid)
 
 
 def _can_run_in(client: Client, want: str) -> bool:

@@ -38,7 +38,7 @@ from lich_hooks.codex_daemon.decide import LICH_KEYS, Client, is_app_server, is_
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 PROC = "/proc"
 MAX_ANCESTORS = 32
@@ -72,10 +72,13 @@ class ProbeError(Exception):
 # --- the hook's ancestry ------------------------------------------------------------------
 
 
-def ancestors(start: int, proc: str = PROC) -> list[tuple[int, list[str]]] | None:
-    """(pid, argv) from `start` upwards, up to and including the nearest codex; None: unreadable."""
+def ancestors(
+    start: int, proc: str = PROC, stop: Callable[[Sequence[str]], bool] = is_codex
+) -> list[tuple[int, list[str]]] | None:
+    """(pid, argv) from `start` upwards, up to and including the nearest harness process
+    (`stop`: codex by default; crush_server/ asks for crush); None: unreadable."""
     if not os.path.isdir(proc):
-        return _ps_ancestors(start)
+        return _ps_ancestors(start, stop)
     chain: list[tuple[int, list[str]]] = []
     pid = start
     for _ in range(MAX_ANCESTORS):
@@ -85,7 +88,7 @@ def ancestors(start: int, proc: str = PROC) -> list[tuple[int, list[str]]] | Non
         if argv is None:
             break
         chain.append((pid, argv))
-        if is_codex(argv) or pid == 1:  # PID 1 can be the harness itself, in a container
+        if stop(argv) or pid == 1:  # PID 1 can be the harness itself, in a container
             break
         parent = procfs.parent(pid, proc)
         if parent is None or parent == pid:
@@ -94,7 +97,9 @@ def ancestors(start: int, proc: str = PROC) -> list[tuple[int, list[str]]] | Non
     return chain
 
 
-def _ps_ancestors(start: int) -> list[tuple[int, list[str]]] | None:
+def _ps_ancestors(
+    start: int, stop: Callable[[Sequence[str]], bool] = is_codex
+) -> list[tuple[int, list[str]]] | None:
     """The same from one `ps` call, where there is no /proc (macOS). Arguments split on spaces:
     enough to see `codex app-server`, which is all this is used for."""
     import shutil
@@ -113,10 +118,12 @@ def _ps_ancestors(start: int) -> list[tuple[int, list[str]]] | None:
         ).stdout.decode("utf-8", "replace")
     except (OSError, subprocess.SubprocessError):
         return None
-    return parse_ps(out, start)
+    return parse_ps(out, start, stop)
 
 
-def parse_ps(out: str, start: int) -> list[tuple[int, list[str]]] | None:
+def parse_ps(
+    out: str, start: int, stop: Callable[[Sequence[str]], bool] = is_codex
+) -> list[tuple[int, list[str]]] | None:
     table: dict[int, tuple[int, list[str]]] = {}
     for line in out.splitlines():
         parts = line.split(None, 2)
@@ -132,7 +139,7 @@ def parse_ps(out: str, start: int) -> list[tuple[int, list[str]]] | None:
             break
         parent, argv = table[pid]
         chain.append((pid, argv))
-        if is_codex(argv):
+        if stop(argv):
             break
         pid = parent
     return chain
@@ -221,44 +228,31 @@ def _rollouts(targets: list[str]) -> dict[str, str]:
 def session_cwd(path: str | None) -> str | None:
     """The `cwd` a Codex rollout recorded its session in (its first line, `session_meta`).
 
-    The path may come from a payload: only a regular file is read (a FIFO or a
-    device would block), and only its first line, bounded.
+    The path may come from a payload: read through lich_hooks/safefile.py
+    (a regular file, not through a final symlink, never blocking on a FIFO),
+    and only its first line, bounded.
     """
     return meta_cwd(rollout_head(path))
 
 
 def rollout_head(path: str | None) -> bytes | None:
     """A rollout's first line, as far as it is written (no newline yet: being created);
-    None when it is no readable regular file."""
+    None when it is no readable regular file, or its first line is over the limit."""
     if not path or not path.startswith("/"):
         return None
-    import stat
+    from lich_hooks import safefile
 
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        fd = os.open(path, flags)
-    except OSError:
+        head = safefile.read_regular(path, SESSION_META_LIMIT, stop=b"\n")
+    except (OSError, ValueError):
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        head = b""
-        while b"\n" not in head and len(head) < SESSION_META_LIMIT:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                break
-            head += chunk
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
     return head.split(b"\n", 1)[0] + b"\n" if b"\n" in head else head
 
 
 def being_written(head: bytes | None) -> bool:
     """A rollout whose first line is not complete yet: a session created this instant,
     which no resume loaded (a resumed session's rollout starts with a whole session_meta)."""
-    return head is not None and not head.endswith(b"\n") and len(head) < SESSION_META_LIMIT
+    return head is not None and not head.endswith(b"\n")
 
 
 def meta_cwd(head: bytes | None) -> str | None:
@@ -289,11 +283,7 @@ def app_servers(proc: str = PROC) -> list[tuple[int, list[str]]]:
 
 
 def _named_codex(pid: int, proc: str) -> bool:
-    try:
-        with open(f"{proc}/{pid}/comm", "rb") as handle:
-            return handle.read(64).strip().lower() in (b"codex", b"codex.exe")
-    except OSError:
-        return False
+    return procfs.comm(pid, proc) in (b"codex", b"codex.exe")
 
 
 class TooManyFiles(ProbeError):
@@ -347,12 +337,7 @@ def _sockets(targets: list[str]) -> set[int]:
 
 
 def _cwd(pid: int, proc: str) -> str | None:
-    try:
-        path = os.readlink(f"{proc}/{pid}/cwd")
-    except OSError:
-        return None
-    # the kernel marks a removed directory; no payload cwd can match it
-    return None if path.endswith(" (deleted)") else path
+    return procfs.cwd(pid, proc)
 
 
 def lich_environ(pid: int, proc: str = PROC) -> dict[str, str] | None:

@@ -162,6 +162,7 @@ HARNESSES: dict[str, Harness] = {
             also_reads=_claude_also,
             finds=discovery.claude_code,
             off_switch="disableAllHooks",
+            plugin_remove="claude plugin uninstall {id}{scope}",
         ),
         SettingsHarness(
             key="codex",
@@ -172,6 +173,7 @@ HARNESSES: dict[str, Harness] = {
             shipped_file="codex-hooks.json",
             registration=lambda: {"hooks": registrations.codex_hooks()},
             finds=discovery.codex,
+            plugin_remove="codex plugin remove {id}",
         ),
         SettingsHarness(
             key="crush",

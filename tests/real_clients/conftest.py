@@ -24,7 +24,7 @@ CARD = "card-real-1"
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "real_client: drives a real CLI (Claude Code, Codex, opencode, omp; installed from npm)",
+        "real_client: drives a real CLI (Claude Code, Codex, opencode, omp; Crush built with Go)",
     )
 
 
@@ -46,6 +46,11 @@ def opencode() -> clients.Client:
 @pytest.fixture(scope="session")
 def omp() -> clients.OmpClient:
     return clients.omp()
+
+
+@pytest.fixture(scope="session")
+def crush() -> clients.Client:
+    return clients.crush()
 
 
 @pytest.fixture

@@ -128,7 +128,9 @@ class Claude:
             screen.wait_for(REPLY_TEXT if "[[tool:" not in prompt else "scripted final answer")
             if hooks:
                 wait_until(lambda: _stop_hooks_done(debug), f"the Stop hooks of {name}")
-            screen.wait_for("✻")  # the turn's last line, drawn after its Stop hooks
+            # the turn's last line ("✻ Worked for 0s · done 10:18 AM"), drawn after its Stop
+            # hooks; "✻" alone is also the spinner's
+            screen.wait_for("· done")
             return save(name, screen.text())
 
     def reports(self) -> list[dict[str, object]]:

@@ -206,6 +206,8 @@ def test_settings_files_are_the_harness_tables(tmp_path: Path) -> None:
     for key in ("claude", "codex"):
         places = [path for _, path in SETTINGS[key].places(env, str(tmp_path / "p"))]
         assert routes.settings_files(key, env, str(tmp_path / "p")) == places
+        assert routes.INSTALL_ROUTES[key].off_switch == SETTINGS[key].off_switch
+    assert set(routes.INSTALL_ROUTES) == set(registrations.PLUGIN_ROOT_VARIABLE)
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ import subprocess
 
 from lich_hooks import registrations
 from lich_hooks.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
+from lich_hooks.safefile import same_file
 from lich_hooks.settings import discovery, kinds, modules, ours
 from lich_hooks.settings.harnesses import HARNESSES, MODULES, discover
 
@@ -39,13 +40,6 @@ def check_registrations(
             )
         )
     return checks
-
-
-def same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.realpath(a) == os.path.realpath(b)
 
 
 def judge_command(
@@ -115,11 +109,11 @@ def _missing_fix(
 
 
 def _plugin_remove(found: discovery.Found) -> str:
+    """The harness's own command that removes this plugin (its registry entry's)."""
     plugin_id = (found.owner or "lich-hooks@lich-hooks").split(",", 1)[0]
-    if found.harness.key == "codex":
-        return f"codex plugin remove {plugin_id}"
     scope = f" --scope {found.scope}" if found.scope not in (None, "user") else ""
-    return f"claude plugin uninstall {plugin_id}{scope}"
+    template = found.harness.plugin_remove or "remove the plugin {id}"
+    return template.format(id=plugin_id, scope=scope)
 
 
 LAUNCHER_TIMEOUT = 10.0
