@@ -41,6 +41,7 @@ pytestmark = [
 ]
 
 READY = "Ask Codex"  # the composer's placeholder: the TUI takes input
+TURN_DONE = "Worked for"  # the line under a turn's last output
 
 
 class Lab:
@@ -225,6 +226,7 @@ def test_a_tui_moved_by_resume_then_new_names_no_card(lab: Lab) -> None:
         card_f = start(stack, lab, env_f, here)
         lab.wait_connected(card_g, card_f)
         before = len(lab.records())
+        turns = len(card_g.screen()), len(card_f.screen())
         card_g.submit("hello from card G")
         card_f.submit("hello from card F")
         records = _wait_records(lab, before + 2)[before:]
@@ -232,6 +234,9 @@ def test_a_tui_moved_by_resume_then_new_names_no_card(lab: Lab) -> None:
         assert [a["session_id"] for a in accepted(lich_f)] == ["card-F"]
         assert [a["session_id"] for a in accepted(lich_g)] == ["card-G"] * 2
 
+        # a turn in progress disables /resume (and /new): wait until each has ended
+        card_g.wait_for_text(TURN_DONE, after=turns[0])
+        card_f.wait_for_text(TURN_DONE, after=turns[1])
         mark = len(card_f.screen())
         card_f.type("/resume")
         card_f.wait_for_text("/resume", after=mark)
@@ -251,12 +256,14 @@ def test_a_tui_moved_by_resume_then_new_names_no_card(lab: Lab) -> None:
         assert str(there) in str(moved["attribution"])
         # the price: card G's own new conversations there wait until card F's TUI leaves
         _slash_new(card_g)
+        mark = len(card_g.screen())
         _submit_until_hooked(lab, card_g, "hello again from card G", before + 4)
         [held] = _wait_records(lab, before + 4)[before + 3 :]
         assert held["decision"] == "codex-daemon-moved-here", held
         assert [a["session_id"] for a in accepted(lich_g)] == ["card-G"] * 2  # nothing wrong
         assert [a["session_id"] for a in accepted(lich_f)] == ["card-F"]
         card_f.close()
+        card_g.wait_for_text(TURN_DONE, after=mark)
         _slash_new(card_g)
         _submit_until_hooked(lab, card_g, "card G alone again", before + 5)
         [back] = _wait_records(lab, before + 5)[before + 4 :]
