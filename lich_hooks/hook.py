@@ -10,6 +10,7 @@ unless LICH_HOOK_DEBUG is set.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from lich_hooks import harness
@@ -100,13 +101,29 @@ def run(
                 log,
                 outcome.on_taken,
                 outcome.on_end,
+                lambda: _prune_after(environ, inline=True),
             )
             return 0
         except BaseException as error:
             log.set(error=f"{type(error).__name__}: {error}")
             _call(outcome.on_end)
     log.write()
+    _prune_after(environ, inline=False)
     return 0
+
+
+def _prune_after(environ: Mapping[str, str], inline: bool) -> None:
+    """A run that wrote a record prunes off the wait: in the detached sender
+    (inline, after its log line), else in a pruner of its own (state/prune.py).
+
+    The state is looked up, not imported: a run that never loaded it wrote
+    nothing, and the no-op paths must not pay for the import.
+    """
+    state = sys.modules.get("lich_hooks.state")
+    if state is not None and state.WRITTEN:
+        from lich_hooks.state import prune
+
+        prune.after_run(environ, time.time(), inline)
 
 
 def _install_route(ctx: Context) -> str | None:

@@ -146,23 +146,16 @@ def covers(matcher: object, tool: str | None) -> bool:
 def _read(path: str) -> dict[str, object] | None:
     """A settings file's JSON object; None when absent, not a regular file, too big or not
     an object. Parsed with the payload's C scanner: `json` would import `re` and `enum`."""
+    from lich_hooks import safefile
     from lich_hooks.payload import loads_object
 
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    # Through the one safe-file layer, like install's reader: a settings file's
+    # symlink is the user's (dotfile managers), a FIFO or a runaway file is not read.
     try:
-        fd = os.open(path, flags)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not (info.st_mode & 0o170000 == 0o100000) or info.st_size > SETTINGS_READ_LIMIT:
-            return None  # a FIFO or device is never read; nor is a runaway file
-        data = os.read(fd, SETTINGS_READ_LIMIT + 1)
-        return loads_object(data)
+        data = safefile.read_regular(path, SETTINGS_READ_LIMIT, follow=True)
     except (OSError, ValueError):
         return None
-    finally:
-        os.close(fd)
+    return loads_object(data)
 
 
 def entries(document: object, event: str) -> list[tuple[object, dict[str, object]]]:

@@ -19,7 +19,7 @@ kinds of record, kept in `codex-daemon/` in the state directory:
 
 Every record is an empty file whose name says everything (no file is read):
 `m-<key of D>-<pid>-<start>` and `s-<key of S>-<pid>-<start>`, created with
-O_EXCL|O_NOFOLLOW, 0600, in a 0700 directory (lich_hooks/state.py opens it,
+O_EXCL|O_NOFOLLOW, 0600, in a 0700 directory (lich_hooks/state/ opens it,
 never through a symlink). Prune rule, whenever a record is written: a record
 whose process is gone (no such pid, or a pid with another start time) is
 removed, and so is an attribution of a session the daemon no longer holds;
@@ -35,8 +35,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Mapping
 
+    from lich_hooks.safefile import Dir
+
 PARTS = ("codex-daemon",)
 MAX_RECORDS = 1024
+# state/prune.py's table: age and count never prune these (a mark must last as
+# long as its TUI stays connected, or the wrong card could be named); `prune`
+# below removes a record once its process is gone, whenever one is written.
+PRUNED = (("codex-daemon", float("inf"), 1 << 62, False, ()),)
 MARK = "m"
 SESSION = "s"
 
@@ -153,7 +159,7 @@ def alive(client: Identity, proc: str = "/proc") -> bool:
     return procfs.started(pid, proc) == start
 
 
-def prune(directory: state._Dir, proc: str = "/proc", loaded: Collection[str] | None = None) -> int:
+def prune(directory: Dir, proc: str = "/proc", loaded: Collection[str] | None = None) -> int:
     """Remove the records of processes that are gone; how many went.
 
     With `loaded` (the sessions the daemon holds), also the attributions of

@@ -228,33 +228,19 @@ def _rollouts(targets: list[str]) -> dict[str, str]:
 def session_cwd(path: str | None) -> str | None:
     """The `cwd` a Codex rollout recorded its session in (its first line, `session_meta`).
 
-    The path may come from a payload: only a regular file is read (a FIFO or a
-    device would block), and only its first line, bounded.
+    The path may come from a payload: read through lich_hooks/safefile.py
+    (a regular file, not through a final symlink, never blocking on a FIFO),
+    and only its first line, bounded.
     """
     if not path or not path.startswith("/"):
         return None
-    import stat
-
+    from lich_hooks import safefile
     from lich_hooks.payload import loads_object
 
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        fd = os.open(path, flags)
-    except OSError:
+        head = safefile.read_regular(path, SESSION_META_LIMIT, stop=b"\n")
+    except (OSError, ValueError):
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        head = b""
-        while b"\n" not in head and len(head) < SESSION_META_LIMIT:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                break
-            head += chunk
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
     record = loads_object(head.split(b"\n", 1)[0])
     meta = record.get("payload") if record and record.get("type") == "session_meta" else None
     cwd = meta.get("cwd") if isinstance(meta, dict) else None

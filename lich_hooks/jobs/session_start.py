@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
-from lich_hooks import harness, state
+import time
+
+from lich_hooks import harness
+from lich_hooks.jobs import session_record
 from lich_hooks.jobs.job import Context, Outcome
 from lich_hooks.lichenv import LichEnv
 
@@ -43,32 +46,30 @@ def run(ctx: Context) -> Outcome:
     deduped = ctx.route.deduped
     environ = ctx.environ
     card = env.card
-    if deduped and state.last_reported(environ, card) == remembered:
+    if deduped and session_record.last_reported(environ, card) == remembered:
         return Outcome("already-reported")
     claimed = None
     if deduped:
         # One report per id in flight: a Crush turn fires several tool calls
         # within the ~100 ms a report takes, and the report in flight counts as
         # taken for them until its sender ends (and releases the claim).
-        import time
-
-        claimed = state.claim(environ, card, remembered, time.time())
+        claimed = session_record.claim(environ, card, remembered, time.time())
         if claimed is False:
             return Outcome("report-in-flight")
-        if claimed and state.last_reported(environ, card) == remembered:
-            state.release(environ, card, remembered)  # a sender finished in between
+        if claimed and session_record.last_reported(environ, card) == remembered:
+            session_record.release(environ, card, remembered)  # a sender finished in between
             return Outcome("already-reported")
-    state.forget_reported(environ, card)
+    session_record.forget_reported(environ, card)
 
     # Every taken report is remembered, not only the deduped ones: a Claude
     # Code or Codex run in the same card replaces the id lich holds, and a Crush
     # or Antigravity resuming its old conversation there must then report again.
     def remember() -> None:
-        state.remember_reported(environ, card, remembered)
+        session_record.remember_reported(environ, card, remembered)
 
     def release() -> None:
         # After `remember` on a 204; on a failure the next call reports again.
-        state.release(environ, card, remembered)
+        session_record.release(environ, card, remembered)
 
     return Outcome(
         "report",
@@ -89,8 +90,6 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
     used; the card comes from the connected client TUI working in the
     payload's cwd (lich_hooks/codex_daemon/decide.py), or nothing is sent.
     """
-    import time
-
     from lich_hooks import codex_daemon
     from lich_hooks.codex_daemon import decide
 

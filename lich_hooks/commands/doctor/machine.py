@@ -7,6 +7,7 @@ import sys
 
 from lich_hooks import __version__, interactive, state
 from lich_hooks.commands.doctor.check import INFO, OK, WARN, Check
+from lich_hooks.state import location
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def check_state_dir(environ: Mapping[str, str]) -> Check:
-    directory = state.state_dir(environ)
+    directory = location.state_dir(environ)
     if directory is None:
         return Check(
             "state directory",

@@ -15,6 +15,7 @@ import subprocess
 
 from lich_hooks import registrations
 from lich_hooks.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
+from lich_hooks.safefile import same_file
 from lich_hooks.settings import discovery, kinds, modules, ours
 from lich_hooks.settings.harnesses import HARNESSES, MODULES, discover
 
@@ -39,13 +40,6 @@ def check_registrations(
             )
         )
     return checks
-
-
-def same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.realpath(a) == os.path.realpath(b)
 
 
 def judge_command(
