@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 
 from lich_hooks import harness
-from lich_hooks.jobs import session_record
 from lich_hooks.jobs.job import Context, Outcome
 from lich_hooks.lichenv import LichEnv
 
@@ -46,6 +45,9 @@ def run(ctx: Context) -> Outcome:
     deduped = ctx.route.deduped
     environ = ctx.environ
     card = env.card
+    # Here, not at the top: outside lich (the commonest no-op) never reads the state.
+    from lich_hooks.jobs import session_record
+
     if deduped and session_record.last_reported(environ, card) == remembered:
         return Outcome("already-reported")
     claimed = None
