@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from lich_hooks.codex_daemon import decide, moves, probe
+from lich_hooks.codex_daemon import decide, probe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,6 +46,11 @@ def find_card(
     to the next, which clients may have moved where and which sessions were
     whose (moves.py); without it nothing is remembered (benchmarks, doctor).
     """
+    # Here, not at the top: `who_runs` runs on every Codex SessionStart and Crush
+    # tool call (crush_server shares the ancestry walk), and only the daemon
+    # path needs the state directory behind the record.
+    from lich_hooks.codex_daemon import moves
+
     if not probe.can_list_clients(proc):
         return decide.Attribution(
             UNSUPPORTED,
@@ -102,6 +107,8 @@ def marked(
     clients: list[decide.Client], dirs: list[str], environ: Mapping[str, str]
 ) -> dict[str, set[int]]:
     """For each of `dirs`, the pids of `clients` the record marks as possibly there (doctor)."""
+    from lich_hooks.codex_daemon import moves
+
     record = moves.load(environ, create=False)
     by_identity = {c.identity: c.pid for c in clients if c.identity is not None}
     return {d: {by_identity[i] for i in record.marked(d) if i in by_identity} for d in dirs}
