@@ -19,7 +19,10 @@ sh + jq + curl reporter), ratios = median of the paired ratios:
   * codex SessionStart under the daemon: the attributed report (card B);
   * info: codex SessionStart in its own environment (`--no-daemon`), spawned
     by this script, for the attribution's share of the wait.
-Also, in this process: the probe alone (`who_runs` + `find_card`), in ms.
+Also, in this process: the probe alone (`who_runs` + `find_card`), in ms, with
+the daemon as above, then holding 1,000 more connected Unix sockets (a busy
+daemon: its peers are looked up in netlink batches), then 19,000 open files
+(a leaking daemon: refused without reading them).
 
 Goals, as latency.py's reporting paths: ratio ≤ 1.0 against the reference,
 and lich has the report within 1 s of the spawn.
@@ -174,13 +177,27 @@ def main(argv: list[str] | None = None) -> int:
 
             # the probe alone, in this process (no interpreter start, no send)
             daemon = fake.daemon.pid
-            probe_ms = []
-            for _ in range(200):
-                t0 = time.perf_counter()
-                runner = codex_daemon.who_runs(start=daemon)
-                found = codex_daemon.find_card(daemon, str(dirs["b"]))
-                probe_ms.append((time.perf_counter() - t0) * 1000)
-            assert runner.kind == "daemon" and found.lich is not None
+
+            def probe(times: int) -> tuple[list[float], codex_daemon.decide.Attribution]:
+                spent = []
+                for _ in range(times):
+                    t0 = time.perf_counter()
+                    runner = codex_daemon.who_runs(start=daemon)
+                    found = codex_daemon.find_card(daemon, str(dirs["b"]))
+                    spent.append((time.perf_counter() - t0) * 1000)
+                assert runner.kind == "daemon"
+                return sorted(spent), found
+
+            probe_ms, found = probe(200)
+            assert found.lich is not None
+            fake.hold_sockets(500)
+            busy_ms, found = probe(100)
+            if found.lich is None:
+                failures.append(f"a daemon holding 1,000 more sockets: {found.why}")
+            fake.hold_sockets(9000)
+            leaking_ms, found = probe(30)
+            if found.decision != codex_daemon.PROBE_FAILED:
+                failures.append(f"a daemon holding 19,000 files was read: {found.why}")
         finally:
             fake.close()
 
@@ -188,7 +205,6 @@ def main(argv: list[str] | None = None) -> int:
         return f"{statistics.median(values) * 1000:7.1f} ms"
 
     limit = REPORT_LIMIT * factor
-    probe_ms.sort()
     print(f"codex daemon attribution, {rounds} rounds (goal: ratio <= {limit:g} x reference)")
     print(f"  {'row':58} {'median':>10} {'ratio':>7}")
     d_ratio = statistics.median(ratios["daemon"])
@@ -202,11 +218,15 @@ def main(argv: list[str] | None = None) -> int:
         f"{ms(waits['own'])} {o_ratio:6.2f}x"
     )
     print(f"  {'shell reference (sh+jq+curl), run by the daemon':58} {ms(waits['reference'])}")
-    median_ms = statistics.median(probe_ms)
-    print(
-        f"  probe alone (who_runs + find_card, in process): median {median_ms:.2f} ms,"
-        f" p90 {probe_ms[int(len(probe_ms) * 0.9)]:.2f} ms, max {probe_ms[-1]:.2f} ms"
-    )
+    for label, spent in (
+        ("probe alone (who_runs + find_card, in process)", probe_ms),
+        ("  the daemon holding 1,000 more sockets", busy_ms),
+        ("  the daemon holding 19,000 files (refused)", leaking_ms),
+    ):
+        print(
+            f"  {label:48} median {statistics.median(spent):6.2f} ms,"
+            f" p90 {spent[int(len(spent) * 0.9)]:6.2f} ms, max {spent[-1]:6.2f} ms"
+        )
     slowest = max(receives) * 1000
     print(f"  report at lich after spawn: median {ms(receives).strip()}, max {slowest:.1f} ms")
     if wrong:

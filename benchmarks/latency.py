@@ -67,7 +67,9 @@ from pathlib import Path
 
 import lich_hooks
 from lich_hooks import state
+from lich_hooks.jobs import session_record
 from lich_hooks.standin.server import Received, StandIn
+from lich_hooks.state import prune
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -304,7 +306,7 @@ def _reported_first(bench: Bench, row: Row) -> None:
     bench.run(row)
     deadline = time.monotonic() + 5
     card = row.env["LICH_SESSION_ID"]
-    while state.last_reported(row.env, card) is None and time.monotonic() < deadline:
+    while session_record.last_reported(row.env, card) is None and time.monotonic() < deadline:
         time.sleep(0.01)
     row.sends = False
 
@@ -494,7 +496,7 @@ def time_prune(tmp: Path, count: int) -> tuple[float, int]:
     started = time.perf_counter()
     handle = state.open_root({"LICH_HOOK_STATE_DIR": str(root)}, create=False)
     try:
-        removed = state.prune(handle, time.time())
+        removed = prune.prune(handle, time.time())
     finally:
         handle.close()
     return (time.perf_counter() - started) * 1000, removed

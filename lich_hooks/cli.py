@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
         # Claude Code runs the status line every few hundred milliseconds: stdlib only.
         from lich_hooks.jobs.agent_cards import status_line
 
-        return _finish(status_line.main(args[1:]), argv is None)
+        return finish(status_line.main(args[1:]), argv is None)
     # Its help, like every command's, is click's.
     if not args or args[0] in HUMAN_COMMANDS or args[0].startswith("-") or status_line_help:
         from lich_hooks.commands import run_cli
@@ -30,10 +30,18 @@ def main(argv: list[str] | None = None) -> int:
         return run_cli(args)
     from lich_hooks import hook
 
-    return _finish(hook.main_from_argv(args), argv is None)
+    return finish(hook.main_from_argv(args), argv is None)
 
 
-def _finish(code: int, whole_process: bool) -> int:
+def plugin_main(args: list[str]) -> int:
+    """A plugin's hook (plugin/boot.py): the hook runner, told it is the plugin, which stands
+    down where the `install` route runs the same event (routes.py)."""
+    from lich_hooks import hook
+
+    return finish(hook.main_from_argv(args, plugin=True), True)
+
+
+def finish(code: int, whole_process: bool) -> int:
     """End a hook or status-line process without the interpreter's teardown.
 
     Teardown (atexit, module and GC cleanup) costs about 15% of a bare

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from typing import Literal
 
     JobName = Literal["session-start", "worker-answer", "agent-cards"]
-    SharedName = Literal["codex-daemon"]
+    SharedName = Literal["codex-daemon", "crush-server"]
 
 # The jobs (lich_hooks/jobs/): hook.JOBS maps each name to its module's run().
 SESSION_START: JobName = "session-start"
@@ -26,6 +26,7 @@ AGENT_CARDS: JobName = "agent-cards"
 # hook's own LICH_* may be another card's, so the session-start job asks this
 # attribution which card the report is for (session_start.ATTRIBUTIONS).
 CODEX_DAEMON: SharedName = "codex-daemon"
+CRUSH_SERVER: SharedName = "crush-server"
 
 
 class Route:
@@ -56,7 +57,10 @@ ROUTES: dict[str, dict[str, Route]] = {
     },
     "codex": {"SessionStart": Route(SESSION_START, shared=CODEX_DAEMON)},
     "antigravity": {"SessionStart": _SESSION, "PreInvocation": Route(SESSION_START, True)},
-    "crush": {"SessionStart": _SESSION, "PreToolUse": Route(SESSION_START, True)},
+    "crush": {
+        "SessionStart": _SESSION,
+        "PreToolUse": Route(SESSION_START, True, shared=CRUSH_SERVER),
+    },
     "opencode": {"SessionStart": _SESSION},
     "omp": {"SessionStart": _SESSION},
     "cursor": {"SessionStart": _SESSION},

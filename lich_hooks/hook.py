@@ -10,6 +10,7 @@ unless LICH_HOOK_DEBUG is set.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from lich_hooks import harness
@@ -55,8 +56,13 @@ def run(
     stdin_fd: int = 0,
     stdout_fd: int = 1,
     started: float | None = None,
+    plugin: bool = False,
 ) -> int:
-    """Run one hook event. Always returns 0."""
+    """Run one hook event. Always returns 0.
+
+    `plugin`: run by a plugin's own copy (routes.py), which stands down where
+    the `install` route's entry runs the same event.
+    """
     log = RunLog(environ, started)
     event = harness.fold_event(event_arg)
     provider = harness.fold_provider(provider_arg)
@@ -72,7 +78,12 @@ def run(
         else:
             assert event is not None and provider is not None
             ctx = Context(event, provider, route, environ, LichEnv(environ), log, stdin_fd)
-            outcome = JOBS[route.job](ctx)
+            covering = _install_route(ctx) if plugin else None
+            if covering is not None:
+                outcome = Outcome("install-route-runs")
+                log.set(install_route=covering)
+            else:
+                outcome = JOBS[route.job](ctx)
     except BaseException as error:
         outcome = Outcome("internal-error")
         log.set(error=f"{type(error).__name__}: {error}")
@@ -90,13 +101,44 @@ def run(
                 log,
                 outcome.on_taken,
                 outcome.on_end,
+                lambda: _prune_after(environ, inline=True),
             )
             return 0
         except BaseException as error:
             log.set(error=f"{type(error).__name__}: {error}")
             _call(outcome.on_end)
     log.write()
+    _prune_after(environ, inline=False)
     return 0
+
+
+def _prune_after(environ: Mapping[str, str], inline: bool) -> None:
+    """A run that wrote a record prunes off the wait: in the detached sender
+    (inline, after its log line), else in a pruner of its own (state/prune.py).
+
+    The state is looked up, not imported: a run that never loaded it wrote
+    nothing, and the no-op paths must not pay for the import.
+    """
+    state = sys.modules.get("lich_hooks.state")
+    if state is not None and state.WRITTEN:
+        from lich_hooks.state import prune
+
+        prune.after_run(environ, time.time(), inline)
+
+
+def _install_route(ctx: Context) -> str | None:
+    """The settings file whose `install` entry runs this event here (the plugin then stands
+    down), or None. Outside lich nothing reports either way, so nothing is read."""
+    if not ctx.env.can_report and ctx.route.shared is None:  # a shared process finds its card later
+        return None
+    from lich_hooks import routes
+
+    tool = None
+    if ctx.event == "PreToolUse":
+        payload = ctx.payload()
+        tool = payload.text("tool_name") if payload is not None else None
+    project = ctx.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    return routes.install_route_runs(ctx.provider, ctx.event, tool, ctx.environ, project)
 
 
 def _call(callback: Callable[[], None] | None) -> None:
@@ -116,7 +158,10 @@ def _write_all(fd: int, data: bytes) -> None:
         pass  # a harness that closed our stdout has stopped listening
 
 
-def main_from_argv(args: list[str]) -> int:
+def main_from_argv(args: list[str], plugin: bool = False) -> int:
     """`lich-hook <event> [<provider>]`; extra arguments are ignored."""
     started = time.monotonic()
-    return run(args[0], args[1] if len(args) > 1 else None, os.environ, started=started)
+    if not args:
+        return 0
+    provider = args[1] if len(args) > 1 else None
+    return run(args[0], provider, os.environ, started=started, plugin=plugin)

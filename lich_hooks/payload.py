@@ -68,7 +68,7 @@ def _read_in_thread(fd: int, limit: int, seconds: float) -> bytes | None:
     """Blocking reads in a daemon thread, waited on for `seconds` at most.
 
     A harness that never closes stdin leaves the thread blocked; the hook
-    ends with os._exit (cli._finish), which does not wait for it.
+    ends with os._exit (cli.finish), which does not wait for it.
     """
     import threading
 
@@ -135,6 +135,17 @@ def _scanner() -> Callable[[str, int], tuple[object, int]]:
 
 def loads_object(data: bytes) -> dict[str, object] | None:
     """A JSON object from UTF-8 bytes, or None for anything else."""
+    value = _loads(data, "{")
+    return value if isinstance(value, dict) else None
+
+
+def loads_array(data: bytes) -> list[object] | None:
+    """A JSON array from UTF-8 bytes (a Crush server's list of workspaces), or None."""
+    value = _loads(data, "[")
+    return value if isinstance(value, list) else None
+
+
+def _loads(data: bytes, opener: str) -> object:
     global _scan
     try:
         text = data.decode("utf-8")
@@ -143,7 +154,7 @@ def loads_object(data: bytes) -> dict[str, object] | None:
     if text[:1] == "\ufeff":
         text = text[1:]
     start = len(text) - len(text.lstrip(_WHITESPACE))
-    if text[start : start + 1] != "{":
+    if text[start : start + 1] != opener:
         return None
     try:
         if _scan is None:
@@ -153,7 +164,7 @@ def loads_object(data: bytes) -> dict[str, object] | None:
         return None
     if text[end:].strip(_WHITESPACE):
         return None
-    return value if isinstance(value, dict) else None
+    return value
 
 
 class Payload:

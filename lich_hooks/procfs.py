@@ -1,4 +1,4 @@
-"""The two /proc reads that both the interactive check and Codex attribution make.
+"""The /proc reads the interactive check and the shared-process attributions (Codex, Crush) make.
 
 Linux only; every failure (no /proc, a process gone, no permission) is None,
 so callers fall back the way their own docs say (docs/worker-answer.md,
@@ -24,5 +24,40 @@ def parent(pid: int, proc: str = "/proc") -> int | None:
         with open(f"{proc}/{pid}/stat", "rb") as handle:
             stat = handle.read(4096)
         return int(stat[stat.rindex(b")") + 2 :].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def comm(pid: int, proc: str = "/proc") -> bytes | None:
+    """The kernel's 15-byte process name, lowercased (a scan reads this before any argv)."""
+    try:
+        with open(f"{proc}/{pid}/comm", "rb") as handle:
+            return handle.read(64).strip().lower()
+    except OSError:
+        return None
+
+
+def cwd(pid: int, proc: str = "/proc") -> str | None:
+    """A process's working directory, symlinks resolved; None when gone, unreadable or removed."""
+    import os
+
+    try:
+        path = os.readlink(f"{proc}/{pid}/cwd")
+    except OSError:
+        return None
+    # the kernel marks a removed directory; no payload cwd can match it
+    return None if path.endswith(" (deleted)") else path
+
+
+def started(pid: int, proc: str = "/proc") -> int | None:
+    """When a process started (clock ticks since boot, /proc/<pid>/stat field 22).
+
+    With the pid it names one process for its whole life: a pid the kernel
+    hands to a new process later comes with another start time.
+    """
+    try:
+        with open(f"{proc}/{pid}/stat", "rb") as handle:
+            stat = handle.read(4096)
+        return int(stat[stat.rindex(b")") + 2 :].split()[19])
     except (OSError, ValueError, IndexError):
         return None

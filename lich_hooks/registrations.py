@@ -23,8 +23,39 @@ AGENT_MATCHER = "Agent|Task|TaskStop"
 DESCRIPTION = "Reports sessions, worker answers and agent cards to lich."
 
 
+# The plugin's copy of the package is the plugin (a marketplace entry's `source`,
+# so Claude Code and Codex copy this folder, not the whole clone); its hooks start
+# plugin/lich-hook there, which needs no pip install (docs/install.md).
+PLUGIN_SOURCE = "./lich_hooks"
+PLUGIN_ROOT_VARIABLE = {"claude": "CLAUDE_PLUGIN_ROOT", "codex": "PLUGIN_ROOT"}
+PLUGIN_LAUNCHER = "plugin/lich-hook"
+
+
 def command(event: str, provider: str) -> str:
     return f"{COMMAND} {event} {provider}"
+
+
+def plugin_command(event: str, provider: str) -> str:
+    """`sh "${<root variable>}/plugin/lich-hook" <event> <provider>`: run by sh, so a copy
+    that lost its mode bits still runs; the variable is the harness's plugin root."""
+    return f'sh "${{{PLUGIN_ROOT_VARIABLE[provider]}}}/{PLUGIN_LAUNCHER}" {event} {provider}'
+
+
+def as_plugin(hooks: dict[str, object]) -> dict[str, object]:
+    """The same registration with each command run from the plugin's own copy."""
+    result: dict[str, object] = {}
+    for event, groups in hooks.items():
+        assert isinstance(groups, list)
+        copied = []
+        for group in groups:
+            assert isinstance(group, dict)
+            handlers = []
+            for handler in group["hooks"]:
+                argv = handler["command"].split()
+                handlers.append({**handler, "command": plugin_command(argv[1], argv[2])})
+            copied.append({**group, "hooks": handlers})
+        result[event] = copied
+    return result
 
 
 def _claude_style(
@@ -87,12 +118,22 @@ def files() -> dict[str, object]:
             "name": "lich-hooks",
             "description": DESCRIPTION,  # `claude plugin validate --strict` requires one
             "owner": {"name": "lich-hooks"},
-            "plugins": [{"name": "lich-hooks", "source": "./", "description": DESCRIPTION}],
+            "plugins": [
+                {"name": "lich-hooks", "source": PLUGIN_SOURCE, "description": DESCRIPTION}
+            ],
         },
         "codex-hooks.json": {"hooks": codex_hooks()},
         ".codex-plugin/plugin.json": {**plugin, "hooks": "./codex-hooks.json"},
         "crush-hooks.json": {"hooks": crush_hooks()},
         "hooks.json": antigravity_hooks(),
+        # the plugin the marketplace installs: the package folder itself
+        "lich_hooks/.claude-plugin/plugin.json": {**plugin, "hooks": "./plugin/claude-hooks.json"},
+        "lich_hooks/plugin/claude-hooks.json": {
+            "description": DESCRIPTION,
+            "hooks": as_plugin(claude_hooks()),
+        },
+        "lich_hooks/.codex-plugin/plugin.json": {**plugin, "hooks": "./plugin/codex-hooks.json"},
+        "lich_hooks/plugin/codex-hooks.json": {"hooks": as_plugin(codex_hooks())},
     }
 
 

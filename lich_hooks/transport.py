@@ -239,44 +239,31 @@ def send_detached(
     log: RunLog,
     on_taken: Callable[[], None] | None = None,
     on_end: Callable[[], None] | None = None,
+    then: Callable[[], None] | None = None,
 ) -> None:
     """Send `body` without keeping the harness waiting, then write the run's log line.
 
     Returns in the hook process at once. The sender process calls `on_taken`
     after a 204 (the "reported successfully" of docs/session-start.md), then
     `on_end` once the send has ended whatever its outcome (a 204, a refusal,
-    an error, the deadline), and always exits.
+    an error, the deadline), writes the log line, runs `then` (work that
+    must not hold the harness: pruning the state) and always exits.
     """
-    fork = getattr(os, "fork", None)
-    pid = -1
-    if fork is not None:
-        try:
-            pid = fork()
-        except OSError as error:
-            log.debug(f"fork failed ({error.__class__.__name__}); sending inline")
-        if pid > 0:
-            return
+    from lich_hooks import detach
+
+    pid = detach.fork()
+    if pid > 0:
+        return
+    if pid < 0 and hasattr(os, "fork"):
+        log.debug("fork failed; sending inline")
     detached = pid == 0
     try:
-        if detached:
-            _drop_harness_pipes()
         _send_with_deadline(env, endpoint, body, log, on_taken, on_end)
+        if then is not None:
+            then()
     finally:
         if detached:
             os._exit(0)
-
-
-def _drop_harness_pipes() -> None:
-    """Leave the harness's session and pipes so it sees the hook finish at once."""
-    try:
-        os.setsid()
-    except OSError:
-        pass
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    if null > 2:
-        os.close(null)
 
 
 def _send_with_deadline(

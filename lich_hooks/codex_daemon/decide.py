@@ -35,6 +35,17 @@ or current directory?" (session directory is the default), and the TUI's
   is a candidate. In another directory it came from a TUI
   that chose "current directory", i.e. one working there.
 
+A TUI can also move without any trace in its process or a hook: `/resume` of
+a session recorded elsewhere, "session directory", then `/new` before any
+turn fires SessionStart only for the new conversation, in the other
+directory, where another card's TUI works. So a cwd match counts only while
+nothing unattributed happened in that directory (`moves`, `movers`): a
+resume or fork there, or a session recorded there that the daemon holds and
+no report attributed, marks every client connected then (that could not be
+there by its cwd) as possibly there, for as long as it stays connected
+(moves.py keeps the marks); `choose` counts marked clients as candidates
+(`moved`), so two cards among them refuse.
+
 docs/harnesses.md (Codex) explains the daemon and these limits to users.
 """
 
@@ -44,11 +55,12 @@ from lich_hooks.lichenv import LichEnv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Collection, Mapping, Sequence
     from typing import Literal
 
-    RunnerKind = Literal["own", "daemon", "unknown"]
-    # The run log's `decision` for a Codex hook under the daemon (docs/harnesses.md).
+    RunnerKind = Literal["own", "daemon", "server", "unknown"]  # server: crush_server's
+    # The run log's `decision` for a hook under the Codex daemon or a crush server
+    # (docs/harnesses.md; crush_server/decide.py names its own).
     AttributionDecision = Literal[
         "codex-daemon-card",
         "codex-daemon-no-client",
@@ -56,9 +68,30 @@ if TYPE_CHECKING:
         "codex-daemon-client-unreadable",
         "codex-daemon-client-invalid",
         "codex-daemon-several-cards",
+        "codex-daemon-moved-here",
         "codex-daemon-no-cwd",
+        "codex-daemon-no-record",
         "codex-daemon-unsupported",
         "codex-daemon-probe-failed",
+        "crush-server-card",
+        "crush-server-client-outside-lich",
+        "crush-server-client-unreadable",
+        "crush-server-client-invalid",
+        "crush-server-several-cards",
+        "crush-server-no-cwd",
+        "crush-server-no-workspace",
+        "crush-server-session-elsewhere",
+        "crush-server-no-client",
+        "crush-server-unsupported",
+        "crush-server-probe-failed",
+    ]
+    # one_card()'s words: found, outside lich, unreadable, invalid, several cards
+    Words = tuple[
+        AttributionDecision,
+        AttributionDecision,
+        AttributionDecision,
+        AttributionDecision,
+        AttributionDecision,
     ]
 
 LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
@@ -71,6 +104,8 @@ SWITCHERS = ("resume", "fork", "agents")
 # that was resumed into another directory. A compaction keeps its id, so lich
 # loses nothing when such a report is dropped.
 FRESH_SOURCES = ("startup", "clear")
+# Sources that keep the conversation where it already runs: they move nobody.
+STAYING_SOURCES = (*FRESH_SOURCES, "compact")
 
 # runner() verdicts
 # a codex client runs the hook, or no codex at all: the hook's env is the card's
@@ -136,10 +171,13 @@ class Client:
     LICH_PORT/LICH_TOKEN/LICH_SESSION_ID (only those; absent keys are absent)
     or is None when its environment could not be read. `resumed_dir` is the
     recorded directory of the session a `codex resume|fork <id>` names, when
-    the probe found it.
+    the probe found it. `started` (its start time) makes `(pid, started)` name
+    this process and no later one; `unscanned` says why its open files were
+    not read (then it may or may not be connected: it competes for its
+    directory and is never named).
     """
 
-    __slots__ = ("argv", "cwd", "lich", "pid", "resumed_dir")
+    __slots__ = ("argv", "cwd", "lich", "pid", "resumed_dir", "started", "unscanned")
 
     def __init__(
         self,
@@ -154,6 +192,13 @@ class Client:
         self.cwd = cwd
         self.lich = lich
         self.resumed_dir = resumed_dir
+        self.started: int | None = None
+        self.unscanned: str | None = None
+
+    @property
+    def identity(self) -> tuple[int, int] | None:
+        """(pid, start time): this process for its whole life, None when its start is unknown."""
+        return None if self.started is None else (self.pid, self.started)
 
     def __repr__(self) -> str:
         return f"Client({self.pid}, cwd={self.cwd!r})"
@@ -260,7 +305,45 @@ NOT_IN_LICH: AttributionDecision = "codex-daemon-client-outside-lich"
 UNREADABLE: AttributionDecision = "codex-daemon-client-unreadable"
 INVALID: AttributionDecision = "codex-daemon-client-invalid"
 SEVERAL: AttributionDecision = "codex-daemon-several-cards"
+MOVED: AttributionDecision = "codex-daemon-moved-here"
 NO_CWD: AttributionDecision = "codex-daemon-no-cwd"
+NO_RECORD: AttributionDecision = "codex-daemon-no-record"
+WORDS: Words = (FOUND, NOT_IN_LICH, UNREADABLE, INVALID, SEVERAL)
+
+
+def moves(source: str | None, recorded: str | None, want: str) -> bool:
+    """Can this SessionStart be a TUI taking its thread into `want` from elsewhere?
+
+    A resume or fork (or a source we do not know) of a session recorded in
+    `want` (or recorded we do not know where): whoever resumed it chose
+    "session directory". A fresh conversation or a compaction moves nobody.
+    """
+    if source in STAYING_SOURCES:
+        return False
+    return recorded is None or normalise(recorded) == normalise(want)
+
+
+def movers(clients: Sequence[Client], want: str) -> list[Client]:
+    """The connected clients to mark for `want`: those its cwd and argv do not place there."""
+    return [c for c in clients if conversation_dir(c) is not None and not _can_run_in(c, want)]
+
+
+def strays(
+    loaded: Mapping[str, str | None], want: str, session: str | None, accounted: Collection[str]
+) -> list[str]:
+    """Sessions the daemon holds that were recorded in `want` and no report attributed.
+
+    `loaded` maps each held session to its recorded directory (None:
+    unknown, which counts); the payload's own `session` and the `accounted`
+    ones (reported for a client still connected) are not strays.
+    """
+    return sorted(
+        sid
+        for sid, where in loaded.items()
+        if sid != session
+        and sid not in accounted
+        and (where is None or normalise(where) == normalise(want))
+    )
 
 
 def choose(
@@ -268,12 +351,15 @@ def choose(
     cwd: str | None,
     source: str | None = None,
     recorded: str | None = None,
+    moved: Collection[int] = (),
 ) -> Attribution:
     """The one card whose connected client TUI can run a conversation in `cwd`, or why none.
 
     `source` is the payload's SessionStart source; `recorded` the directory
     the conversation's session was first recorded in (its transcript's
-    session_meta), None when unknown.
+    session_meta), None when unknown; `moved` the pids of connected clients
+    that may have taken a conversation into `cwd` unseen (marked, or marked
+    now): they compete there like the clients working there.
     """
     if not cwd or not cwd.startswith("/"):
         return Attribution(NO_CWD, "the payload has no absolute cwd to match a client by")
@@ -284,44 +370,91 @@ def choose(
         here = [c for c in clients if conversation_dir(c) is not None]
         where = f"connected (a {source or 'non-fresh'} conversation in {want} may be anyone's)"
     else:
-        here = [c for c in clients if _can_run_in(c, want)]
+        here = [c for c in clients if _can_run_in(c, want) or c.pid in moved]
         where = f"able to run in {want}"
     if not here:
         return Attribution(
             NO_CLIENT,
             f"none of the daemon's {len(clients)} connected codex client(s) runs in {want}",
         )
-    cards: dict[tuple[str, str, str], int] = {}
-    for client in here:
-        if client.lich is None:
-            return Attribution(
-                UNREADABLE, f"codex client {client.pid} {where}: environment unreadable"
-            )
-        card = client.lich.get("LICH_SESSION_ID")
-        if not any(client.lich.get(key) for key in LICH_KEYS):
-            # a TUI outside lich shares the directory: the conversation may be its own
-            return Attribution(NOT_IN_LICH, f"codex client {client.pid} {where} is not in lich")
-        env = LichEnv(client.lich)
+    movers_here = sorted(c.pid for c in here if c.pid in moved and not _can_run_in(c, want))
+    moved_note = None
+    if movers_here and not anyone:
+        moved_note = (
+            f"client(s) {', '.join(map(str, movers_here))} may have moved a conversation into "
+            f"{want} (a session resumed there that no report attributed), so a match by "
+            "directory proves nothing there while they stay connected"
+        )
+    members = [
+        (
+            f"codex client {client.pid}",
+            client.lich,
+            client.pid,
+            None
+            if client.unscanned is None
+            else f"cannot tell whether it is connected (it {client.unscanned})",
+        )
+        for client in here
+    ]
+    return one_card(members, where, WORDS, f"{len(here)} codex clients", (MOVED, moved_note))
+
+
+def one_card(
+    members: Sequence[tuple[str, Mapping[str, str] | None, int | None, str | None]],
+    where: str,
+    words: Words,
+    who: str,
+    moved: tuple[AttributionDecision, str | None] | None = None,
+) -> Attribution:
+    """The one card every member names, or why none: the rule any shared process shares.
+
+    `members` are (label, LICH_* or None if unreadable, pid, why it cannot be
+    judged or None) of everything that may own the conversation (Codex's
+    client TUIs; a Crush workspace's environment and its clients). A member
+    outside lich, unjudgeable, with an unreadable or invalid environment, or
+    a second card among them: nobody is named. `words` are the caller's
+    decisions (WORDS here); `who` names the members as a group for the message
+    ("2 codex clients"); `moved`, when its note is set, is the decision and
+    reason that replace "several cards" (Codex: a client may have moved a
+    conversation here).
+    """
+    found, outside, unreadable, invalid, several = words
+    cards: dict[tuple[str, str, str], tuple[str, int | None]] = {}
+    for label, lich, pid, problem in members:
+        if problem is not None:
+            return Attribution(unreadable, f"{label} {where}: {problem}")
+        if lich is None:
+            return Attribution(unreadable, f"{label} {where}: environment unreadable")
+        card = lich.get("LICH_SESSION_ID")
+        if not any(lich.get(key) for key in LICH_KEYS):
+            # a client outside lich shares the directory: the conversation may be its own
+            return Attribution(outside, f"{label} {where} is not in lich")
+        env = LichEnv(lich)
         if not env.can_report:
             bad = [key for key in LICH_KEYS if not _valid(env, key)]
             return Attribution(
-                INVALID,
-                f"codex client {client.pid} {where} (card {card!r}): "
-                f"missing or invalid {', '.join(bad)}",
+                invalid,
+                f"{label} {where} (card {card!r}): missing or invalid {', '.join(bad)}",
             )
         assert env.card is not None and env.token is not None
-        cards.setdefault((env.card, str(env.port), env.token), client.pid)
+        cards.setdefault((env.card, str(env.port), env.token), (label, pid))
     if len(cards) > 1:
         names = sorted({card for card, _, _ in cards})
+        if moved is not None and moved[1] is not None:
+            return Attribution(
+                moved[0],
+                f"{who} {where} belong to {len(cards)} different cards "
+                f"({', '.join(names)}): {moved[1]}",
+            )
         return Attribution(
-            SEVERAL,
-            f"{len(here)} codex clients {where} belong to {len(cards)} different cards "
+            several,
+            f"{who} {where} belong to {len(cards)} different cards "
             f"({', '.join(names)}): cannot tell whose conversation this is",
         )
     [(card, port, token)] = cards
-    pid = cards[(card, port, token)]
+    label, pid = cards[(card, port, token)]
     lich = {"LICH_SESSION_ID": card, "LICH_PORT": port, "LICH_TOKEN": token}
-    return Attribution(FOUND, f"card {card} from codex client {pid} {where}", lich, pid)
+    return Attribution(found, f"card {card} from {label} {where}", lich, pid)
 
 
 def _can_run_in(client: Client, want: str) -> bool:

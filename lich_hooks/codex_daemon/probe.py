@@ -7,14 +7,23 @@ ancestry but not the daemon's clients, so there a daemon-run hook is refused.
 
 Cost matters: this runs on Codex's SessionStart, inside the user's first turn.
 Measured on Linux with a daemon and two clients: about 1-2 ms for the whole
-probe (benchmarks/codex_daemon.py). Choices that keep it there:
+probe (benchmarks/codex_daemon.py, which also measures a daemon holding 1,000
+sockets). Choices that keep it there:
 - `_socket` and `_struct`, not `socket` and `struct`: `import socket` builds
   its enums and pulls in `selectors` (~9 ms here), the C modules cost <1 ms.
-- one netlink message per daemon socket (UDIAG_SHOW_PEER, exact inode), all
-  sent in one write, instead of dumping every Unix socket on the machine.
-  /proc/net/unix cannot do this job at all: it lists sockets without peers.
+- one netlink message per daemon socket (UDIAG_SHOW_PEER, exact inode) for
+  a daemon with up to PEER_BATCH sockets, all in one send, instead of dumping
+  every Unix socket on the machine; a busier daemon gets one dump, read until
+  NLMSG_DONE (all its lookups in one send overflowed the netlink socket's
+  receive queue at ~256 sockets, and each exact lookup walks every socket in
+  the kernel). /proc/net/unix cannot do this job at all: it lists sockets
+  without peers.
 - the whole-/proc scan reads only `comm` (16 bytes) per process; argv, fds,
   cwd and environment are read for processes named codex only.
+- a process's open files are read one `readlink` each (~5 us): a process
+  holding more than MAX_FDS of them is not read at all (its size in /proc says
+  how many it holds), so a leaking daemon costs a refusal, not 150 ms of the
+  user's turn.
 psutil was not used: it is not in the standard library (the hook path is
 stdlib only), costs more to import than this whole probe, and has no way to
 name a Unix socket's peer on Linux (it reads /proc/net/unix too).
@@ -29,17 +38,26 @@ from lich_hooks.codex_daemon.decide import LICH_KEYS, Client, is_app_server, is_
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 PROC = "/proc"
 MAX_ANCESTORS = 32
 PS_TIMEOUT = 2.0
 SESSION_META_LIMIT = 1 << 20  # a rollout's first line (session_meta) is a few kB
+# Open files read per process. A TUI holds ~30, a daemon ~40 plus two per client and per
+# loaded session; 4,096 of them cost ~20 ms to read.
+MAX_FDS = 4096
+# Up to this many daemon sockets, one exact lookup each, in one send: each reply takes
+# ~1 KiB of the netlink socket's receive queue (rmem_default is 208 KiB; all replies of
+# ~256 lookups did not fit). More: one dump, read until done.
+PEER_BATCH = 64
 
 # linux/netlink.h, linux/sock_diag.h, linux/unix_diag.h
 NETLINK_SOCK_DIAG = 4
 SOCK_DIAG_BY_FAMILY = 20
 NLM_F_REQUEST = 0x1
+NLM_F_DUMP = 0x300  # NLM_F_ROOT | NLM_F_MATCH
+ALL_STATES = 0xFFFFFFFF
 NLMSG_ERROR = 2
 NLMSG_DONE = 3
 UDIAG_SHOW_PEER = 0x4
@@ -54,10 +72,13 @@ class ProbeError(Exception):
 # --- the hook's ancestry ------------------------------------------------------------------
 
 
-def ancestors(start: int, proc: str = PROC) -> list[tuple[int, list[str]]] | None:
-    """(pid, argv) from `start` upwards, up to and including the nearest codex; None: unreadable."""
+def ancestors(
+    start: int, proc: str = PROC, stop: Callable[[Sequence[str]], bool] = is_codex
+) -> list[tuple[int, list[str]]] | None:
+    """(pid, argv) from `start` upwards, up to and including the nearest harness process
+    (`stop`: codex by default; crush_server/ asks for crush); None: unreadable."""
     if not os.path.isdir(proc):
-        return _ps_ancestors(start)
+        return _ps_ancestors(start, stop)
     chain: list[tuple[int, list[str]]] = []
     pid = start
     for _ in range(MAX_ANCESTORS):
@@ -67,7 +88,7 @@ def ancestors(start: int, proc: str = PROC) -> list[tuple[int, list[str]]] | Non
         if argv is None:
             break
         chain.append((pid, argv))
-        if is_codex(argv) or pid == 1:  # PID 1 can be the harness itself, in a container
+        if stop(argv) or pid == 1:  # PID 1 can be the harness itself, in a container
             break
         parent = procfs.parent(pid, proc)
         if parent is None or parent == pid:
@@ -76,7 +97,9 @@ def ancestors(start: int, proc: str = PROC) -> list[tuple[int, list[str]]] | Non
     return chain
 
 
-def _ps_ancestors(start: int) -> list[tuple[int, list[str]]] | None:
+def _ps_ancestors(
+    start: int, stop: Callable[[Sequence[str]], bool] = is_codex
+) -> list[tuple[int, list[str]]] | None:
     """The same from one `ps` call, where there is no /proc (macOS). Arguments split on spaces:
     enough to see `codex app-server`, which is all this is used for."""
     import shutil
@@ -95,10 +118,12 @@ def _ps_ancestors(start: int) -> list[tuple[int, list[str]]] | None:
         ).stdout.decode("utf-8", "replace")
     except (OSError, subprocess.SubprocessError):
         return None
-    return parse_ps(out, start)
+    return parse_ps(out, start, stop)
 
 
-def parse_ps(out: str, start: int) -> list[tuple[int, list[str]]] | None:
+def parse_ps(
+    out: str, start: int, stop: Callable[[Sequence[str]], bool] = is_codex
+) -> list[tuple[int, list[str]]] | None:
     table: dict[int, tuple[int, list[str]]] = {}
     for line in out.splitlines():
         parts = line.split(None, 2)
@@ -114,7 +139,7 @@ def parse_ps(out: str, start: int) -> list[tuple[int, list[str]]] | None:
             break
         parent, argv = table[pid]
         chain.append((pid, argv))
-        if is_codex(argv):
+        if stop(argv):
             break
         pid = parent
     return chain
@@ -125,13 +150,36 @@ def can_list_clients(proc: str = PROC) -> bool:
     return os.path.isdir(f"{proc}/self/fd")
 
 
+class Snapshot:
+    """What the probe saw of one daemon: its connected clients and the sessions it holds open.
+
+    `loaded` maps each session id whose rollout file the daemon holds open
+    (Codex keeps a loaded session's rollout open) to that file's path.
+    """
+
+    __slots__ = ("clients", "loaded")
+
+    def __init__(self, clients: list[Client], loaded: dict[str, str]) -> None:
+        self.clients = clients
+        self.loaded = loaded
+
+
 def clients(daemon: int, proc: str = PROC) -> list[Client]:
     """Every codex process holding a Unix socket connected to one of the daemon's sockets.
 
     Raises ProbeError when the daemon's sockets or their peers cannot be read
-    (then nobody can be named, and the caller refuses).
+    (then nobody can be named, and the caller refuses). doctor and other
+    shared-process probes use this listing as it is.
     """
-    targets = fd_targets(daemon, proc)
+    return snapshot(daemon, proc).clients
+
+
+def snapshot(daemon: int, proc: str = PROC) -> Snapshot:
+    """The daemon's connected codex clients and its loaded sessions (ProbeError: cannot tell)."""
+    try:
+        targets = fd_targets(daemon, proc)
+    except TooManyFiles as error:
+        raise ProbeError(f"it {error}") from None
     if targets is None:
         raise ProbeError(f"cannot read the sockets of codex app-server {daemon}")
     mine = _sockets(targets)
@@ -148,15 +196,23 @@ def clients(daemon: int, proc: str = PROC) -> list[Client]:
         argv = procfs.cmdline(pid, proc)
         if argv is None or not is_codex(argv) or is_app_server(argv):
             continue
-        held = socket_inodes(pid, proc)
-        if not held or held.isdisjoint(peers):
+        unscanned = None
+        try:
+            held = socket_inodes(pid, proc)
+        except TooManyFiles as error:
+            # it may be connected: it competes for its directory and can never be named
+            held, unscanned = None, str(error)
+        if unscanned is None and (not held or held.isdisjoint(peers)):
             continue
         resumed_dir = None
         switched = switcher(argv)
         if switched is not None and switched[1] is not None and switched[1] in rollouts:
             resumed_dir = session_cwd(rollouts[switched[1]])
-        found.append(Client(pid, argv, _cwd(pid, proc), lich_environ(pid, proc), resumed_dir))
-    return found
+        client = Client(pid, argv, _cwd(pid, proc), lich_environ(pid, proc), resumed_dir)
+        client.started = procfs.started(pid, proc)
+        client.unscanned = unscanned
+        found.append(client)
+    return Snapshot(found, rollouts)
 
 
 def _rollouts(targets: list[str]) -> dict[str, str]:
@@ -172,34 +228,40 @@ def _rollouts(targets: list[str]) -> dict[str, str]:
 def session_cwd(path: str | None) -> str | None:
     """The `cwd` a Codex rollout recorded its session in (its first line, `session_meta`).
 
-    The path may come from a payload: only a regular file is read (a FIFO or a
-    device would block), and only its first line, bounded.
+    The path may come from a payload: read through lich_hooks/safefile.py
+    (a regular file, not through a final symlink, never blocking on a FIFO),
+    and only its first line, bounded.
     """
+    return meta_cwd(rollout_head(path))
+
+
+def rollout_head(path: str | None) -> bytes | None:
+    """A rollout's first line, as far as it is written (no newline yet: being created);
+    None when it is no readable regular file, or its first line is over the limit."""
     if not path or not path.startswith("/"):
         return None
-    import stat
+    from lich_hooks import safefile
 
+    try:
+        head = safefile.read_regular(path, SESSION_META_LIMIT, stop=b"\n")
+    except (OSError, ValueError):
+        return None
+    return head.split(b"\n", 1)[0] + b"\n" if b"\n" in head else head
+
+
+def being_written(head: bytes | None) -> bool:
+    """A rollout whose first line is not complete yet: a session created this instant,
+    which no resume loaded (a resumed session's rollout starts with a whole session_meta)."""
+    return head is not None and not head.endswith(b"\n")
+
+
+def meta_cwd(head: bytes | None) -> str | None:
+    """The cwd in a rollout's first line, if it is a session_meta naming an absolute one."""
+    if not head:
+        return None
     from lich_hooks.payload import loads_object
 
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        head = b""
-        while b"\n" not in head and len(head) < SESSION_META_LIMIT:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                break
-            head += chunk
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    record = loads_object(head.split(b"\n", 1)[0])
+    record = loads_object(head.rstrip(b"\n"))
     meta = record.get("payload") if record and record.get("type") == "session_meta" else None
     cwd = meta.get("cwd") if isinstance(meta, dict) else None
     return cwd if isinstance(cwd, str) and cwd.startswith("/") else None
@@ -221,20 +283,31 @@ def app_servers(proc: str = PROC) -> list[tuple[int, list[str]]]:
 
 
 def _named_codex(pid: int, proc: str) -> bool:
-    try:
-        with open(f"{proc}/{pid}/comm", "rb") as handle:
-            return handle.read(64).strip().lower() in (b"codex", b"codex.exe")
-    except OSError:
-        return False
+    return procfs.comm(pid, proc) in (b"codex", b"codex.exe")
 
 
-def fd_targets(pid: int, proc: str = PROC) -> list[str] | None:
-    """What a process's open file descriptors point at; None when they cannot be read."""
+class TooManyFiles(ProbeError):
+    """A process holds more open files than the probe reads on a hook's path."""
+
+
+def fd_targets(pid: int, proc: str = PROC, limit: int | None = None) -> list[str] | None:
+    """What a process's open file descriptors point at; None when they cannot be read.
+
+    Raises TooManyFiles past `limit` (default MAX_FDS) descriptors, counted
+    before any is read: the fd directory's size is its count on Linux 6.2+,
+    and the listing's length elsewhere.
+    """
+    cap = MAX_FDS if limit is None else limit
     base = f"{proc}/{pid}/fd"
     try:
+        size = os.stat(base).st_size
+        if size > cap:
+            raise TooManyFiles(f"holds {size} open files (more than the {cap} read)")
         fds = os.listdir(base)
     except OSError:
         return None
+    if len(fds) > cap:
+        raise TooManyFiles(f"holds {len(fds)} open files (more than the {cap} read)")
     found = []
     for fd in fds:
         try:
@@ -245,7 +318,9 @@ def fd_targets(pid: int, proc: str = PROC) -> list[str] | None:
 
 
 def socket_inodes(pid: int, proc: str = PROC) -> set[int] | None:
-    """Inodes of the sockets among a process's open files; None when its fds cannot be read."""
+    """Inodes of the sockets among a process's open files; None when its fds cannot be read.
+
+    TooManyFiles past MAX_FDS, as fd_targets."""
     targets = fd_targets(pid, proc)
     return None if targets is None else _sockets(targets)
 
@@ -262,12 +337,7 @@ def _sockets(targets: list[str]) -> set[int]:
 
 
 def _cwd(pid: int, proc: str) -> str | None:
-    try:
-        path = os.readlink(f"{proc}/{pid}/cwd")
-    except OSError:
-        return None
-    # the kernel marks a removed directory; no payload cwd can match it
-    return None if path.endswith(" (deleted)") else path
+    return procfs.cwd(pid, proc)
 
 
 def lich_environ(pid: int, proc: str = PROC) -> dict[str, str] | None:
@@ -295,41 +365,42 @@ def environ_of(pid: int, keys: Sequence[str], proc: str = PROC) -> dict[str, str
     return found
 
 
-def unix_peers(inodes: Sequence[int]) -> set[int]:
+def unix_peers(inodes: Sequence[int], batch: int = PEER_BATCH) -> set[int]:
     """The peer inode of each given Unix socket (listening ones have none), via sock_diag.
 
-    One request per inode (exact lookup with UDIAG_SHOW_PEER), all in one
-    send; the kernel answers each with a unix_diag_msg or an error (a socket
-    closed meanwhile: skipped).
+    Up to `batch` sockets: one exact lookup each (UDIAG_SHOW_PEER by inode),
+    all in one send, every reply read. More: the kernel walks all its Unix
+    sockets for each exact lookup (1,000 of them cost ~10 ms here), so one
+    dump of every socket in this network namespace, read until NLMSG_DONE,
+    keeps the ones asked for (~1 ms per 1,000 sockets). Either way the
+    replies waiting in the socket never exceed what one recv takes.
     """
     if not inodes:
         return set()
     import _socket
-    import _struct
 
     try:
         sock = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW, NETLINK_SOCK_DIAG)
     except OSError as error:
         raise ProbeError(f"no NETLINK_SOCK_DIAG ({error.strerror or error})") from None
     try:
-        batch = bytearray()
-        for seq, inode in enumerate(inodes, 1):
-            req = _struct.pack(
-                "=BBHIIIII", _socket.AF_UNIX, 0, 0, 0, inode, UDIAG_SHOW_PEER, NO_COOKIE, NO_COOKIE
-            )
-            batch += _struct.pack(
-                "=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, seq, 0
-            )
-            batch += req
         sock.settimeout(1.0)
-        sock.send(bytes(batch))
         peers: set[int] = set()
+        if len(inodes) > batch:
+            sock.send(_request(0, NLM_F_REQUEST | NLM_F_DUMP, 1, ALL_STATES))
+            wanted = set(inodes)
+            while not _parse_replies(sock.recv(1 << 16), peers, wanted):
+                pass
+            return peers
+        sock.send(
+            b"".join(_request(inode, NLM_F_REQUEST, seq) for seq, inode in enumerate(inodes, 1))
+        )
         answered = 0
         while answered < len(inodes):
             data = sock.recv(1 << 16)
             if not data:
-                break
-            answered += _parse_replies(data, peers)
+                raise ProbeError("sock_diag closed before answering")
+            answered += _count_replies(data, peers)
         return peers
     except OSError as error:
         raise ProbeError(f"sock_diag failed ({error.strerror or error})") from None
@@ -337,31 +408,67 @@ def unix_peers(inodes: Sequence[int]) -> set[int]:
         sock.close()
 
 
-def _parse_replies(data: bytes, peers: set[int]) -> int:
-    """Add every UNIX_DIAG_PEER in one recv's messages to `peers`; how many replies it held."""
+def _request(inode: int, flags: int, seq: int, states: int = 0) -> bytes:
+    """One SOCK_DIAG_BY_FAMILY request for AF_UNIX with UDIAG_SHOW_PEER."""
+    import _socket
     import _struct
 
-    count = 0
+    req = _struct.pack(
+        "=BBHIIIII", _socket.AF_UNIX, 0, 0, states, inode, UDIAG_SHOW_PEER, NO_COOKIE, NO_COOKIE
+    )
+    return _struct.pack("=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY, flags, seq, 0) + req
+
+
+def _count_replies(data: bytes, peers: set[int]) -> int:
+    """Add every UNIX_DIAG_PEER in one recv's messages to `peers`; how many replies it held."""
+    count = [0]
+    _parse_replies(data, peers, None, count)
+    return count[0]
+
+
+def _parse_replies(
+    data: bytes, peers: set[int], wanted: set[int] | None, count: list[int] | None = None
+) -> bool:
+    """Add the UNIX_DIAG_PEER of each reply in `data` (of a socket in `wanted`, if given).
+
+    True when the messages end the answer: NLMSG_DONE, or an error for the
+    dump (an error for one exact lookup is that socket gone: skipped). An
+    empty recv ends it too.
+    """
+    import _struct
+
+    if not data:
+        return True
     offset = 0
     while offset + 16 <= len(data):
         length, kind, _flags, _seq, _port = _struct.unpack_from("=IHHII", data, offset)
         if length < 16:
             break
-        count += 1
-        if kind == SOCK_DIAG_BY_FAMILY:
+        if count is not None and kind in (SOCK_DIAG_BY_FAMILY, NLMSG_ERROR, NLMSG_DONE):
+            count[0] += 1
+        if kind == NLMSG_DONE:
+            return True
+        if kind == NLMSG_ERROR and wanted is not None:
+            raise ProbeError("sock_diag refused to list the Unix sockets")
+        if kind == SOCK_DIAG_BY_FAMILY and length >= 32:
             # unix_diag_msg: family, type, state, pad (4 bytes), ino, cookie[2] = 16 bytes
-            attr = offset + 16 + 16
-            end = offset + length
-            while attr + 4 <= end:
-                attr_len, attr_type = _struct.unpack_from("=HH", data, attr)
-                if attr_len < 4:
-                    break
-                if attr_type == UNIX_DIAG_PEER and attr_len >= 8:
-                    (peer,) = _struct.unpack_from("=I", data, attr + 4)
-                    if peer:
-                        peers.add(peer)
-                attr += (attr_len + 3) & ~3
-        elif kind not in (NLMSG_ERROR, NLMSG_DONE):
-            count -= 1
+            (inode,) = _struct.unpack_from("=I", data, offset + 20)
+            if wanted is None or inode in wanted:
+                _add_peer(data, offset + 32, offset + length, peers)
         offset += (length + 3) & ~3
-    return count
+    return False
+
+
+def _add_peer(data: bytes, attr: int, end: int, peers: set[int]) -> None:
+    """The UNIX_DIAG_PEER among one reply's attributes (data[attr:end]), if any."""
+    import _struct
+
+    while attr + 4 <= end:
+        attr_len, attr_type = _struct.unpack_from("=HH", data, attr)
+        if attr_len < 4:
+            return
+        if attr_type == UNIX_DIAG_PEER and attr_len >= 8:
+            (peer,) = _struct.unpack_from("=I", data, attr + 4)
+            if peer:
+                peers.add(peer)
+        attr += (attr_len + 3) & ~3

@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
-from lich_hooks import harness, state
+import time
+
+from lich_hooks import harness
 from lich_hooks.jobs.job import Context, Outcome
 from lich_hooks.lichenv import LichEnv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from lich_hooks.codex_daemon.decide import Attribution
 
 ENDPOINT = "session-start"
 
@@ -41,32 +45,33 @@ def run(ctx: Context) -> Outcome:
     deduped = ctx.route.deduped
     environ = ctx.environ
     card = env.card
-    if deduped and state.last_reported(environ, card) == remembered:
+    # Here, not at the top: outside lich (the commonest no-op) never reads the state.
+    from lich_hooks.jobs import session_record
+
+    if deduped and session_record.last_reported(environ, card) == remembered:
         return Outcome("already-reported")
     claimed = None
     if deduped:
         # One report per id in flight: a Crush turn fires several tool calls
         # within the ~100 ms a report takes, and the report in flight counts as
         # taken for them until its sender ends (and releases the claim).
-        import time
-
-        claimed = state.claim(environ, card, remembered, time.time())
+        claimed = session_record.claim(environ, card, remembered, time.time())
         if claimed is False:
             return Outcome("report-in-flight")
-        if claimed and state.last_reported(environ, card) == remembered:
-            state.release(environ, card, remembered)  # a sender finished in between
+        if claimed and session_record.last_reported(environ, card) == remembered:
+            session_record.release(environ, card, remembered)  # a sender finished in between
             return Outcome("already-reported")
-    state.forget_reported(environ, card)
+    session_record.forget_reported(environ, card)
 
     # Every taken report is remembered, not only the deduped ones: a Claude
     # Code or Codex run in the same card replaces the id lich holds, and a Crush
     # or Antigravity resuming its old conversation there must then report again.
     def remember() -> None:
-        state.remember_reported(environ, card, remembered)
+        session_record.remember_reported(environ, card, remembered)
 
     def release() -> None:
         # After `remember` on a 204; on a failure the next call reports again.
-        state.release(environ, card, remembered)
+        session_record.release(environ, card, remembered)
 
     return Outcome(
         "report",
@@ -87,8 +92,6 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
     used; the card comes from the connected client TUI working in the
     payload's cwd (lich_hooks/codex_daemon/decide.py), or nothing is sent.
     """
-    import time
-
     from lich_hooks import codex_daemon
     from lich_hooks.codex_daemon import decide
 
@@ -105,8 +108,54 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
         return Outcome("bad-input")
     assert runner.pid is not None
     found = codex_daemon.find_card(
-        runner.pid, payload.text("cwd"), payload.text("source"), payload.transcript_path
+        runner.pid,
+        payload.text("cwd"),
+        payload.text("source"),
+        payload.transcript_path,
+        session=payload.session_id,
+        environ=ctx.environ,
     )
+    return _attributed(ctx, found, started)
+
+
+def crush_card(ctx: Context) -> LichEnv | Outcome | None:
+    """Under a `crush server`, the card that owns the conversation (or a refusal).
+
+    None: a crush TUI or `crush run` in its default (local) mode runs the
+    hook as its child, so the hook's own environment is the card's. Under the
+    server the hook's own LICH_* are the first client's and are never used:
+    the server's workspace at the payload's cwd, holding its session, and
+    every client working there must name one card
+    (lich_hooks/crush_server/decide.py), or nothing is sent.
+    """
+    import time
+
+    from lich_hooks import crush_server
+    from lich_hooks.crush_server import decide
+
+    started = time.monotonic()
+    runner = crush_server.who_runs()
+    if runner.kind == decide.OWN:
+        return None
+    ctx.log.set(crush_runner=runner.why)
+    if runner.kind == decide.UNKNOWN:
+        ctx.log.debug(f"not reporting: {runner.why}")
+        return Outcome("crush-runner-unknown")
+    payload = ctx.payload()
+    if payload is None:
+        return Outcome("bad-input")
+    conversation = payload.session_id
+    if conversation is None:
+        return Outcome("no-session-id")
+    assert runner.pid is not None
+    found = crush_server.find_card(runner.pid, ctx.environ, payload.text("cwd"), conversation)
+    return _attributed(ctx, found, started)
+
+
+def _attributed(ctx: Context, found: Attribution, started: float) -> LichEnv | Outcome:
+    """The chosen card's environment, or the refusal; the run log says which and what it cost."""
+    import time
+
     ctx.log.set(attribution=found.why, attribution_ms=round((time.monotonic() - started) * 1000, 2))
     ctx.log.debug(found.why)
     if found.lich is None:
@@ -118,4 +167,5 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
 # own card), another card's LichEnv, or the Outcome that refuses to guess.
 ATTRIBUTIONS: dict[str, Callable[[Context], LichEnv | Outcome | None]] = {
     harness.CODEX_DAEMON: codex_card,
+    harness.CRUSH_SERVER: crush_card,
 }

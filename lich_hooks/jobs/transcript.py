@@ -22,9 +22,9 @@ API message sharing `message.id`):
   the StopFailure it stands for.
 
 A turn whose final message is not in the file yet (no file at all, no line of
-the conversation, a user line or a tool call last) is `unwritten`: Claude Code 2.1.45 runs Stop before it
-flushes the turn to disk (the file of a first turn does not exist yet), and
-writes it within a few hundred milliseconds while the hook runs. `settled`
+the conversation, a user line or a tool call last) is `unwritten`: Claude Code
+2.1.45 runs Stop before it flushes the turn to disk (the file of a first turn
+does not exist yet), and writes it about 100 ms later, while the hook runs. `settled`
 re-reads such a transcript until it holds the message, for at most SETTLE_S.
 """
 
@@ -141,24 +141,15 @@ def _has_tool_use(message: dict[str, object]) -> bool:
 def _lines_from_end(path: str, limit: int) -> Iterator[bytes] | None:
     """The file's non-empty lines, last first, from its last `limit` bytes.
 
-    A regular file only (O_NONBLOCK so a FIFO cannot hang us before fstat
-    says what it is). Blocks are read backwards only as far as the caller
+    A regular file only, opened through lich_hooks/safefile.py (no FIFO can
+    hang us, no final symlink is followed). Blocks are read backwards only as far as the caller
     keeps asking; a line cut by the limit is dropped, never half-parsed.
     """
-    import stat
+    from lich_hooks import safefile
 
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)
+        fd, info = safefile.open_regular(path)
     except (OSError, ValueError):
-        return None
-    try:
-        info = os.fstat(fd)
-    except OSError:
-        os.close(fd)
-        return None
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
         return None
     return _backwards(fd, info.st_size, max(0, info.st_size - limit))
 

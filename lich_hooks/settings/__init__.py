@@ -16,6 +16,8 @@ in them, and how to edit them.
 - tomlfile.py   config.toml: tomllib, or a small reader of doctor's tables on 3.10
 - files.py      reading (regular files only, one size limit) and replacing a settings file
                 while keeping its owner and mode
+- install_record.py  the containers install created in a settings file, so uninstall puts
+                back exactly what install found
 - scenarios.py  what `demo` runs for each harness
 
 Used by the human commands (install, uninstall, doctor, demo); it imports

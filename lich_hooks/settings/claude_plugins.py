@@ -18,6 +18,7 @@ import json
 import os
 from dataclasses import dataclass
 
+from lich_hooks.safefile import same_file
 from lich_hooks.settings import files
 from lich_hooks.settings.locations import claude_config_dir
 from lich_hooks.settings.ours import Refused
@@ -50,10 +51,6 @@ def _read_json(path: str) -> object:
         return None if data is None else json.loads(data)
     except (Refused, ValueError):
         return None
-
-
-def _same_dir(a: str, b: str) -> bool:
-    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def enabled_ids(settings: Sequence[str]) -> dict[str, bool]:
@@ -99,7 +96,7 @@ def installed(environ: Mapping[str, str], project: str, settings: Sequence[str])
             where = entry.get("projectPath")
             if not isinstance(scope, str) or not isinstance(root, str) or not os.path.isdir(root):
                 continue
-            if scope != "user" and not (isinstance(where, str) and _same_dir(where, project)):
+            if scope != "user" and not (isinstance(where, str) and same_file(where, project)):
                 continue  # installed for another project
             if os.path.exists(os.path.join(root, ORPHANED_MARK)):
                 continue

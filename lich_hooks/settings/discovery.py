@@ -13,7 +13,7 @@ a Claude Code plugin must be installed for this project and enabled
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lich_hooks import registrations
 from lich_hooks.settings import claude_plugins, codex_state, jsontext, ours
@@ -59,10 +59,22 @@ class Found:
     owner: str | None = None  # the plugin it belongs to ("lich-hooks@lich-hooks, user scope")
     blockers: tuple[Blocker, ...] = ()
     notes: tuple[str, ...] = ()  # per-command facts worth showing (e.g. "trusted")
+    root: str | None = None  # a plugin's folder: what its ${…PLUGIN_ROOT} stands for
+    scope: str | None = None  # a Claude Code plugin's install scope (user, project, local)
 
     @property
     def plugin(self) -> bool:
         return self.label == "plugin"
+
+    @property
+    def yields_to_install(self) -> bool:
+        """A plugin that runs its own copy stands down wherever an `install` entry runs the
+        same event (routes.py): beside one it never makes an event run twice."""
+        return (
+            self.plugin
+            and bool(self.commands)
+            and all(ours.launcher_argv(ours.split(command)) for command in self.commands)
+        )
 
     @property
     def runs(self) -> bool:
@@ -131,6 +143,8 @@ class Walk:
         path: str,
         owner: str | None = None,
         blockers: tuple[Blocker, ...] = (),
+        root: str | None = None,
+        scope: str | None = None,
     ) -> Found | None:
         """The file as a Found (not yet added); None when it is absent or already read."""
         real = os.path.realpath(path)
@@ -141,9 +155,11 @@ class Walk:
         try:
             document = read_document(path, jsonc=harness.jsonc or plugin)
         except jsontext.JsonTextError as error:
-            return Found(harness, label, path, None, str(error), (), owner, blockers)
+            return Found(harness, label, path, None, str(error), (), owner, blockers, root=root)
         commands = tuple(commands_in(document, harness, plugin))
-        return Found(harness, label, path, document, None, commands, owner, blockers)
+        return Found(
+            harness, label, path, document, None, commands, owner, blockers, root=root, scope=scope
+        )
 
     def add(self, harness: Harness, label: str, path: str) -> None:
         found = self.read(harness, label, path)
@@ -173,7 +189,9 @@ def claude_code(walk: Walk, harness: Harness) -> None:
                 ),
             )
         for path in plugin.hook_files:
-            found = walk.read(harness, "plugin", path, plugin.describe(), blockers)
+            found = walk.read(
+                harness, "plugin", path, plugin.describe(), blockers, plugin.root, plugin.scope
+            )
             if found is not None:
                 walk.found.append(found)
 
@@ -181,7 +199,7 @@ def claude_code(walk: Walk, harness: Harness) -> None:
 def codex(walk: Walk, harness: Harness) -> None:
     """Codex: its hooks.json files and plugins, each hook judged by its trust in config.toml."""
     config = codex_state.Config.load(walk.environ)
-    places: list[tuple[str, str, str, tuple[Blocker, ...], str | None]] = []
+    places: list[tuple[str, str, str, tuple[Blocker, ...], str | None, str | None]] = []
     for label, path in harness.places(walk.environ, walk.project):
         blockers: tuple[Blocker, ...] = ()
         if label.startswith("project") and not config.project_trusted(walk.project):
@@ -191,7 +209,7 @@ def codex(walk: Walk, harness: Harness) -> None:
                     "start `codex` in this project and trust the project when it asks",
                 ),
             )
-        places.append((label, path, os.path.abspath(path), blockers, None))
+        places.append((label, path, os.path.abspath(path), blockers, None, None))
     for plugin in codex_state.plugins(walk.environ, config):
         blockers = ()
         if not plugin.enabled:
@@ -202,9 +220,9 @@ def codex(walk: Walk, harness: Harness) -> None:
                     switched_off=True,
                 ),
             )
-        places.append(("plugin", plugin.path, plugin.source, blockers, plugin.id))
-    for label, path, source, blockers, owner in places:
-        found = walk.read(harness, label, path, owner)
+        places.append(("plugin", plugin.path, plugin.source, blockers, plugin.id, plugin.root))
+    for label, path, source, blockers, owner, root in places:
+        found = walk.read(harness, label, path, owner, root=root)
         if found is None:
             continue
         if found.error is None and found.commands:
@@ -241,22 +259,13 @@ def _with_trust(
         )
     notes = []
     for verdict in codex_state.judge_trust(config, source, found.document, ours.is_ours):
-        line = f"{' '.join(ours.split(verdict.command)[1:])}: {verdict.summary}"
+        argv = ours.command_argv(verdict.command) or ours.split(verdict.command)
+        line = f"{' '.join(argv[1:])}: {verdict.summary}"
         if verdict.runs:
             notes.append(line)
         else:
             blockers += (Blocker(line, codex_state.TRUST_FIX),)
-    return Found(
-        found.harness,
-        found.label,
-        found.path,
-        found.document,
-        found.error,
-        found.commands,
-        found.owner,
-        blockers,
-        tuple(notes),
-    )
+    return replace(found, blockers=blockers, notes=tuple(notes))
 
 
 def discover(environ: Mapping[str, str], project: str, harnesses: Iterable[Harness]) -> list[Found]:
@@ -274,5 +283,7 @@ def registered_in(harness: Harness, environ: Mapping[str, str], project: str) ->
     return [
         os.path.realpath(item.path)
         for item in discover(environ, project, [harness])
-        if item.commands and not any(blocker.switched_off for blocker in item.blockers)
+        if item.commands
+        and not item.yields_to_install
+        and not any(blocker.switched_off for blocker in item.blockers)
     ]

@@ -3,9 +3,10 @@
 The file is the user's (or the harness's): `install` and `uninstall` change
 its content, never what it is. So, for `install`, `uninstall` and `doctor`:
 
-- only a regular file is read (a symlink is followed: dotfile managers link
-  settings files), checked before the open and opened O_NONBLOCK, so a FIFO
-  or a device in its place is refused at once instead of hanging the command;
+- only a regular file is read, through lich_hooks/safefile.py (a symlink is
+  followed: dotfile managers link settings files), opened O_NONBLOCK and
+  checked on the open descriptor, so a FIFO or a device in its place is
+  refused at once instead of hanging the command;
 - every reader uses the same size limit, so a file `install` accepts is one
   `doctor` can read;
 - the replacement is written next to it and renamed over it atomically, with
@@ -20,6 +21,7 @@ from __future__ import annotations
 import os
 import stat
 
+from lich_hooks import safefile
 from lich_hooks.settings.ours import Refused
 
 # Far above any real settings file (a 20,000-hook file is about 1.6 MiB), low
@@ -31,42 +33,15 @@ def read_bytes(path: str, limit: int = SETTINGS_LIMIT) -> bytes | None:
     """The file's bytes; None when it does not exist; Refused when it is not a
     regular file, is larger than `limit`, or cannot be read."""
     try:
-        info = os.stat(path)
+        return safefile.read_regular(path, limit, follow=True)
     except FileNotFoundError:
         return None
+    except safefile.NotRegular as error:
+        raise Refused(f"{path} is {error.kind}, not a settings file; nothing was changed") from None
+    except safefile.TooLarge:
+        raise Refused(f"{path} is larger than {limit >> 20} MiB; nothing was changed") from None
     except OSError as error:
         raise Refused(f"cannot read {path}: {error.strerror or error}") from None
-    _require_regular(path, info)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise Refused(f"cannot read {path}: {error.strerror or error}") from None
-    try:
-        _require_regular(path, os.fstat(fd))  # replaced between the check and the open
-        chunks = []
-        total = 0
-        while total <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-    except OSError as error:
-        raise Refused(f"cannot read {path}: {error.strerror or error}") from None
-    finally:
-        os.close(fd)
-    if total > limit:
-        raise Refused(f"{path} is larger than {limit >> 20} MiB; nothing was changed")
-    return b"".join(chunks)
-
-
-def _require_regular(path: str, info: os.stat_result) -> None:
-    if not stat.S_ISREG(info.st_mode):
-        kind = "a directory" if stat.S_ISDIR(info.st_mode) else "a FIFO, socket or device"
-        raise Refused(f"{path} is {kind}, not a settings file; nothing was changed")
 
 
 def check_writable(path: str, force: bool) -> None:
@@ -102,35 +77,18 @@ def replace(path: str, data: bytes, like: str | None = None) -> None:
         info = None
     directory = os.path.dirname(path)
     os.makedirs(directory or ".", exist_ok=True)
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}")
-    flags = (
-        os.O_WRONLY
-        | os.O_CREAT
-        | os.O_EXCL
-        | getattr(os, "O_NOFOLLOW", 0)
-        | getattr(os, "O_BINARY", 0)
+
+    def keep_owner_and_mode(fd: int) -> None:
+        if os.name == "nt":
+            return
+        if info is None:
+            os.fchmod(fd, 0o666 & ~_umask())
+            return
+        if (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+            os.fchown(fd, info.st_uid, info.st_gid)
+        os.fchmod(fd, stat.S_IMODE(info.st_mode))  # after the chown, which may clear set-id bits
+
+    # A path-based Dir: the settings file's directory is the user's, and may be a symlink.
+    safefile.Dir(directory or ".", None).write(
+        os.path.basename(path), data, prepare=keep_owner_and_mode
     )
-    fd = os.open(tmp, flags, 0o600)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            if os.name != "nt":
-                if info is None:
-                    os.fchmod(fd, 0o666 & ~_umask())
-                else:
-                    if (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
-                        os.fchown(fd, info.st_uid, info.st_gid)
-                    # After the chown, which may clear set-id bits.
-                    os.fchmod(fd, stat.S_IMODE(info.st_mode))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

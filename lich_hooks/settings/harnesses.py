@@ -163,6 +163,7 @@ HARNESSES: dict[str, Harness] = {
             also_reads=_claude_also,
             finds=discovery.claude_code,
             off_switch="disableAllHooks",
+            plugin_remove="claude plugin uninstall {id}{scope}",
             verified=Verified(
                 "claude", ("@anthropic-ai/claude-code",), "2.1.45", "2.1.332", runs_version=True
             ),
@@ -176,6 +177,7 @@ HARNESSES: dict[str, Harness] = {
             shipped_file="codex-hooks.json",
             registration=lambda: {"hooks": registrations.codex_hooks()},
             finds=discovery.codex,
+            plugin_remove="codex plugin remove {id}",
             verified=Verified("codex", ("@openai/codex",), "0.156.1", "0.171.0"),
         ),
         SettingsHarness(

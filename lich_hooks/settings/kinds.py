@@ -33,7 +33,8 @@ import difflib
 import os
 from dataclasses import dataclass, field
 
-from lich_hooks.settings import discovery, files, jsontext, modules, ours
+from lich_hooks.safefile import same_file
+from lich_hooks.settings import discovery, files, install_record, jsontext, modules, ours
 from lich_hooks.settings.ours import Refused
 
 TYPE_CHECKING = False
@@ -82,6 +83,10 @@ class Plan:
         self.new_text = new_text
         self.had_ours = had_ours
         self.why = why
+        # Where to note, once the write succeeded, which containers install
+        # created in the file (install_record.py); `created` None: drop the note.
+        self.environ: Mapping[str, str] | None = None
+        self.created: set[tuple[str, ...]] | None = None
 
     def diff(self) -> str:
         old = (self.old_text or "").splitlines(keepends=True)
@@ -166,6 +171,8 @@ class SettingsHarness(Harness):
     off_switch: str | None = None
     # A harness whose hooks are named objects: ours is the one of this name, as a whole.
     named_hook: str | None = None
+    # Its own command that removes a plugin: {id} the plugin's, {scope} " --scope <s>" or "".
+    plugin_remove: str | None = None
 
     def places(self, environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
         """(label, path) of every settings file this harness reads hooks from."""
@@ -201,33 +208,90 @@ class SettingsHarness(Harness):
         unchanged = Plan(self, scope, path, NOTHING, old_text, old_text, had_ours)
         if executable is None and not had_ours:
             return unchanged
+        new_document: object
         try:
             new_document = ours.merge(self, document, executable)
         except Refused as error:
             raise Refused(f"{path}: {error}; nothing was changed") from None
+        made = install_record.read(environ, path)
+        lost: set[tuple[str, ...]] = set()
+        if executable is None:
+            # What install found comes back: the containers it did not create stay.
+            lost = set(install_record.containers(document)) - set(
+                install_record.containers(new_document)
+            )
+            if made is not None:
+                new_document = install_record.restore(new_document, document, lost - made)
         if parsed is not None and parsed.root is not None:
             if jsontext.same(parsed.root.value, new_document):
                 return unchanged
             try:
                 new_text = jsontext.edit(parsed, new_document, jsonc=self.jsonc)
             except jsontext.JsonTextError as error:
-                raise Refused(f"{path}: {error}; nothing was changed") from None
+                if executable is not None or made is not None:
+                    raise Refused(f"{path}: {error}; nothing was changed") from None
+                # No record, and a comment on a container that removing ours
+                # would delete: a person wrote there, so it stays.
+                new_text = self._keeping_containers(parsed, document, new_document, lost, path)
         else:
             new_text = jsontext.dumps(new_document) + "\n"
         action = REMOVE if executable is None else WRITE
-        return Plan(self, scope, path, action, old_text, new_text, had_ours)
+        result = Plan(self, scope, path, action, old_text, new_text, had_ours)
+        result.environ = environ
+        if executable is not None:
+            result.created = (made or set()) | install_record.created(document, new_document)
+        return result
+
+    def _keeping_containers(
+        self,
+        parsed: jsontext.Parsed,
+        document: object,
+        new_document: object,
+        lost: set[tuple[str, ...]],
+        path: str,
+    ) -> str:
+        """The edit with the containers it would empty kept: the outermost first (an
+        event's list inside a kept `"hooks"` may still go), then all of them."""
+        failure: jsontext.JsonTextError | None = None
+        for depth in (1, 2):
+            kept = {where for where in lost if len(where) <= depth}
+            restored = install_record.restore(new_document, document, kept)
+            try:
+                return jsontext.edit(parsed, restored, jsonc=self.jsonc)
+            except jsontext.JsonTextError as error:
+                failure = error
+        raise Refused(f"{path}: {failure}; nothing was changed")
 
     def apply(self, plan: Plan, force: bool) -> str | None:
-        """Backup first, then the new file, both keeping its owner, group and mode."""
+        """Backup first, then the new file, both keeping its owner, group and mode.
+
+        A write that fails leaves the backup as it was before (none, or the
+        previous one), so a refused install leaves no trace; OSError says why.
+        """
         assert plan.new_text is not None
         files.check_writable(plan.path, force)
         backup = None
+        previous: bytes | None = None
         if plan.old_text is not None:
             backup = plan.path + BACKUP_SUFFIX
             original = files.read_bytes(plan.path)
             if original is not None:
+                try:
+                    previous = files.read_bytes(backup)
+                except Refused:
+                    previous = None
                 files.replace(backup, original, like=plan.path)
-        files.replace(plan.path, plan.new_text.encode("utf-8"))
+        try:
+            files.replace(plan.path, plan.new_text.encode("utf-8"))
+        except OSError:
+            if backup is not None:
+                _put_back(backup, previous)
+            raise
+        if plan.environ is not None:
+            if plan.created is None:
+                install_record.forget(plan.environ, plan.path)
+            else:
+                install_record.write(plan.environ, plan.path, plan.created)
         return backup
 
     def runs(self, plan: Plan, executable: str) -> list[str]:
@@ -315,10 +379,9 @@ class ModuleHarness(Harness):
 
     def also_registered(self, plan: Plan, environ: Mapping[str, str], project: str) -> list[str]:
         found = []
-        here = os.path.realpath(plan.path)
         for other in SCOPES:
             path = self.path(other, environ, project)
-            if other == plan.scope or os.path.realpath(path) == here:
+            if other == plan.scope or same_file(path, plan.path):
                 continue
             text = modules.read(path).text
             if text is not None and modules.is_ours(text):
@@ -328,6 +391,17 @@ class ModuleHarness(Harness):
                     f"--scope {other})."
                 )
         return found
+
+
+def _put_back(backup: str, previous: bytes | None) -> None:
+    """The backup as it was before this write: removed, or its old bytes (best-effort)."""
+    try:
+        if previous is None:
+            os.unlink(backup)
+        else:
+            files.replace(backup, previous)
+    except OSError:
+        pass
 
 
 def read_text(path: str) -> str | None:

@@ -10,13 +10,26 @@ from __future__ import annotations
 
 import os
 
+from lich_hooks.state import location
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 
 def home(environ: Mapping[str, str]) -> str:
-    return environ.get("HOME") or environ.get("USERPROFILE") or os.path.expanduser("~")
+    """The home the hooks keep their state under (state/location.py: HOME only when
+    absolute; unset or empty, the account's), so a relative HOME never puts a
+    user's settings under the working directory."""
+    found = location.home(environ)
+    if found is None:
+        from lich_hooks.settings.ours import Refused
+
+        raise Refused(
+            "no home directory: HOME is a relative path, or unset and the account has "
+            "none; set HOME to an absolute path, or use --scope project"
+        )
+    return found
 
 
 def claude_config_dir(environ: Mapping[str, str]) -> str:
@@ -29,18 +42,15 @@ def codex_home(environ: Mapping[str, str]) -> str:
     return environ.get("CODEX_HOME") or os.path.join(home(environ), ".codex")
 
 
-def _absolute(value: str | None) -> str | None:
-    """An environment path, only when absolute: a relative one is invalid, never cwd-based."""
-    return value if value and os.path.isabs(value) else None
-
-
 def config_home(environ: Mapping[str, str]) -> str:
     """$XDG_CONFIG_HOME (when absolute, as the XDG rules say), else ~/.config: opencode's."""
-    return _absolute(environ.get("XDG_CONFIG_HOME")) or os.path.join(home(environ), ".config")
+    return location.absolute(environ.get("XDG_CONFIG_HOME")) or os.path.join(
+        home(environ), ".config"
+    )
 
 
 def omp_agent_dir(environ: Mapping[str, str]) -> str:
     """omp's agent folder: $PI_CODING_AGENT_DIR (when absolute), else ~/.omp/agent."""
-    return _absolute(environ.get("PI_CODING_AGENT_DIR")) or os.path.join(
+    return location.absolute(environ.get("PI_CODING_AGENT_DIR")) or os.path.join(
         home(environ), ".omp", "agent"
     )

@@ -19,6 +19,7 @@ import re
 import shlex
 import sys
 
+from lich_hooks import registrations
 from lich_hooks.harness import DEFAULT_PROVIDER
 from lich_hooks.settings.jsontext import walk
 
@@ -83,11 +84,23 @@ def split(command: str) -> list[str]:
         return command.split()
 
 
+def launcher_argv(argv: list[str]) -> list[str] | None:
+    """A plugin's hook, `sh "${…PLUGIN_ROOT}/plugin/lich-hook" <event> <provider>`, without sh."""
+    if len(argv) in (3, 4) and argv[0] == "sh":
+        if argv[1].replace("\\", "/").endswith("/" + registrations.PLUGIN_LAUNCHER):
+            return argv[1:]
+    return None
+
+
 def command_argv(value: object) -> list[str] | None:
-    """The argv of a handler's command when it is one of ours, else None."""
+    """The argv of a handler's command when it is one of ours, else None.
+
+    A plugin's launcher command counts, as the argv it hands the launcher.
+    """
     if not isinstance(value, str):
         return None
     argv = split(value)
+    argv = launcher_argv(argv) or argv
     if len(argv) not in (2, 3) or os.path.basename(argv[0].strip('"')) not in EXECUTABLE_NAMES:
         return None
     # `lich-hook <event> [<provider>]` and nothing else: a compound shell command

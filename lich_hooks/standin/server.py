@@ -134,10 +134,14 @@ class StandIn:
                 endpoint = parts.path.lstrip("/")
                 tokens = parse_qs(parts.query).get("token")
                 token = tokens[0] if tokens else None
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(min(length, MAX_BODY + 1)) if length > 0 else b""
+                length = _content_length(self.headers.get("Content-Length"))
+                body = self.rfile.read(min(length, MAX_BODY + 1)) if length and length > 0 else b""
                 reason: str | None
-                if token != standin.token:
+                if length is None:
+                    # Nothing tells where the body ends: answer, and read no further.
+                    status, accepted, reason = 400, None, "invalid Content-Length"
+                    self.close_connection = True
+                elif token != standin.token:
                     status, accepted, reason = 401, None, "bad token"
                 else:
                     reply = validate(endpoint, body)
@@ -171,3 +175,11 @@ class StandIn:
                 pass
 
         return Handler
+
+
+def _content_length(value: str | None) -> int | None:
+    """The header's length (0 when absent); None when it is no decimal length at all."""
+    if value is None:
+        return 0
+    value = value.strip()
+    return int(value) if value.isascii() and value.isdigit() else None

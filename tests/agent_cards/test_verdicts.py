@@ -202,7 +202,8 @@ def test_prompt_arrives_as_one_argv_element(
     ran = run_hook(HOOK, agent_payload(project, prompt=prompt), card_env)
     assert reason(ran.stdout).startswith("Not an error:")
     argv = fake.argvs()[0]
-    assert argv[-3:] == ["--prompt", prompt, "--json"]
+    spelled = [f"--prompt={prompt}"] if prompt.startswith("-") else ["--prompt", prompt]
+    assert argv[-len(spelled) - 1 :] == [*spelled, "--json"]
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,9 @@ import sys
 from pathlib import Path
 
 DAEMON_MAIN = r"""
-import json, os, socket, subprocess, sys, threading, time
+import json, os, resource, socket, subprocess, sys, threading, time
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 path = os.environ["FAKE_CODEX_SOCKET"]
 server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 server.bind(path)
@@ -34,8 +36,18 @@ def accept():
 threading.Thread(target=accept, daemon=True).start()
 print("listening", flush=True)
 opened = []
+spare = []
 for line in sys.stdin:
     job = json.loads(line)
+    if "sockets" in job:  # a busy daemon: that many more connected Unix sockets (two each)
+        spare.extend(socket.socketpair() for _ in range(job["sockets"]))
+        print("{}", flush=True)
+        continue
+    if "unload" in job:  # the daemon lets go of every session it held
+        while opened:
+            opened.pop().close()
+        print("{}", flush=True)
+        continue
     if "open" in job:  # a session's rollout, held open as the daemon holds loaded sessions
         opened.append(open(job["open"], "rb"))
         print("{}", flush=True)
@@ -52,7 +64,10 @@ for line in sys.stdin:
 """
 
 CLIENT_MAIN = r"""
-import os, socket, sys
+import os, resource, socket, sys
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+spare = [socket.socketpair() for _ in range(int(os.environ.get("FAKE_CODEX_SPARE", "0")))]
 conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 conn.connect(os.environ["FAKE_CODEX_SOCKET"])
 conn.recv(2)
@@ -122,8 +137,19 @@ class FakeCodex:
 
     def hold_open(self, path: Path) -> None:
         """Make the daemon hold `path` open, as Codex's holds a loaded session's rollout."""
+        self._ask({"open": str(path)})
+
+    def unload(self) -> None:
+        """Make the daemon close every rollout it holds, as Codex unloads idle sessions."""
+        self._ask({"unload": True})
+
+    def hold_sockets(self, pairs: int) -> None:
+        """Make the daemon hold `pairs` more connected Unix socket pairs (a busy daemon)."""
+        self._ask({"sockets": pairs})
+
+    def _ask(self, job: dict[str, object]) -> None:
         assert self.daemon is not None and self.daemon.stdin and self.daemon.stdout
-        self.daemon.stdin.write(json.dumps({"open": str(path)}) + "\n")
+        self.daemon.stdin.write(json.dumps(job) + "\n")
         self.daemon.stdin.flush()
         assert self.daemon.stdout.readline().strip() == "{}"
 

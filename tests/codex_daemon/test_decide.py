@@ -373,3 +373,87 @@ def test_a_daemon_as_pid_1_is_seen(tmp_path: Path) -> None:
 
     proc = fake_proc(tmp_path, {90: (1, SH), 1: (0, DAEMON_ARGV)})
     assert runner(ancestors(90, proc)).kind == decide.DAEMON
+
+
+# --- a TUI that moved without a trace: /resume into another card's directory, then /new ------
+
+# Recorded from Codex 0.171.0 (tests/real_clients/test_codex_daemon.py): card A's plain TUI in
+# projA resumed S1, recorded in projB, chose "session directory" and started a new conversation;
+# SessionStart came only for that one, fresh, cwd projB. The daemon held S1's rollout open.
+MOVED_A = tui(700, "/p/a", card("card-A"))
+HOME_B = tui(701, "/p/b", card("card-B", "4712", "t2"))
+
+
+def test_the_moved_tui_s_new_conversation_names_no_card() -> None:
+    clients = [MOVED_A, HOME_B]
+    held = {S1: "/p/b", "01a22c98-0000-7d42-901e-335193cd8a05": "/p/a"}
+    assert decide.strays(held, "/p/b", "conv-new", accounted=()) == [S1]
+    assert decide.movers(clients, "/p/b") == [MOVED_A]
+    found = pick(clients, "/p/b")  # what the hook saw before the rule: card B, wrongly
+    assert found.lich == card("card-B", "4712", "t2")
+    found = choose(clients, "/p/b", "startup", None, moved={700})
+    assert (found.decision, found.lich) == (decide.MOVED, None)
+    assert "700" in found.why and "/p/b" in found.why
+    # card A's own directory is not affected
+    assert choose(clients, "/p/a", "startup", None, moved=()).lich == card("card-A")
+
+
+def test_a_mover_of_the_same_card_still_names_it() -> None:
+    """Two TUIs of one card: whichever moved, the conversation is that card's."""
+    clients = [tui(700, "/p/a", card("card-B", "4712", "t2")), HOME_B]
+    assert choose(clients, "/p/b", "startup", None, moved={700}).lich == card(
+        "card-B", "4712", "t2"
+    )
+
+
+def test_only_the_mover_can_be_there_when_no_one_else_works_there() -> None:
+    assert choose([MOVED_A, HOME_B], "/p/c", "startup", None, moved={700}).lich == card("card-A")
+
+
+def test_strays_leave_out_the_payload_s_own_and_the_accounted_sessions() -> None:
+    held: dict[str, str | None] = {"own": "/p/b", "b-old": "/p/b", "a-old": "/p/a", "odd": None}
+    assert decide.strays(held, "/p/b", "own", accounted={"b-old"}) == ["odd"]  # unknown counts
+    assert decide.strays(held, "/p/./b/", "own", accounted={"b-old", "odd"}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "recorded", "moving"),
+    [
+        ("resume", "/p/b", True),  # "session directory": whoever resumed it may be here now
+        ("fork", "/p/b", True),
+        ("resume", None, True),  # recorded where? unknown counts
+        ("something-new", "/p/b", True),
+        ("resume", "/p/a", False),  # "current directory": it runs where its TUI works
+        ("startup", "/p/b", False),
+        ("clear", None, False),
+        ("compact", "/p/b", False),  # the conversation stays where it runs
+    ],
+)
+def test_which_sessionstarts_can_be_a_move(source: str, recorded: str | None, moving: bool) -> None:
+    assert decide.moves(source, recorded, "/p/b") is moving
+
+
+def test_a_client_whose_files_were_not_read_is_never_named() -> None:
+    odd = tui(702, "/p/b", card("card-B"))
+    odd.unscanned = "holds 19000 open files (more than the 4096 read)"
+    found = pick([odd], "/p/b")
+    assert (found.decision, found.lich) == (decide.UNREADABLE, None)
+    assert "19000 open files" in found.why
+    assert pick([odd, MOVED_A], "/p/a").lich == card("card-A")  # it competes only where it is
+
+
+movers = st.sets(st.integers(100, 105))
+
+
+@given(snapshots, dirs, movers)
+def test_never_a_card_that_is_not_the_only_one_among_those_who_can_be_there(
+    rows: list[tuple[str, str]], cwd: str, moved: set[int]
+) -> None:
+    """The rule with moves: every client in cwd or marked for it must be the named card's."""
+    clients = [tui(100 + i, d, card(n)) for i, (d, n) in enumerate(rows)]
+    found = choose(clients, cwd, "startup", None, moved)
+    there = {n for i, (d, n) in enumerate(rows) if d == cwd or 100 + i in moved}
+    if len(there) == 1:
+        assert found.lich == card(there.pop())
+    else:
+        assert found.lich is None

@@ -77,3 +77,27 @@ def test_another_codex_home_s_daemon_is_not_this_one(
     env = base_env(tmp_path, CODEX_HOME=str(tmp_path / "codex-home"))
     [row] = doctor_codex_daemon.check(env)
     assert row.status == doctor.OK
+
+
+def test_a_directory_a_tui_may_have_moved_into_is_named(
+    fake: FakeCodex, tmp_path: Path, lich: StandIn
+) -> None:
+    """After a hook saw card A's TUI possibly move into projB, doctor says projB's reports drop."""
+    from tests.codex_daemon.test_fake_daemon import HOOK, payload, rollout
+
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    card_a = base_env(tmp_path, CODEX_HOME=str(home), **lich.env("card-A"))
+    card_b = base_env(tmp_path, CODEX_HOME=str(home), **lich.env("card-B"))
+    fake.start_daemon(card_a)
+    fake.start_client(card_a, tmp_path / "a")
+    fake.start_client(card_b, tmp_path / "b")
+    [row] = doctor_codex_daemon.check(card_b)
+    assert "several cards share" not in row.summary
+    fake.hold_open(rollout(tmp_path, "01a22c85-4633-7dc1-8f42-04a93a0ae90f", tmp_path / "b"))
+    fake.run_hook(HOOK, payload(tmp_path / "b", "conv-A2"), tmp_path / "b")  # marks card A
+    fake.unload()
+    [row] = doctor_codex_daemon.check(card_b)
+    assert f"several cards share {tmp_path / 'b'}" in row.summary

@@ -8,6 +8,8 @@ TUI working in the payload's cwd, or nothing.
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -225,3 +227,183 @@ def test_a_session_resumed_into_the_current_dir_is_that_card_s(
     [got] = lich_b.wait(1)
     assert got.accepted == {"session_id": "card-B", "provider_session_id": SID, "provider": "codex"}
     assert lich.received == []
+
+
+def test_a_client_moved_in_by_resume_and_new_names_no_card(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
+) -> None:
+    """Card A's plain TUI `/resume`d S (recorded in projB, where card B works), chose the
+    session directory and `/new`ed: the first hook is a fresh conversation in projB.
+
+    The daemon holds S open and no report attributed it. On the code before the
+    rule card B, the one client working in projB, got card A's conversation.
+    """
+    env = base_env(tmp_path, **lich.env("card-A"))
+    s1 = rollout(tmp_path, SID, projects["b"])
+    fake.start_daemon(env)
+    client_a = fake.start_client(env, projects["a"])
+    fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
+    fake.hold_open(s1)  # card A's resume loaded S
+    fake.run_hook(HOOK, payload(projects["b"], "conv-A2"), projects["b"])
+    [record] = wait_for_log(env, 1)
+    assert record["decision"] == "codex-daemon-moved-here", record
+    assert lich_b.wait(1, timeout=0.5) == [] and lich.received == []
+    # card B's own next conversation there waits too, while card A's TUI stays connected
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B2"), projects["b"])
+    assert wait_for_log(env, 2)[1]["decision"] == "codex-daemon-moved-here"
+    # card A elsewhere is unaffected
+    fake.run_hook(HOOK, payload(projects["a"], "conv-A3"), projects["a"])
+    [got_a] = lich.wait(1)
+    assert got_a.accepted is not None and got_a.accepted["provider_session_id"] == "conv-A3"
+    fake.stop(client_a)  # card A's TUI left: projB is card B's alone again
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B3"), projects["b"])
+    [got_b] = lich_b.wait(1)
+    assert got_b.accepted == {
+        "session_id": "card-B",
+        "provider_session_id": "conv-B3",
+        "provider": "codex",
+    }
+    assert [r["decision"] for r in wait_for_log(env, 4)] == [
+        "codex-daemon-moved-here",
+        "codex-daemon-moved-here",
+        "report",
+        "report",
+    ]
+
+
+def test_the_mark_outlives_the_session_the_daemon_unloads(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
+) -> None:
+    """Once seen, a possible move is remembered while its client stays connected, even after
+    the daemon lets go of the session that showed it."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    fake.start_client(env, projects["a"])
+    fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
+    fake.hold_open(rollout(tmp_path, SID, projects["b"]))
+    fake.run_hook(HOOK, payload(projects["b"], "conv-1"), projects["b"])
+    state = tmp_path / "state" / "codex-daemon"
+    [name] = [n for n in os.listdir(state)]
+    assert name.startswith("m-") and stat.S_IMODE(os.stat(state).st_mode) == 0o700
+    assert stat.S_IMODE(os.lstat(state / name).st_mode) == 0o600
+    assert os.path.getsize(state / name) == 0
+    fake.unload()  # the daemon lets go of S: the move it showed is remembered
+    fake.run_hook(HOOK, payload(projects["b"], "conv-2"), projects["b"])
+    assert wait_for_log(env, 2)[1]["decision"] == "codex-daemon-moved-here"
+    assert lich_b.received == [] and lich.received == []
+
+
+def test_a_held_session_a_report_attributed_is_accounted_for(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
+) -> None:
+    """Card B's own earlier conversation stays loaded after its `/new`: not a move."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    fake.start_client(env, projects["a"])
+    fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
+    first = "01a22c85-1111-7dc1-8f42-04a93a0ae90f"
+    fake.run_hook(HOOK, payload(projects["b"], first), projects["b"])
+    fake.hold_open(rollout(tmp_path, first, projects["b"]))
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B2"), projects["b"])
+    got = lich_b.wait(2)
+    assert [g.accepted["provider_session_id"] for g in got if g.accepted] == [first, "conv-B2"]
+    assert [r["decision"] for r in wait_for_log(env, 2)] == ["report", "report"]
+
+
+def test_a_busy_daemon_s_clients_are_still_found(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    """1,200 more Unix sockets in the daemon: one netlink batch of them overflowed the
+    receive queue (nothing was reported, after a 1 s timeout)."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    fake.hold_sockets(600)
+    fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["b"])
+    assert fake.daemon is not None
+    assert len(os.listdir(f"/proc/{fake.daemon.pid}/fd")) > 1200
+    fake.run_hook(HOOK, payload(projects["b"]), projects["b"])
+    [got] = lich.wait(1)
+    assert got.accepted is not None and got.accepted["session_id"] == "card-B"
+    [record] = wait_for_log(env, 1)
+    assert record["decision"] == "report", record
+
+
+def test_a_daemon_holding_too_many_files_refuses_fast(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    """A leaking daemon (9,000 sockets here, 19,000 files seen in the wild) is not read
+    one file at a time on the user's turn: refused, in a few ms."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    fake.hold_sockets(4500)
+    fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["b"])
+    fake.run_hook(HOOK, payload(projects["b"]), projects["b"])
+    [record] = wait_for_log(env, 1)
+    assert record["decision"] == "codex-daemon-probe-failed", record
+    assert "open files" in str(record["attribution"])
+    assert float(str(record["attribution_ms"])) < 100
+    assert lich.wait(1, timeout=0.5) == []
+
+
+def test_a_client_holding_too_many_files_competes_but_is_never_named(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    """A client holding 4,200 files may be connected: it keeps its directory from reporting."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    spare = "2100"
+    fake.start_client(
+        base_env(tmp_path, **lich.env("card-B"), FAKE_CODEX_SPARE=spare), projects["b"]
+    )
+    fake.run_hook(HOOK, payload(projects["b"]), projects["b"])
+    [record] = wait_for_log(env, 1)
+    assert record["decision"] == "codex-daemon-client-unreadable", record
+    assert "open files" in str(record["attribution"])
+    assert lich.wait(1, timeout=0.5) == []
+
+
+def test_exact_lookups_and_the_dump_name_the_same_peers() -> None:
+    """The two ways the probe asks sock_diag, against socket pairs whose peers are known."""
+    import socket
+
+    from lich_hooks.codex_daemon import probe
+
+    pairs = [socket.socketpair() for _ in range(300)]
+    try:
+        ino = {s.fileno(): os.fstat(s.fileno()).st_ino for pair in pairs for s in pair}
+        mine = [ino[a.fileno()] for a, _ in pairs]
+        theirs = {ino[b.fileno()] for _, b in pairs}
+        assert probe.unix_peers(mine) == theirs  # 300 > PEER_BATCH: the dump
+        few = mine[: probe.PEER_BATCH]
+        assert probe.unix_peers(few) == {ino[b.fileno()] for _, b in pairs[: len(few)]}
+        # the old way, every lookup in one send: the replies overflow the receive queue
+        everyone = sorted(ino.values())
+        with pytest.raises(probe.ProbeError, match="No buffer space"):
+            probe.unix_peers(everyone, batch=len(everyone))
+    finally:
+        for a, b in pairs:
+            a.close()
+            b.close()
+
+
+def test_a_session_being_created_this_instant_is_no_move(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
+) -> None:
+    """Card A's turn starts as card B's does: A's rollout has no whole first line yet. A
+    resumed session's rollout always has one, so the half-written one is nobody's move; a
+    whole first line that names no directory counts as possibly anywhere."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    fake.start_client(env, projects["a"])
+    fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
+    starting = tmp_path / "rollout-2026-11-30T13-15-24-01a22c85-2222-7dc1-8f42-04a93a0ae90f.jsonl"
+    starting.write_bytes(b'{"type":"session_meta","payload":{"id":"01a2')
+    fake.hold_open(starting)
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B1"), projects["b"])
+    [got] = lich_b.wait(1)
+    assert got.accepted is not None and got.accepted["session_id"] == "card-B"
+    odd = tmp_path / "rollout-2026-11-30T13-15-24-01a22c85-3333-7dc1-8f42-04a93a0ae90f.jsonl"
+    odd.write_bytes(b'{"type":"turn_context"}\n')
+    fake.hold_open(odd)
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B2"), projects["b"])
+    assert wait_for_log(env, 2)[1]["decision"] == "codex-daemon-moved-here"

@@ -204,7 +204,9 @@ def test_interactive_detection_is_shown(scratch: Scratch, in_lich: dict[str, str
     row = checks(json.loads(scratch.cli("doctor", "--json", env=env).stdout))[
         "interactive detection"
     ]
-    assert "not interactive: CLAUDE_CODE_SESSION_ATTENDED=0" in str(row["summary"])
+    assert "not interactive (like `claude -p`): CLAUDE_CODE_SESSION_ATTENDED=0" in str(
+        row["summary"]
+    )
 
 
 def test_one_file_or_one_plugin_is_never_a_duplicate(

@@ -83,3 +83,27 @@ def test_a_client_that_hangs_up_prints_no_traceback(scratch: Scratch, listen: Li
     scratch.cli("doctor", env={**scratch.env, **listen.exported})
     assert listen.lines.get(timeout=10).startswith("probe from doctor")
     assert "Traceback" not in listen.stop()
+
+
+@pytest.mark.parametrize("length", [b"abc", b"-5", b"1e3", b""])
+def test_a_length_that_is_no_number_is_answered_400(
+    scratch: Scratch, listen: Listen, length: bytes
+) -> None:
+    """Before: a ValueError traceback on listen's stderr for `Content-Length: abc`, no answer."""
+    port = int(listen.exported["LICH_PORT"])
+    token = listen.exported["LICH_TOKEN"].strip("'")
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+        client.sendall(
+            b"POST /session-start?token=" + token.encode() + b" HTTP/1.1\r\n"
+            b"Content-Length: " + length + b"\r\n\r\n{}"
+        )
+        answer = b""
+        while chunk := client.recv(4096):  # it answers and closes: nothing marks the body's end
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 400 "), answer
+    assert answer.endswith(b"invalid Content-Length")
+    scratch.cli("doctor", env={**scratch.env, **listen.exported})
+    lines = [listen.lines.get(timeout=10), listen.lines.get(timeout=10)]
+    assert lines[0].endswith("400 invalid Content-Length"), lines
+    assert lines[1].startswith("probe from doctor")
+    assert "Traceback" not in listen.stop()

@@ -1,4 +1,4 @@
-"""The console script ends hook and status-line runs with os._exit (cli._finish):
+"""The console script ends hook and status-line runs with os._exit (cli.finish):
 nothing a harness should read may be lost on the way, and a caller that passes
 its own argv keeps its process."""
 

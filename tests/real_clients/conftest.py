@@ -53,7 +53,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "real_client: drives a real CLI (Claude Code, Codex, opencode, omp; installed from npm)",
+        "real_client: drives a real CLI (Claude Code, Codex, opencode, omp; Crush built with Go)",
     )
 
 
@@ -80,6 +80,11 @@ def opencode(request: pytest.FixtureRequest) -> clients.Client:
 @pytest.fixture(scope="session", params=clients.selected("omp"), ids=_ids("omp"))
 def omp(request: pytest.FixtureRequest) -> clients.OmpClient:
     return clients.omp(request.param)
+
+
+@pytest.fixture(scope="session")
+def crush() -> clients.Client:
+    return clients.crush()
 
 
 @pytest.fixture

@@ -44,6 +44,7 @@ pytestmark = [
 
 READY = "Ask Codex"  # the composer's placeholder: the TUI takes input
 DAEMON_SINCE = "0.157.0"  # the first Codex whose TUI hands its hooks to the shared daemon
+TURN_DONE = "Worked for"  # the line under a turn's last output
 
 
 class Lab:
@@ -54,7 +55,10 @@ class Lab:
         self.client = client
         self.daemon = client.at_least(DAEMON_SINCE)
         self.codex_home = root / "codex-home"
-        self.dirs = {name: root / name for name in ("projA", "projB", "projC", "projD", "projE")}
+        self.dirs = {
+            name: root / name
+            for name in ("projA", "projB", "projC", "projD", "projE", "projF", "projG")
+        }
         for folder in self.dirs.values():
             folder.mkdir()
         seed_codex_home(self.codex_home, api.base_url, projects=self.dirs.values())
@@ -69,6 +73,29 @@ class Lab:
 
     def daemons(self) -> list[str]:
         return [line for _, line in running_for(self.codex_home) if "--managed-daemon" in line]
+
+    def wait_connected(self, *tuis: Terminal, timeout: float = 60.0) -> None:
+        """Until the daemon lists every one of these TUIs among its clients.
+
+        A TUI draws its composer before it has connected to the daemon: a turn
+        typed then waits, and a hook run meanwhile sees the TUIs connected so far.
+        """
+        from lich_hooks.codex_daemon import probe
+
+        if not self.daemon:
+            return  # before 0.157 each TUI runs its own hooks: nothing to join
+        want = {tui.proc.pid for tui in tuis}
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for pid, line in running_for(self.codex_home):
+                if "--managed-daemon" in line:
+                    try:
+                        if want <= {c.pid for c in probe.clients(pid)}:
+                            return
+                    except probe.ProbeError:
+                        pass
+            time.sleep(0.2)
+        raise AssertionError(f"TUIs {sorted(want)} never connected to the daemon")
 
 
 @pytest.fixture(scope="module")
@@ -125,6 +152,7 @@ def test_two_cards_in_one_dir_never_name_the_wrong_card(lab: Lab) -> None:
         here = lab.dirs["projC"]
         card_c = start(stack, lab, lab.card_env("card-C", lich_c), here)
         card_d = start(stack, lab, lab.card_env("card-D", lich_d), here)
+        lab.wait_connected(card_c, card_d)
         card_d.submit("hello from card D")
         card_c.submit("hello from card C")
         records = _wait_records(lab, before + 2)[before:]
@@ -135,7 +163,9 @@ def test_two_cards_in_one_dir_never_name_the_wrong_card(lab: Lab) -> None:
             assert [a["session_id"] for a in accepted(lich_c)] == ["card-C"]
             assert [a["session_id"] for a in accepted(lich_d)] == ["card-D"]
             return
-        assert [r["decision"] for r in records] == ["codex-daemon-several-cards"] * 2, records
+        # (moved-here when a TUI of the test before has not quite quit yet: a refusal too)
+        refusals = {"codex-daemon-several-cards", "codex-daemon-moved-here"}
+        assert [r["decision"] in refusals for r in records] == [True, True], records
         assert lab.daemons()
         # nothing was sent anywhere, so nothing can name the wrong card
         assert accepted(lich_c) == [] and accepted(lich_d) == []
@@ -162,16 +192,7 @@ def test_a_session_resumed_into_another_card_s_dir_names_no_card(lab: Lab) -> No
         session = str(got.accepted["provider_session_id"])
         start(stack, lab, env_a, lab.dirs["projA"])  # card A works on in projA
         before = len(lab.records())
-        # answer "session directory" in config.toml: a `-c` override would make the TUI run
-        # an embedded app-server (its hooks then see its own environment, no daemon)
-        config = lab.codex_home / "config.toml"
-        seeded = config.read_text()
-        stack.callback(config.write_text, seeded)
-        setting = 'resume_cwd = "session"\n'
-        if "\n[tui]\n" in seeded:  # Codex may have written its own [tui] table by now
-            config.write_text(seeded.replace("\n[tui]\n", "\n[tui]\n" + setting, 1))
-        else:
-            config.write_text(seeded + "\n[tui]\n" + setting)
+        _answer_session_directory(lab, stack)
         env_b = lab.card_env("card-B", lich_b)
         card_b = start(stack, lab, env_b, lab.dirs["projB"], "resume", session)
         # The resumed session is up once its composer shows after "Resuming session". (Its
@@ -200,6 +221,112 @@ def test_a_session_resumed_into_another_card_s_dir_names_no_card(lab: Lab) -> No
         assert str(lab.dirs["projA"]) in str(record["attribution"])
         assert len(lich_a.received) == 1 and lich_b.received == []
         print(f"\nresumed into card A's dir: {record['attribution']}")
+
+
+def test_a_tui_moved_by_resume_then_new_names_no_card(lab: Lab) -> None:
+    """Card F's plain TUI `/resume`s a session recorded in projG, where card G works, and
+    `/new`s: Codex fires SessionStart only for the new conversation, in projG.
+
+    Nothing in card F's process says it now works in projG; on the code before
+    the rule (docs/harnesses.md, Codex) card G was the one client there and got
+    card F's conversation. The daemon holds the resumed session open and no
+    report attributed it: projG's match by directory proves nothing while card
+    F's TUI stays connected, and card G reports again once it left.
+    """
+    if not lab.daemon:
+        pytest.skip(f"Codex {lab.client.release} has no daemon: each TUI runs its own hooks")
+    here, there = lab.dirs["projF"], lab.dirs["projG"]
+    with StandIn() as lich_f, StandIn() as lich_g, ExitStack() as stack:
+        env_f, env_g = lab.card_env("card-F", lich_f), lab.card_env("card-G", lich_g)
+        seed = start(stack, lab, env_g, there, "--no-daemon")  # a session recorded in projG
+        seed.submit("seed session of card G")
+        lich_g.wait(1, timeout=60)
+        seed.wait_for_text("scripted reply", timeout=60)  # recorded with its first turn
+        seed.close()
+        _answer_session_directory(lab, stack)
+        card_g = start(stack, lab, env_g, there)
+        card_f = start(stack, lab, env_f, here)
+        lab.wait_connected(card_g, card_f)
+        before = len(lab.records())
+        turns = len(card_g.screen()), len(card_f.screen())
+        card_g.submit("hello from card G")
+        card_f.submit("hello from card F")
+        records = _wait_records(lab, before + 2)[before:]
+        assert [r["decision"] for r in records] == ["report", "report"], records  # common case
+        assert [a["session_id"] for a in accepted(lich_f)] == ["card-F"]
+        assert [a["session_id"] for a in accepted(lich_g)] == ["card-G"] * 2
+
+        # a turn in progress disables /resume (and /new): wait until each has ended
+        card_g.wait_for_text(TURN_DONE, after=turns[0])
+        card_f.wait_for_text(TURN_DONE, after=turns[1])
+        mark = len(card_f.screen())
+        card_f.type("/resume")
+        card_f.wait_for_text("/resume", after=mark)
+        card_f.press_enter()
+        listed = card_f.wait_for_text("Resume a previous session", after=mark)
+        card_f.type("\x1b[C")  # the filter: this directory's sessions -> all
+        card_f.type("seed session of card G")  # search
+        card_f.wait_for_text("seed session of card G", after=listed)
+        card_f.press_enter()
+        resumed = card_f.wait_for_text(str(there), after=listed)  # its status line: projG
+        card_f.wait_for_text(READY, after=resumed)
+        _slash_new(card_f)
+        _submit_until_hooked(lab, card_f, "hello from card F in projG", before + 3)
+        [moved] = _wait_records(lab, before + 3)[before + 2 :]
+        assert "app-server" in str(moved.get("codex_runner")), moved
+        assert moved["decision"] == "codex-daemon-moved-here", moved
+        assert str(there) in str(moved["attribution"])
+        # the price: card G's own new conversations there wait until card F's TUI leaves
+        _slash_new(card_g)
+        mark = len(card_g.screen())
+        _submit_until_hooked(lab, card_g, "hello again from card G", before + 4)
+        [held] = _wait_records(lab, before + 4)[before + 3 :]
+        assert held["decision"] == "codex-daemon-moved-here", held
+        assert [a["session_id"] for a in accepted(lich_g)] == ["card-G"] * 2  # nothing wrong
+        assert [a["session_id"] for a in accepted(lich_f)] == ["card-F"]
+        card_f.close()
+        card_g.wait_for_text(TURN_DONE, after=mark)
+        _slash_new(card_g)
+        _submit_until_hooked(lab, card_g, "card G alone again", before + 5)
+        [back] = _wait_records(lab, before + 5)[before + 4 :]
+        assert back["decision"] == "report", back
+        assert [a["session_id"] for a in accepted(lich_g)] == ["card-G"] * 3
+        print(f"\nmoved by /resume + /new: {moved['attribution']}\nafter it left: {back}")
+
+
+def _slash_new(tui: Terminal) -> None:
+    """`/new`: typed, picked from the command popup once it shows, and the composer is back."""
+    mark = len(tui.screen())
+    tui.type("/new")
+    tui.wait_for_text("start a new chat", after=mark)
+    tui.press_enter()
+    tui.wait_for_text(READY, after=mark)
+
+
+def _submit_until_hooked(lab: Lab, tui: Terminal, prompt: str, count: int) -> None:
+    """Submit `prompt` and wait for the hook's record; Enter again if the TUI took the first
+    Enter as part of a paste (the prompt stays in its composer)."""
+    tui.submit(prompt)
+    for _ in range(3):
+        if len(_wait_records(lab, count, timeout=15)) >= count:
+            return
+        tui.press_enter()
+
+
+def _answer_session_directory(lab: Lab, stack: ExitStack) -> None:
+    """Answer "session directory or current directory?" with the former, in config.toml.
+
+    A `-c` override would make the TUI run an embedded app-server (its hooks
+    then see its own environment, no daemon). Restored when the test ends.
+    """
+    config = lab.codex_home / "config.toml"
+    seeded = config.read_text()
+    stack.callback(config.write_text, seeded)
+    setting = 'resume_cwd = "session"\n'
+    if "\n[tui]\n" in seeded:  # Codex may have written its own [tui] table by now
+        config.write_text(seeded.replace("\n[tui]\n", "\n[tui]\n" + setting, 1))
+    else:
+        config.write_text(seeded + "\n[tui]\n" + setting)
 
 
 def test_no_daemon_cards_report_their_own(lab: Lab) -> None:

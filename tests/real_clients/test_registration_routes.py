@@ -17,7 +17,6 @@ report arriving proves the formula is the one Codex checks.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -27,12 +26,12 @@ from pathlib import Path
 import pytest
 
 from lich_hooks import registrations
-from lich_hooks.settings.codex_state import trust_hash
 from lich_hooks.standin.server import Received, StandIn
 from tests.real_clients.conftest import CARD
+from tests.real_clients.support import clients
 from tests.real_clients.support.claude import claude_env, hook_runs, seed_home, wait_for_hook
 from tests.real_clients.support.clients import REPO, Client
-from tests.real_clients.support.codex import codex_env, run_exec, seed_codex_home
+from tests.real_clients.support.codex import codex_env, run_exec, seed_codex_home, trust_hook
 from tests.real_clients.support.fake_lich import FakeLich
 from tests.real_clients.support.model_api import REPLY_TEXT, ModelAPI
 from tests.support.runner import LICH_HOOK
@@ -40,7 +39,7 @@ from tests.support.runner import LICH_HOOK
 pytestmark = pytest.mark.real_client
 
 PLUGIN = "lich-hooks@lich-hooks"
-CODEX_PLUGIN_KEY = f"{PLUGIN}:codex-hooks.json:session_start:0:0"
+CODEX_PLUGIN_KEY = f"{PLUGIN}:plugin/codex-hooks.json:session_start:0:0"
 # A hook that ran reports within its 2 s send deadline (the sender is detached, so the
 # report may land after the CLI exits); whether it ran, each CLI says itself.
 REPORT_WAIT = 10.0
@@ -81,16 +80,7 @@ def doctor(env: dict[str, str], cwd: Path) -> tuple[int, str]:
 
 
 def run_cli(binary: Path, *args: str, env: dict[str, str], cwd: Path) -> str:
-    ran = subprocess.run(
-        [str(binary), *args],
-        env=env,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    ran = clients.run_cli([str(binary), *args], env, cwd)
     assert ran.returncode == 0, (args, ran.stdout, ran.stderr)
     return ran.stdout + ran.stderr
 
@@ -99,6 +89,8 @@ def run_cli(binary: Path, *args: str, env: dict[str, str], cwd: Path) -> str:
 def marketplace(tmp_path: Path) -> Path:
     """A copy of this repository's plugin files, as a user's clone has them."""
     copy = tmp_path / "lich-hooks"
+    # the marketplace's plugin is the package folder: the clone has all of it
+    shutil.copytree(REPO / "lich_hooks", copy / "lich_hooks")
     for relative in registrations.files():
         target = copy / relative
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -158,10 +150,12 @@ def claude_reports(
     assert REPLY_TEXT in ran.stdout
     assert len(model_api.model_calls()) > calls  # the turn happened either way
     log = debug.read_text() if debug.exists() else ""
-    # e.g. `Hooks: SessionStart:startup [lich-hook SessionStart claude] (plugin …) finished with
-    # status 0`, or with the absolute path `install` writes
+    # e.g. `Hooks: SessionStart:startup [sh "/…/plugin/lich-hook" SessionStart claude] (plugin …)
+    # finished with status 0`, or with the absolute path `install` writes
     ran_hook = (
-        re.search(r"Hooks: SessionStart\S* \[\S*lich-hook SessionStart claude\].* finished", log)
+        re.search(
+            r'Hooks: SessionStart\S* \[[^\]]*lich-hook"? SessionStart claude\].* finished', log
+        )
         is not None
     )
     if not ran_hook:
@@ -262,17 +256,6 @@ def codex_reports(
     return reported(lich, before, ran_hook)
 
 
-def trust(env: dict[str, str], key: str, hooks_file: Path) -> None:
-    """What "Trust all and continue" writes: the hook's key and its identity hash."""
-    [group] = json.loads(hooks_file.read_text())["hooks"]["SessionStart"]
-    [handler] = group["hooks"]
-    record = (
-        f'\n[hooks.state."{key}"]\ntrusted_hash = "{trust_hash("SessionStart", None, handler)}"\n'
-    )
-    with (Path(env["CODEX_HOME"]) / "config.toml").open("a") as config:
-        config.write(record)
-
-
 def test_codex_plugin_route_and_doctor_agree(
     codex: Client,
     codex_card: dict[str, str],
@@ -295,7 +278,7 @@ def test_codex_plugin_route_and_doctor_agree(
     assert "not trusted yet" in report and "Hooks need review" in report and "/hooks" in report
     assert not codex_reports(codex, env, project, lich, model_api)
     # Trusted: doctor is content and `codex exec` reports.
-    trust(env, CODEX_PLUGIN_KEY, root / "codex-hooks.json")
+    trust_hook(env, CODEX_PLUGIN_KEY, root / "plugin" / "codex-hooks.json")
     code, report = doctor(env, project)
     print(report)
     assert code == 0, report
@@ -321,7 +304,7 @@ def test_codex_install_route_and_doctor_agree(
     assert code == 1, report
     assert "not trusted yet" in report
     assert not codex_reports(codex, env, project, lich, model_api)
-    trust(env, f"{hooks_file}:session_start:0:0", hooks_file)
+    trust_hook(env, f"{hooks_file}:session_start:0:0", hooks_file)
     code, report = doctor(env, project)
     assert code == 0, report
     assert codex_reports(codex, env, project, lich, model_api)

@@ -7,7 +7,11 @@ Formats checked against each harness's documentation:
   kebab-case; hooks/hooks.json is loaded by default, so the manifest must not
   name it again), hooks/hooks.json `{"description"?, "hooks": {Event: [{"matcher"?,
   "hooks": [{"type": "command", "command", "timeout" (s)}]}]}}`,
-  .claude-plugin/marketplace.json `{name, owner: {name}, plugins: [{name, source: "./"}]}`.
+  .claude-plugin/marketplace.json `{name, owner: {name}, plugins: [{name, source: "./…"}]}`.
+  The marketplace's plugin is the package folder (`./lich_hooks`): Claude Code and
+  Codex copy a plugin's whole folder, so the clone's `.venv`, `.cache`… stay out;
+  its manifests name plugin/claude-hooks.json and plugin/codex-hooks.json, whose
+  commands start the plugin's own copy (`sh "${…ROOT}/plugin/lich-hook" …`).
 - Codex: hooks.json has Claude Code's shape; .codex-plugin/plugin.json names
   it with a `./` path inside the plugin.
 - Crush: crush.json `{"hooks": {"PreToolUse": [{"matcher"?, "command", "timeout"?}]}}`,
@@ -109,21 +113,45 @@ def test_claude_code_plugin() -> None:
     assert isinstance(owner, dict) and owner["name"]
     [entry] = market["plugins"]
     assert entry["name"] == manifest["name"]
-    assert entry["source"] == "./"  # "." is refused by Claude Code's schema
+    # a folder inside the marketplace ("." is refused by Claude Code's schema)
+    assert entry["source"] == registrations.PLUGIN_SOURCE == "./lich_hooks"
+    folder = ROOT / entry["source"]
+    plugin = _load(f"{entry['source'][2:]}/.claude-plugin/plugin.json")
+    assert {k: v for k, v in plugin.items() if k != "hooks"} == manifest
+    hooks_path = folder / str(plugin["hooks"])
+    assert not (folder / "hooks" / "hooks.json").exists()  # naming a second one is an error
+    plugin_hooks = json.loads(hooks_path.read_text(encoding="utf-8"))
+    assert plugin_hooks == {
+        "description": hooks_file["description"],
+        "hooks": registrations.as_plugin(hooks_file["hooks"]),
+    }
+
+
+def test_the_plugin_folder_is_the_package_and_nothing_else() -> None:
+    """What Claude Code and Codex copy: the package's files (no tests, no clone)."""
+    folder = ROOT / registrations.PLUGIN_SOURCE
+    assert (folder / "__init__.py").is_file() and (folder / "plugin" / "lich-hook").is_file()
+    assert not any(
+        part in ("tests", ".venv", ".git")
+        for p in folder.rglob("*")
+        for part in p.parts[len(folder.parts) :]
+    )
 
 
 def test_codex_plugin() -> None:
-    manifest = _load(".codex-plugin/plugin.json")
-    assert KEBAB.match(str(manifest["name"]))
-    assert manifest["version"] == __version__ and manifest["description"]
-    path = str(manifest["hooks"])
-    assert path.startswith("./") and ".." not in path
-    assert (ROOT / path).is_file()
-    assert list((ROOT / ".codex-plugin").iterdir()) == [ROOT / ".codex-plugin" / "plugin.json"]
-    hooks_file = _load(path)
-    assert set(hooks_file) == {"hooks"}
-    pairs = _claude_style_groups(hooks_file["hooks"])
-    assert [event for event, _ in pairs] == ["SessionStart"]
+    for root in ("", "lich_hooks/"):
+        manifest = _load(f"{root}.codex-plugin/plugin.json")
+        assert KEBAB.match(str(manifest["name"]))
+        assert manifest["version"] == __version__ and manifest["description"]
+        path = str(manifest["hooks"])
+        assert path.startswith("./") and ".." not in path
+        assert (ROOT / root / path).is_file()
+        folder = ROOT / root / ".codex-plugin"
+        assert list(folder.iterdir()) == [folder / "plugin.json"]
+        hooks_file = _load(f"{root}{path[2:]}")
+        assert set(hooks_file) == {"hooks"}
+        pairs = _claude_style_groups(hooks_file["hooks"])
+        assert [event for event, _ in pairs] == ["SessionStart"]
 
 
 def test_crush_hooks() -> None:
@@ -177,8 +205,16 @@ def _commands() -> list[tuple[str, str, str]]:
     return found
 
 
-# Each shipped hooks file and the provider its registry entry is.
-PROVIDER_OF = {entry.shipped_file: key for key, entry in SETTINGS.items()}
+# Each shipped hooks file and the provider its registry entry is; then the plugin's own.
+PLUGIN_FILES = {
+    "lich_hooks/plugin/claude-hooks.json": "claude",
+    "lich_hooks/plugin/codex-hooks.json": "codex",
+}
+PROVIDER_OF = {**{entry.shipped_file: key for key, entry in SETTINGS.items()}, **PLUGIN_FILES}
+# What each harness sets in a plugin hook's environment (measured: Claude Code 2.1.328 and
+# 2.1.332 export CLAUDE_PLUGIN_ROOT; Codex 0.171.0 exports PLUGIN_ROOT and substitutes
+# `${PLUGIN_ROOT}` in the command text).
+ROOT_VARIABLE = {"claude": "CLAUDE_PLUGIN_ROOT", "codex": "PLUGIN_ROOT"}
 
 
 def test_every_command_names_its_event_and_harness() -> None:
@@ -186,10 +222,17 @@ def test_every_command_names_its_event_and_harness() -> None:
     assert {relative for relative, _, _ in commands} == set(PROVIDER_OF)
     for relative, event, command in commands:
         argv = shlex.split(command)
-        assert argv[0] == "lich-hook"  # the console script on PATH: no plugin-root variable
+        provider = PROVIDER_OF[relative]
+        if relative in PLUGIN_FILES:
+            # the plugin's own copy, started by sh (a copy that lost its mode bits still runs)
+            assert argv[:2] == ["sh", f"${{{ROOT_VARIABLE[provider]}}}/plugin/lich-hook"]
+            argv = argv[1:]
+        else:
+            assert argv[0] == "lich-hook"  # the console script on PATH: no plugin-root variable
+            assert "$" not in command
         assert fold_event(argv[1]) == fold_event(event)
-        assert fold_provider(argv[2]) == PROVIDER_OF[relative]
-        assert command.isascii() and "$" not in command
+        assert fold_provider(argv[2]) == provider
+        assert command.isascii()
 
 
 def test_every_shipped_command_has_a_route() -> None:
@@ -199,7 +242,7 @@ def test_every_shipped_command_has_a_route() -> None:
     from lich_hooks.settings import modules
     from lich_hooks.settings.harnesses import MODULES
 
-    argvs = [shlex.split(command)[1:] for _, _, command in _commands()]
+    argvs = [shlex.split(command)[-2:] for _, _, command in _commands()]
     for module in MODULES.values():
         command = modules.command_of(modules.template(module))
         assert command is not None
@@ -234,6 +277,10 @@ def test_every_command_runs_against_the_stand_in(
 ) -> None:
     provider = PROVIDER_OF[relative]
     env = base_env(tmp_path, **lich.env("card-1"))
+    if relative in PLUGIN_FILES:
+        # the plugin alone: no lich-hook on PATH, only a Python, as a fresh machine has it
+        env["PATH"] = "/usr/bin:/bin"
+        env[ROOT_VARIABLE[provider]] = str(ROOT / registrations.PLUGIN_SOURCE)
     ran = run_command(command, _harness_payload(provider, event), env, cwd=tmp_path)
     expected = {"PreInvocation": b"{}"}.get(event, b"") if provider == "antigravity" else b""
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, expected, b"")

@@ -14,7 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from lich_hooks import state
+from lich_hooks.jobs import session_record
 from lich_hooks.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support.listeners import Hanging
@@ -94,12 +94,12 @@ def test_a_claim_left_by_a_killed_sender_goes_stale(
     lich: StandIn, lich_env: dict[str, str]
 ) -> None:
     environ = {"LICH_HOOK_STATE_DIR": lich_env["LICH_HOOK_STATE_DIR"]}
-    assert state.claim(environ, "card-1", f"crush\n{SID}", time.time()) is True
+    assert session_record.claim(environ, "card-1", f"crush\n{SID}", time.time()) is True
     run_hook(CRUSH, PAYLOAD, lich_env)
     assert decisions(lich_env, 1) == ["report-in-flight"]
     sending = Path(lich_env["LICH_HOOK_STATE_DIR"]) / "sending"
     [claim] = sending.iterdir()
-    old = time.time() - state.CLAIM_SECONDS - 1
+    old = time.time() - session_record.CLAIM_SECONDS - 1
     os.utime(claim, (old, old))
     run_hook(CRUSH, PAYLOAD, lich_env)
     assert decisions(lich_env, 2) == ["report-in-flight", "report"]

@@ -9,8 +9,9 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lich_hooks import harness, lichenv, state
+from lich_hooks import harness, lichenv
 from lich_hooks.payload import Payload, loads_object
+from lich_hooks.state.location import file_key
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -89,7 +90,7 @@ def test_port_is_plain_decimal_in_range(raw: str) -> None:
 
 @given(st.text(max_size=300))
 def test_file_key_stays_in_the_directory(card: str) -> None:
-    key = state.file_key(card)
+    key = file_key(card)
     assert key and "/" not in key and "\\" not in key and key not in (".", "..")
     assert len(key) <= 100 and key.isascii()
-    assert state.file_key(card) == key
+    assert file_key(card) == key

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from lich_hooks import state
+from lich_hooks.jobs import session_record
 from lich_hooks.standin.server import StandIn
+from lich_hooks.state import prune
 from tests.spine.helpers import SID
 from tests.support.runner import base_env, run_hook, wait_for_log
 
@@ -34,7 +36,7 @@ def test_missing_state_dir_is_created_private(lich: StandIn, tmp_path: Path) -> 
     assert [r["decision"] for r in records] == ["report", "already-reported"]
     assert stat.S_IMODE(where.stat().st_mode) == 0o700
     files = list(where.rglob("*"))
-    reported = [f for f in files if f.is_file() and f.name != state.PRUNE_MARKER]
+    reported = [f for f in files if f.is_file() and f.name != prune.PRUNE_MARKER]
     assert len(reported) == 1, files  # no temporary files left behind, no claim either
     assert stat.S_IMODE(reported[0].stat().st_mode) == 0o600
     assert reported[0].read_text() == f"crush\n{SID}"
@@ -55,7 +57,7 @@ def test_a_read_only_state_dir_stays_read_only(tmp_path: Path) -> None:
     where.mkdir()
     os.chmod(where, 0o500)
     state.make_dirs(str(where))
-    state.forget_reported({"LICH_HOOK_STATE_DIR": str(where)}, "card-1")
+    session_record.forget_reported({"LICH_HOOK_STATE_DIR": str(where)}, "card-1")
     assert stat.S_IMODE(where.stat().st_mode) == 0o500
     os.chmod(where, 0o700)
 

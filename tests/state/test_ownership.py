@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from lich_hooks import state
+from lich_hooks.jobs import session_record
 from lich_hooks.standin.server import StandIn
+from lich_hooks.state import location
 from tests.agent_cards.fake_lich import FakeLich, agent_payload, reason, session
 from tests.spine.helpers import SID
 from tests.support.runner import base_env, run_hook, wait_for_log
@@ -122,9 +124,9 @@ def _as_nobody(environ: dict[str, str]) -> dict[str, object]:
             os.setgroups([])
             os.setgid(65534)
             os.setuid(65534)
-            state.remember_reported(environ, "card-1", "crush\nconv")
-            result["reported"] = state.last_reported(environ, "card-1")
-            result["claim"] = state.claim(environ, "card-1", "crush\nother", 1.0e9)
+            session_record.remember_reported(environ, "card-1", "crush\nconv")
+            result["reported"] = session_record.last_reported(environ, "card-1")
+            result["claim"] = session_record.claim(environ, "card-1", "crush\nother", 1.0e9)
         except BaseException as error:
             result["error"] = repr(error)
         os.write(write_fd, json.dumps(result).encode())
@@ -188,7 +190,7 @@ def test_someone_elses_state_dir_is_not_used(tmp_path: Path) -> None:
     os.chmod(where, 0o777)
     env = {"LICH_HOOK_STATE_DIR": str(where)}
     with pytest.raises(OSError):
-        state.remember_reported(env, "card-1", "crush\nx")
+        session_record.remember_reported(env, "card-1", "crush\nx")
     assert list(where.iterdir()) == []
     assert mode(where) == 0o777
 
@@ -229,7 +231,7 @@ def test_state_dir_is_a_pure_function_of_absolute_values() -> None:
         return lambda: home
 
     def where(environ: dict[str, str], home: str | None = "/home/u") -> str | None:
-        return state.state_dir(environ, passwd_home=passwd(home))  # type: ignore[arg-type]
+        return location.state_dir(environ, account=passwd(home))  # type: ignore[arg-type]
 
     default = "/home/u/.local/state/lich-hooks"
     assert where({"HOME": "/home/u"}) == default
@@ -257,8 +259,8 @@ def test_home_root_makes_no_directory_and_no_chmod(tmp_path: Path) -> None:
         os.mkdir = lambda p, *a, **k: calls.append(("mkdir", str(p)))
         os.chmod = lambda p, *a, **k: calls.append(("chmod", str(p)))
         with pytest.raises(OSError):
-            state.remember_reported(env, "card-1", "crush\nx")
-        assert state.claim(env, "card-1", "crush\nx", 0.0) is None
+            session_record.remember_reported(env, "card-1", "crush\nx")
+        assert session_record.claim(env, "card-1", "crush\nx", 0.0) is None
     finally:
         os.mkdir, os.chmod = real_mkdir, real_chmod
     assert calls == []

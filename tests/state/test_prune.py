@@ -9,10 +9,12 @@ import os
 import time
 from pathlib import Path
 
-from lich_hooks import state
+from lich_hooks.jobs import session_record
 from lich_hooks.standin.server import StandIn
+from lich_hooks.state import prune
 from tests.agent_cards.fake_lich import FakeLich, agent_payload, reason, session
 from tests.spine.helpers import SID
+from tests.support.listeners import wait_until
 from tests.support.runner import base_env, run_hook, wait_for_log
 
 DAY = 86400.0
@@ -60,13 +62,32 @@ def report(env: dict[str, str], count: int) -> list[dict[str, object]]:
     return wait_for_log(env, count)
 
 
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def pruned(records: list[dict[str, object]]) -> int:
+    """What the prune that a run started removed: its log line (event `prune`), which
+    it writes after the run's own line, off the harness's wait."""
+    [line] = [record for record in records if record.get("event") == "prune"]
+    assert records[-1] is line
+    removed = line["removed"]
+    assert isinstance(removed, int)
+    return removed
+
+
 def test_months_of_cards_and_workers_are_pruned_when_a_record_is_written(
     lich: StandIn, lich_env: dict[str, str]
 ) -> None:
     root = Path(lich_env["LICH_HOOK_STATE_DIR"])
     seed(root, cards=200, workers_per_card=3, days_old=60)
     assert len(files(root)) > 600
-    assert report(lich_env, 1)[0]["outcome"] == "taken"
+    records = report(lich_env, 2)
+    assert records[0]["outcome"] == "taken"
+    assert pruned(records) > 600
     left = files(root)
     assert sorted(str(p.relative_to(root)) for p in left) == [
         ".pruned",
@@ -79,10 +100,10 @@ def test_the_newest_records_are_kept_up_to_the_count(
     lich: StandIn, lich_env: dict[str, str]
 ) -> None:
     root = Path(lich_env["LICH_HOOK_STATE_DIR"])
-    seed(root, cards=state.REPORTED_MAX + 150, workers_per_card=0, days_old=1)
-    report(lich_env, 1)
+    seed(root, cards=session_record.REPORTED_MAX + 150, workers_per_card=0, days_old=1)
+    pruned(report(lich_env, 2))
     kept = {p.name for p in (root / "reported").iterdir()}
-    assert len(kept) == state.REPORTED_MAX
+    assert len(kept) == session_record.REPORTED_MAX
     assert "card-1" in kept  # the one just written is the newest
     assert "old-card-00000" not in kept
 
@@ -104,6 +125,7 @@ def test_a_worker_still_recent_is_kept_with_its_card(tmp_path: Path) -> None:
     project.mkdir()
     ran = run_hook("PreToolUse claude", agent_payload(project), env)
     assert reason(ran.stdout).startswith("Not an error:")
+    pruned(wait_for_log(env, 2))  # the verdict came first; the pruner, detached, after
     assert sorted(p.name for p in (root / "workers").iterdir()) == ["card-1"]
     assert [p.name for p in (root / "workers" / "card-1").iterdir()] == ["w-new.json"]
 
@@ -114,7 +136,10 @@ def test_pruning_is_amortised_and_never_on_a_reading_path(
     root = Path(lich_env["LICH_HOOK_STATE_DIR"])
     crush = {"session_id": SID, "tool_name": "bash"}
     run_hook("PreToolUse crush", crush, lich_env)
-    wait_for_log(lich_env, 1)  # a first record: the first prune, on an empty directory
+    [first] = wait_for_log(lich_env, 1)  # a first record: the first prune, on an empty directory
+    sender = first["pid"]
+    assert isinstance(sender, int)
+    assert wait_until(lambda: not running(sender))  # its prune runs after its log line
     seed(root, cards=50, workers_per_card=1, days_old=60)
     before = len(files(root))
     # The no-op path only reads.
@@ -124,8 +149,8 @@ def test_pruning_is_amortised_and_never_on_a_reading_path(
     report(lich_env, 3)
     assert len(files(root)) == before
     # An hour later it does.
-    age(root / state.PRUNE_MARKER, state.PRUNE_EVERY + 1)
-    report(lich_env, 4)
+    age(root / prune.PRUNE_MARKER, prune.PRUNE_EVERY + 1)
+    pruned(report(lich_env, 5))
     assert len(files(root)) == 2
 
 
@@ -141,5 +166,5 @@ def test_prune_never_follows_a_symlink_out(tmp_path: Path) -> None:
     (root / "workers").mkdir(mode=0o700)
     (root / "workers" / "card-x").symlink_to(victim)
     environ = {"LICH_HOOK_STATE_DIR": str(root)}
-    state.maybe_prune(environ, time.time())
+    prune.maybe_prune(environ, time.time())
     assert old.read_text() == "keep me"

@@ -8,8 +8,9 @@ settings/discovery.py) and that runs an existing lich-hook. Warnings (a
 duplicate registration, a state directory we cannot write) do not change it.
 Each check is a function in one of this package's modules (lich.py: lich's
 variables, listener, LICH_BIN; registrations.py: every settings, plugin and
-module file; codex_daemon.py; versions.py: each harness's release against the
-range verified; machine.py: this installation and machine),
+module file; codex_daemon.py, crush_server.py: a shared Codex daemon or Crush
+server; versions.py: each harness's release against the range verified;
+machine.py: this installation and machine),
 built from check.py's vocabulary and importing nothing from here; `collect`
 lists them, so a new one is one function and one line.
 
@@ -22,7 +23,7 @@ token that JSON or repr() escapes.
 from __future__ import annotations
 
 from lich_hooks import __version__
-from lich_hooks.commands.doctor import codex_daemon, versions
+from lich_hooks.commands.doctor import codex_daemon, crush_server, versions
 from lich_hooks.commands.doctor.check import FAIL, INFO, OK, SKIP, WARN, Check
 from lich_hooks.commands.doctor.lich import check_bin, check_listener, check_variables
 from lich_hooks.commands.doctor.machine import (
@@ -57,6 +58,7 @@ def collect(environ: Mapping[str, str], project: str) -> list[Check]:
         *check_bin(environ),
         *check_registrations(environ, project, executable),
         *codex_daemon.check(environ),
+        *crush_server.check(environ),
         *versions.check(environ),
         check_state_dir(environ),
         check_interactive(environ),

@@ -17,6 +17,7 @@ import os
 
 from lich_hooks.codex_daemon import decide, probe
 from lich_hooks.commands.doctor.check import FAIL, OK, WARN, Check
+from lich_hooks.safefile import read_regular, same_file
 from lich_hooks.settings.locations import codex_home
 
 TYPE_CHECKING = False
@@ -32,10 +33,6 @@ ADVICE = (
 )
 
 
-def _same(a: str, b: str) -> bool:
-    return os.path.realpath(a) == os.path.realpath(b)
-
-
 def daemons_for(home: str, proc: str = probe.PROC) -> list[tuple[int, list[str]]]:
     """The managed app-server daemons serving `home` (Linux: their argv or environment say so)."""
     found = []
@@ -48,7 +45,7 @@ def daemons_for(home: str, proc: str = probe.PROC) -> list[tuple[int, list[str]]
         env = probe.environ_of(pid, ("CODEX_HOME", "HOME"), proc) or {}
         # Derived from the daemon's own variables; a daemon without HOME never names ours.
         theirs = codex_home({"HOME": "/nonexistent", **{k: v for k, v in env.items() if v}})
-        if _same(theirs, home):
+        if same_file(theirs, home):
             found.append((pid, argv))
     return found
 
@@ -58,8 +55,8 @@ def _pid_file_daemon(home: str) -> int | None:
     import json
 
     try:
-        with open(os.path.join(home, "app-server-daemon", "daemon.pid"), "rb") as handle:
-            pid = int(json.loads(handle.read(4096))["pid"])
+        raw = read_regular(os.path.join(home, "app-server-daemon", "daemon.pid"), 4096)
+        pid = int(json.loads(raw)["pid"])
         os.kill(pid, 0)
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -114,7 +111,7 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
             f"client {c.pid} in {decide.conversation_dir(c) or '(gone)'}: {describe(c.lich)}"
             for c in clients
         ]
-        shared = _shared_dirs(clients)
+        shared = _shared_dirs(clients, environ)
         summary = (
             f"Codex app-server daemon {pid} runs every interactive Codex hook for {home} and "
             f"{whose}; lich-hook reports for the client TUI working in the hook's directory, "
@@ -126,17 +123,22 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     return checks
 
 
-def _shared_dirs(clients: list[decide.Client]) -> list[str]:
+def _shared_dirs(clients: list[decide.Client], environ: Mapping[str, str]) -> list[str]:
     """The directories where the attribution rules refuse for several cards.
 
     Asked of decide.choose itself, for a new conversation in each directory a
     client works in, so doctor names exactly the directories whose reports the
     hook drops (a client that may run anywhere, after `codex resume --last`,
-    counts everywhere).
+    counts everywhere, and one the state directory's record marks as possibly
+    moved into a directory counts there).
     """
-    places = {where for c in clients if (where := decide.conversation_dir(c)) is not None}
-    return sorted(
+    from lich_hooks.codex_daemon import marked
+
+    places = sorted({where for c in clients if (where := decide.conversation_dir(c)) is not None})
+    moved = marked(clients, places, environ)
+    return [
         where
         for where in places
-        if decide.choose(clients, where, decide.FRESH_SOURCES[0]).decision == decide.SEVERAL
-    )
+        if decide.choose(clients, where, decide.FRESH_SOURCES[0], None, moved[where]).decision
+        in (decide.SEVERAL, decide.MOVED)
+    ]

@@ -7,6 +7,7 @@ import sys
 
 from lich_hooks import __version__, interactive, state
 from lich_hooks.commands.doctor.check import INFO, OK, WARN, Check
+from lich_hooks.state import location
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def check_state_dir(environ: Mapping[str, str]) -> Check:
-    directory = state.state_dir(environ)
+    directory = location.state_dir(environ)
     if directory is None:
         return Check(
             "state directory",
@@ -39,11 +40,15 @@ def check_state_dir(environ: Mapping[str, str]) -> Check:
 
 def check_interactive(environ: Mapping[str, str]) -> Check:
     evidence = interactive.check(environ)
-    verdict = "interactive" if evidence.interactive else "not interactive"
+    verdict = "interactive" if evidence.interactive else "not interactive (like `claude -p`)"
+    why = evidence.why
+    if why.startswith("no evidence"):
+        # the ladder's default: a session counts as interactive unless something says not
+        why = "the default, as nothing here says otherwise" + why[len("no evidence") :]
     return Check(
         "interactive detection",
         INFO,
-        f"a Claude Code hook run from here would count as {verdict}: {evidence.why}",
+        f"a Claude Code session started here would count as {verdict}: {why}",
     )
 
 

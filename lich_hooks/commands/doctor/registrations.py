@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 
+from lich_hooks import registrations
 from lich_hooks.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
+from lich_hooks.safefile import same_file
 from lich_hooks.settings import discovery, kinds, modules, ours
 from lich_hooks.settings.harnesses import HARNESSES, MODULES, discover
 
@@ -39,46 +42,161 @@ def check_registrations(
     return checks
 
 
-def same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.realpath(a) == os.path.realpath(b)
+def judge_command(
+    command: str,
+    executable: str | None,
+    environ: Mapping[str, str],
+    found: discovery.Found | None = None,
+    project: str | None = None,
+) -> Check:
+    """Does this registered command run an existing lich-hook, and is it this one?
 
-
-def judge_command(command: str, executable: str | None, environ: Mapping[str, str]) -> Check:
-    """Does this registered command run an existing lich-hook, and is it this one?"""
+    `found` is the file it is registered in: a plugin's launcher runs the
+    plugin's own copy, and any command in a plugin that fails is fixed on the
+    plugin, never by `install` (which would leave the plugin's entry failing).
+    """
     argv = ours.split(command)
+    launched = ours.launcher_argv(argv)
+    if launched is not None and found is not None and found.root is not None:
+        return judge_launcher(launched, environ, found, project or os.getcwd())
     program, what = argv[0], " ".join(argv[1:])
     if os.path.isabs(program):
         target: str | None = program
         how = program
     else:
         target = shutil.which(program, path=environ.get("PATH", os.defpath))
-        how = f"{program} on PATH ({target or 'not found'})"
+        how = f"{program} from PATH"
     if target is None or not os.path.isfile(target):
-        return Check(
-            what,
-            FAIL,
-            f"runs {how}, which does not exist",
-            "register this installation by absolute path: lich-hook install <harness>",
-        )
+        missing = f"runs {how}, which does not exist"
+        if not os.path.isabs(program):
+            missing = f"runs `{program}` from PATH, and there is no {program} on PATH"
+        return Check(what, FAIL, missing, _missing_fix(found, executable, environ))
     if executable is not None and same_file(target, executable):
-        return Check(what, OK, f"runs this installation ({how})")
+        return Check(what, OK, f"runs this installation ({target})")
     return Check(
         what,
         WARN,
-        f"runs another installation: {how}",
+        f"runs another installation: {target}",
         "lich-hook install <harness> switches it to this one",
     )
 
 
-def _registration_check(
-    found: discovery.Found, executable: str | None, environ: Mapping[str, str]
+def _missing_fix(
+    found: discovery.Found | None, executable: str | None, environ: Mapping[str, str]
+) -> str:
+    """A fix that ends this failure: in a plugin, only the plugin or PATH can.
+
+    `install` writes new entries into the settings file; the plugin's own
+    entries would go on failing beside them.
+    """
+    if found is None or not found.plugin:
+        return "register this installation by absolute path: lich-hook install <harness>"
+    installed_elsewhere = (
+        executable is not None
+        and shutil.which("lich-hook", path=environ.get("PATH", os.defpath)) is None
+    )
+    remove = _plugin_remove(found)
+    if installed_elsewhere:
+        return (
+            f"put lich-hook on PATH: `pipx ensurepath` (uv: `uv tool update-shell`), then open a "
+            f"new terminal; or remove this old plugin copy: `{remove}`"
+        )
+    return (
+        f"this plugin copy is an old one that needs lich-hook on PATH: remove it "
+        f"(`{remove}`) and add the plugin again from a current clone, or "
+        f"`lich-hook install <harness>` after removing it"
+    )
+
+
+def _plugin_remove(found: discovery.Found) -> str:
+    """The harness's own command that removes this plugin (its registry entry's)."""
+    plugin_id = (found.owner or "lich-hooks@lich-hooks").split(",", 1)[0]
+    scope = f" --scope {found.scope}" if found.scope not in (None, "user") else ""
+    template = found.harness.plugin_remove or "remove the plugin {id}"
+    return template.format(id=plugin_id, scope=scope)
+
+
+LAUNCHER_TIMEOUT = 10.0
+
+
+def judge_launcher(
+    argv: list[str], environ: Mapping[str, str], found: discovery.Found, project: str
 ) -> Check:
-    """One file's verdict: do its commands run an existing lich-hook, will the harness run them?"""
+    """A plugin hook that runs the plugin's own copy: is the copy whole, is there a Python,
+    and does it stand down for the `install` route (routes.py, the rule the hook follows)?"""
+    from lich_hooks import routes
+
     harness = found.harness
-    verdicts = [judge_command(command, executable, environ) for command in found.commands]
+    assert found.root is not None
+    variable = registrations.PLUGIN_ROOT_VARIABLE.get(harness.key, "CLAUDE_PLUGIN_ROOT")
+    launcher = argv[0].replace("${" + variable + "}", found.root)
+    event, what = argv[1], " ".join(argv[1:])
+    remove = _plugin_remove(found)
+    if not os.path.isfile(launcher) or not os.path.isfile(
+        os.path.join(os.path.dirname(launcher), "boot.py")
+    ):
+        return Check(
+            what,
+            FAIL,
+            f"the plugin's copy in {found.root} is incomplete (no {launcher})",
+            f"install the plugin again: `{remove}`, then add it again",
+        )
+    python = _launcher_python(launcher, environ)
+    if not python:
+        return Check(
+            what,
+            FAIL,
+            "finds no Python 3.10 or newer on PATH (python3, python, python3.1x), so it "
+            "reports nothing (the hook stays silent)",
+            "install Python 3.10 or newer, then start a new session",
+        )
+    tools: list[str | None] = [None]
+    if event == "PreToolUse":
+        matchers = [m for m, _ in routes.entries(found.document, event)]
+        tools = [t for m in matchers if isinstance(m, str) for t in m.split("|")] or [None]
+    covering = {
+        tool: routes.install_route_runs(harness.key, event, tool, environ, project)
+        for tool in tools
+    }
+    stood_down = sorted({path for path in covering.values() if path})
+    if stood_down and all(covering.values()):
+        return Check(
+            what, OK, f"stands down: {', '.join(stood_down)} runs it (one report, not two)"
+        )
+    summary = f"runs the plugin's own copy with {python}"
+    if stood_down:
+        names = ", ".join(str(t) for t, path in covering.items() if path)
+        summary += f"; stands down for {names} ({', '.join(stood_down)} runs those)"
+    return Check(what, OK, summary)
+
+
+def _launcher_python(launcher: str, environ: Mapping[str, str]) -> str:
+    """The interpreter the plugin's launcher picks with this PATH (`--python`), or ""."""
+    try:
+        ran = subprocess.run(
+            ["sh", launcher, "--python"],
+            env=dict(environ),
+            capture_output=True,
+            timeout=LAUNCHER_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return ran.stdout.decode("utf-8", "replace").strip()
+
+
+def _registration_check(
+    found: discovery.Found, executable: str | None, environ: Mapping[str, str], project: str
+) -> Check:
+    """One file's verdict: do its commands run an existing lich-hook, will the harness run them?
+
+    The summary carries the reason (a script reading --json needs it), not only a count.
+    """
+    harness = found.harness
+    verdicts = [
+        judge_command(command, executable, environ, found, project) for command in found.commands
+    ]
     statuses = [v.status for v in verdicts] + [FAIL for _ in found.blockers]
     lines = [f"{v.name}: {v.summary}" for v in verdicts]
     lines += list(found.notes) + [blocker.summary for blocker in found.blockers]
@@ -86,10 +204,19 @@ def _registration_check(
     fix = fixes[0].replace("<harness>", harness.key) if fixes else None
     count = len(found.commands)
     owner = f" ({found.owner})" if found.owner else ""
+    summary = f"{found.path}{owner}: {count} lich-hook entr{'y' if count == 1 else 'ies'}"
+    status = worst(statuses)
+    reasons = [b.summary for b in found.blockers] + [
+        f"{v.name}: {v.summary}" for v in verdicts if v.status == status
+    ]
+    if status in (FAIL, WARN) and reasons:
+        summary += f"; {reasons[0]}"
+        if len(reasons) > 1:
+            summary += f" (and {len(reasons) - 1} more)"
     return Check(
         f"{harness.title} {found.label}",
-        worst(statuses),
-        f"{found.path}{owner}: {count} lich-hook entr{'y' if count == 1 else 'ies'}",
+        status,
+        summary,
         fix,
         counts_as_registration=True,
         commands=lines,
@@ -130,7 +257,7 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
                 )
             )
         if found.commands:
-            check = _registration_check(found, executable, environ)
+            check = _registration_check(found, executable, environ, project)
             rows.append((found, check))
             checks.append(check)
     working = {found.harness.key for found, check in rows if check.status != FAIL}
@@ -138,7 +265,7 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
     for found, check in rows:
         if found.blockers and found.harness.key in working:
             check.status = WARN  # another registration of this harness works
-        if found.runs:
+        if found.runs and not found.yields_to_install:
             # Copies of one plugin are one registration; the project may be the home.
             source = found.owner or os.path.realpath(found.path)
             per_harness.setdefault(found.harness.key, {}).setdefault(source, found.path)

@@ -117,11 +117,35 @@ def open_argv(lich_bin: str, call: Call, branch: str | None, base: str | None) -
         if base is not None:
             argv += ["--base", base]
     if call.model is not None:
-        argv += ["--model", call.model]
-    # `--prompt` then the text as its own element: a prompt starting with
-    # dashes is still the option's value, never an option.
-    argv += ["--prompt", call.prompt, "--json"]
+        argv += _option("--model", call.model)
+    argv += [*_option("--prompt", call.prompt), "--json"]
     return argv
+
+
+def _option(name: str, value: str) -> list[str]:
+    """`name value` as two elements, or `name=value` as one when the value starts with `-`.
+
+    The model and the prompt come from the model's call: a value such as
+    `--json` or `-p` after its option could be read as an option by lich's
+    parser (clap, node's parseArgs and others refuse or misread it), while the
+    attached form is every common parser's way to pass such a value. Any
+    other value keeps docs/agent-cards.md's spelling, element for element.
+    """
+    return [f"{name}={value}"] if value.startswith("-") else [name, value]
+
+
+def loggable(argv: list[str], prompt: str) -> list[str]:
+    """The open's arguments for the log: the prompt replaced by its length."""
+    hidden = f"<{len(prompt)} chars>"
+    out = []
+    for i, arg in enumerate(argv):
+        if arg == f"--prompt={prompt}":
+            out.append(f"--prompt={hidden}")
+        elif i > 0 and argv[i - 1] == "--prompt" and arg == prompt:
+            out.append(hidden)
+        else:
+            out.append(arg)
+    return out
 
 
 def parse_object(out: bytes) -> dict[str, object] | None:

@@ -80,7 +80,7 @@ def _open(
         branch = slug.branch(call.description, call.tool_use_id)
         base = probes.branch()
     argv = lich_process.open_argv(lich_bin, call, branch, base)
-    ctx.log.set(open_args=[*argv[1:-3], "--prompt", f"<{len(call.prompt)} chars>", "--json"])
+    ctx.log.set(open_args=lich_process.loggable(argv[1:], call.prompt))
     result = lich_process.run_open(argv, call.cwd, ctx.environ)
     ctx.log.set(open=result.kind, open_exit=result.code)
     if result.stderr_line:

@@ -4,8 +4,8 @@ One file per worker, `workers/<card>/<roster name>.json`, each written
 atomically: parallel Agent calls run their hooks at the same time, and with a
 file each they never write the same file, so no lock is needed and none can
 be left behind by a killed hook. Files are 0600 in 0700 directories, reached
-without following symlinks (state.py), and pruned by age and count when a
-record is written.
+without following symlinks (state/state.py), and pruned by age and count (PRUNED,
+state/prune.py).
 
 Unlike the mod, which forgets its workers when it reloads, this record outlives
 Claude Code restarts: TaskStop and the status line still know a worker opened
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from lich_hooks import state
 from lich_hooks.payload import loads_object
+from lich_hooks.state.location import file_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,16 +43,21 @@ if TYPE_CHECKING:
 
 
 SUFFIX = ".json"
-CHECKED = state.CHECKED  # when the status line last asked lich (dot: never a worker's file)
+CHECKED = ".checked"  # when the status line last asked lich (dot: never a worker's file)
 RECORD_LIMIT = 1 << 16
+WORKERS_MAX_AGE = 14 * 86400.0
+WORKERS_MAX = 200  # worker files over all cards
+# state/prune.py's rule: records older than two weeks and all but the newest
+# WORKERS_MAX over every card, then the card directories left without one.
+PRUNED = (("workers", WORKERS_MAX_AGE, WORKERS_MAX, True, (CHECKED,)),)
 
 
 def _parts(card: str) -> tuple[str, ...]:
-    return ("workers", state.file_key(card))
+    return ("workers", file_key(card))
 
 
 def _name(name: str) -> str:
-    return state.file_key(name) + SUFFIX
+    return file_key(name) + SUFFIX
 
 
 def add(environ: Mapping[str, str], card: str, worker: Worker) -> bool:

@@ -21,9 +21,11 @@ from lich_hooks.lichenv import LichEnv
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from subprocess import Popen
 
 CHECK_SECONDS = 5.0
 USER_COMMAND_SECONDS = 10.0
+OUTPUT_LIMIT = 64 * 1024  # a status line is a few lines; the rest is cut
 
 
 def main(args: list[str]) -> int:
@@ -50,6 +52,11 @@ def main(args: list[str]) -> int:
         parts.append(text(lang, key, count=count).encode("utf-8"))
     if parts:
         _write(b"\n".join(parts) + b"\n")
+    state = sys.modules.get("lich_hooks.state")  # loaded only by a run that had a card
+    if state is not None and state.WRITTEN:
+        from lich_hooks.state import prune
+
+        prune.after_run(environ, time.time())  # after the line is out: detached
     return 0
 
 
@@ -67,20 +74,122 @@ def _log_crash(environ: Mapping[str, str], error: Exception) -> None:
 
 
 def run_user_command(command: list[str], stdin: bytes) -> bytes:
-    """The user's status line, byte for byte as it printed it (trailing newlines dropped)."""
+    """The user's status line, byte for byte as it printed it (trailing newlines dropped).
+
+    Bounded like everything we read: the first OUTPUT_LIMIT bytes are kept
+    (cut at a line end when one is there) and the command is ended once it
+    printed more, or at USER_COMMAND_SECONDS. It runs in a process group of
+    its own, and the whole group is killed at either limit, so a `sh -c` whose
+    grandchild hangs leaves nothing behind. Its stderr goes to /dev/null: a
+    status line's stderr is shown nowhere, and a background child holding
+    ours would keep Claude Code waiting for our end.
+    """
     import subprocess
 
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             command,
-            input=stdin,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            timeout=USER_COMMAND_SECONDS,
-            check=False,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
     except (OSError, ValueError, subprocess.SubprocessError):
         return b""
-    return proc.stdout.rstrip(b"\r\n")
+    out, whole = b"", False
+    try:
+        out, whole = _collect(proc, stdin, time.monotonic() + USER_COMMAND_SECONDS)
+    except (OSError, ValueError):
+        pass
+    finally:
+        _end(proc, cut=not whole)
+    if not whole:
+        cut = out.rfind(b"\n", 0, OUTPUT_LIMIT)
+        out = out[:cut] if cut > 0 else out[:OUTPUT_LIMIT]
+    return out.rstrip(b"\r\n")
+
+
+def _collect(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
+    """What the command prints until it closes its output, exits, or a limit ends it.
+
+    True with the bytes when they are all it printed; False when the limit
+    (size or time) cut them. Once the command itself has exited, only what is
+    already in the pipe is read: a background child it left holding the pipe
+    does not hold the status line.
+    """
+    import selectors
+
+    assert proc.stdin is not None and proc.stdout is not None
+    out_fd = proc.stdout.fileno()
+    in_fd = proc.stdin.fileno()
+    os.set_blocking(in_fd, False)
+    pending = memoryview(stdin)
+    chunks: list[bytes] = []
+    total = 0
+    with selectors.DefaultSelector() as selector:
+        selector.register(out_fd, selectors.EVENT_READ)
+        if pending:
+            selector.register(in_fd, selectors.EVENT_WRITE)
+        else:
+            proc.stdin.close()
+        exited = False
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return b"".join(chunks), False
+            events = selector.select(0 if exited else min(left, 0.02))
+            if exited and not events:
+                return b"".join(chunks), True
+            for key, _ in events:
+                if key.fd == in_fd:
+                    try:
+                        pending = pending[os.write(in_fd, pending[:65536]) :]
+                    except BlockingIOError:
+                        continue
+                    except OSError:  # it stopped reading its stdin: fine
+                        pending = pending[:0]
+                    if not pending:
+                        selector.unregister(in_fd)
+                        proc.stdin.close()
+                    continue
+                chunk = os.read(out_fd, 65536)
+                if not chunk:
+                    return b"".join(chunks), True
+                chunks.append(chunk)
+                total += len(chunk)
+                if total > OUTPUT_LIMIT:
+                    return b"".join(chunks), False
+            exited = exited or proc.poll() is not None
+
+
+def _end(proc: Popen[bytes], cut: bool) -> None:
+    """A command cut by a limit is killed with its whole group, then our pipes close.
+
+    The kill comes first: once our end of its output closes, a printer dies
+    of SIGPIPE and its shell exits, while what the shell started in the
+    background would live on. The group outlives its leader while any member
+    does, so killpg reaches them whether or not the shell is gone.
+    """
+    import signal
+
+    if cut or proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # its session's group: start_new_session
+        except (OSError, AttributeError):
+            try:
+                proc.kill()
+            except OSError:
+                pass
+    for pipe in (proc.stdin, proc.stdout):
+        try:
+            if pipe is not None:
+                pipe.close()
+        except OSError:
+            pass
+    try:
+        proc.wait(1.0)
+    except Exception:  # noqa: S110 - a status line must never show a traceback
+        pass
 
 
 def count_workers(environ: Mapping[str, str], now: float) -> int:

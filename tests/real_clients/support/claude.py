@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from lich_hooks.registrations import claude_hooks
-from tests.real_clients.support.clients import Client
+from tests.real_clients.support.clients import Client, run_cli
 from tests.real_clients.support.sandbox import throwaway_env
 from tests.support.runner import log_records, watch_log
 
@@ -115,16 +115,7 @@ def run_print(
     client: Client, prompt: str, env: dict[str, str], cwd: Path, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     """`claude -p <prompt>`, the way a script (or a tool inside a lich session) runs it."""
-    return subprocess.run(
-        [str(client.binary), "-p", prompt],
-        env=env,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return run_cli([str(client.binary), "-p", prompt], env, cwd, timeout)
 
 
 _ANSI = re.compile(
@@ -256,6 +247,10 @@ class Terminal:
 
     def press_enter(self) -> None:
         os.write(self._master, b"\r")
+
+    def type(self, text: str) -> None:
+        """Send `text` as keystrokes, without Enter (escape sequences included)."""
+        os.write(self._master, text.encode())
 
     def close(self) -> None:
         """End the session: SIGTERM to the process group this Terminal started, then SIGKILL."""

@@ -24,7 +24,28 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[3]
+# Crush: a Go module, built from the Go module proxy (the npm package downloads its binary
+# from elsewhere and cannot install here). Not in MATRIX yet: MATRIX installs from npm.
+CRUSH_VERSION = os.environ.get("LICH_TEST_CRUSH_VERSION", "v0.90.0")
+CRUSH_MODULE = "github.com/charmbracelet/crush"
 INSTALL_TIMEOUT = 600
+GO_BUILD_TIMEOUT = 1800  # a cold build is ~5 min on 2 busy cores (docs/harnesses.md)
+
+
+def run_cli(
+    argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """A command as a person runs it in a terminal: no stdin, text out, never raising."""
+    return subprocess.run(
+        argv,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 class Pin:
@@ -315,3 +336,65 @@ def omp(version: str) -> OmpClient:
     if shown.returncode != 0:
         pytest.skip(f"omp --version failed: {shown.stderr.strip()[-200:]}")
     return OmpClient(script, shown.stdout.strip(), bin_dir, version)
+
+
+def crush() -> Client:
+    """`go install github.com/charmbracelet/crush@<v>` into `<cache>/crush-<v>/bin`, once.
+
+    GOPATH, GOMODCACHE and GOCACHE live in the folder (never the real home)
+    and are removed after the build: only the binary stays. No `go`, a proxy
+    that refuses the module, or a failed build: skip with the reason.
+    """
+    folder = cache_root() / f"crush-{CRUSH_VERSION}"
+    binary = folder / "bin" / "crush"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel sessions build once
+        if not (folder / ".installed").exists():
+            _go_install(folder, CRUSH_MODULE, CRUSH_VERSION)
+    if not (binary.is_file() and os.access(binary, os.X_OK)):
+        pytest.skip(f"{folder} holds no crush binary")
+    return Client("crush", binary, _version(binary).rsplit(" ", 1)[-1])
+
+
+def _go_install(folder: Path, module: str, version: str) -> None:
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip(f"go is not on PATH: cannot build {module}@{version}")
+    work = folder / "go"
+    env = {
+        **os.environ,
+        "GOBIN": str(folder / "bin"),
+        "GOPATH": str(work),
+        "GOMODCACHE": str(work / "mod"),
+        "GOCACHE": str(work / "cache"),
+        "GOFLAGS": "-mod=mod",
+        "GOTOOLCHAIN": "local",  # never fetch another Go
+    }
+    try:
+        proc = subprocess.run(
+            [go, "install", f"{module}@{version}"],
+            capture_output=True,
+            text=True,
+            timeout=GO_BUILD_TIMEOUT,
+            check=False,
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.skip(f"go install {module}@{version} took over {GO_BUILD_TIMEOUT}s")
+    finally:
+        # the module cache is read-only files: `go clean` removes it (~2.5 GB with the build cache)
+        subprocess.run(
+            [go, "clean", "-modcache", "-cache"],
+            capture_output=True,
+            timeout=300,
+            check=False,
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+        shutil.rmtree(work, ignore_errors=True)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-2:]
+        pytest.skip(f"go install {module}@{version} failed: {' | '.join(tail)}")
+    (folder / ".installed").write_text(f"go install {module}@{version}\n")

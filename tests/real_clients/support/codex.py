@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from lich_hooks.registrations import codex_hooks
-from tests.real_clients.support.clients import Client
+from tests.real_clients.support.clients import Client, run_cli
 from tests.support.codex_trust import trusted_hash
 from tests.support.runner import BIN_DIR, watch_log
 
@@ -52,6 +52,18 @@ def trust_records(hooks_path: Path, hooks: dict[str, object]) -> str:
                     f"[hooks.state.{json.dumps(key)}]\ntrusted_hash = {json.dumps(digest)}\n"
                 )
     return "\n".join(tables)
+
+
+def trust_hook(env: dict[str, str], key: str, hooks_file: Path) -> None:
+    """What "Trust all and continue" writes for one SessionStart handler: its key and hash
+    (lich_hooks' formula, so a report arriving proves it is the one Codex checks)."""
+    from lich_hooks.settings.codex_state import trust_hash
+
+    [group] = json.loads(hooks_file.read_text())["hooks"]["SessionStart"]
+    [handler] = group["hooks"]
+    digest = trust_hash("SessionStart", None, handler)
+    with (Path(env["CODEX_HOME"]) / "config.toml").open("a") as config:
+        config.write(f'\n[hooks.state."{key}"]\ntrusted_hash = "{digest}"\n')
 
 
 def seed_codex_home(
@@ -133,16 +145,7 @@ def run_exec(
     if bypass_trust:
         argv.append(TRUST_FLAG)
     argv += ["--skip-git-repo-check", prompt]
-    return subprocess.run(
-        argv,
-        env=env,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return run_cli(argv, env, cwd, timeout)
 
 
 def running_for(codex_home: Path) -> list[tuple[int, str]]:

@@ -9,6 +9,8 @@ does by what it types:
   that tool; several directives are played one per turn, in order (so a
   deferred tool can be loaded with ToolSearch first). Only requests that offer
   tools get them: a title or summary request quoting the text gets text;
+- in chat completions, ``[[tool:<Name>*<N> {json input}]]`` makes one turn call it N times
+  at once (parallel tool calls, as a model that batches them does);
 - once the directives are played, the next turn is ``AFTER_TOOL_TEXT``;
 - a prompt without directives gets ``REPLY_TEXT``.
 
@@ -23,6 +25,7 @@ import itertools
 import json
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -43,6 +46,7 @@ class Request:
         self.headers = headers
         self.body = body or {}
         self.reply: str = ""  # what the script answered: "tool:<name>", "text", ...
+        self.answered: float | None = None  # epoch seconds the whole answer was written
 
     @property
     def route(self) -> str:
@@ -248,8 +252,8 @@ class ModelAPI:
         request.reply = "text"
         return [{"type": "text", "text": REPLY_TEXT}], "end_turn"
 
-    def _chat_reply(self, request: Request) -> tuple[str, Json | None]:
-        """(text, tool call or None) for one chat-completions turn: the same script as Messages.
+    def _chat_reply(self, request: Request) -> tuple[str, list[Json]]:
+        """(text, tool calls) for one chat-completions turn: the same script as Messages.
 
         The prompt is the last user message; each assistant message with
         `tool_calls` after it is one directive played.
@@ -270,18 +274,22 @@ class ModelAPI:
         directives = [d for text in _texts(prompt) for d in find_directives(text)]
         if request.tool_names() and played < len(directives):
             name, tool_input = directives[played]
-            request.reply = f"tool:{name}"
-            call = {
-                "id": f"call_lich{next(self._ids):04d}{secrets.token_hex(3)}",
-                "type": "function",
-                "function": {"name": name, "arguments": json.dumps(tool_input)},
-            }
-            return "", call
+            name, _, times = name.partition("*")
+            request.reply = f"tool:{name}" + (f"*{times}" if times else "")
+            calls = [
+                {
+                    "id": f"call_lich{next(self._ids):04d}{secrets.token_hex(3)}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(tool_input)},
+                }
+                for _ in range(int(times) if times.isdigit() else 1)
+            ]
+            return "", calls
         if played:
             request.reply = "text-after-tool"
-            return AFTER_TOOL_TEXT, None
+            return AFTER_TOOL_TEXT, []
         request.reply = "text"
-        return REPLY_TEXT, None
+        return REPLY_TEXT, []
 
     def chat_calls(self) -> list[Request]:
         return [r for r in self.requests if r.route.endswith("/chat/completions")]
@@ -344,9 +352,10 @@ class ModelAPI:
                     api._record(request)
                     self._responses(items)
                 elif route.endswith("/chat/completions"):
-                    text, call = api._chat_reply(request)
+                    text, calls = api._chat_reply(request)
                     api._record(request)
-                    self._chat(request, text, call)
+                    self._chat(request, text, calls)
+                    request.answered = time.time()
                 else:
                     request.reply = "404"
                     api._record(request)
@@ -456,16 +465,16 @@ class ModelAPI:
                 )
                 self._sse(events)
 
-            def _chat(self, request: Request, text: str, call: Json | None) -> None:
+            def _chat(self, request: Request, text: str, calls: list[Json]) -> None:
                 """A chat completion: one JSON object, or SSE chunks ending in [DONE]."""
                 model = request.body.get("model", "scripted-model")
                 completion_id = f"chatcmpl-{next(api._ids)}"
                 usage = {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}
-                finish = "tool_calls" if call else "stop"
+                finish = "tool_calls" if calls else "stop"
                 if not request.body.get("stream"):
                     message: Json = {"role": "assistant", "content": text or None}
-                    if call:
-                        message["tool_calls"] = [call]
+                    if calls:
+                        message["tool_calls"] = calls
                     whole = {
                         "id": completion_id,
                         "object": "chat.completion",
@@ -479,8 +488,11 @@ class ModelAPI:
                 deltas: list[tuple[Json, str | None]] = [
                     ({"role": "assistant", "content": ""}, None)
                 ]
-                if call:
-                    deltas.append(({"tool_calls": [{"index": 0, **call}]}, None))
+                if calls:
+                    deltas += [
+                        ({"tool_calls": [{"index": index, **call}]}, None)
+                        for index, call in enumerate(calls)
+                    ]
                 else:
                     deltas.append(({"content": text}, None))
                 deltas.append(({}, finish))

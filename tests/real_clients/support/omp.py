@@ -14,7 +14,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.real_clients.support.clients import OmpClient
+from tests.real_clients.support.clients import OmpClient, run_cli
 from tests.real_clients.support.sandbox import throwaway_env
 
 MODEL = "scripted/scripted-model"
@@ -89,16 +89,7 @@ def run_print(
     client: OmpClient, prompt: str, env: dict[str, str], cwd: Path, *args: str, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     """`omp -p [args…] <prompt>`."""
-    return subprocess.run(
-        [str(client.binary), "-p", *args, prompt],
-        env=env,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return run_cli([str(client.binary), "-p", *args, prompt], env, cwd, timeout)
 
 
 def _entries(path: Path) -> list[dict[str, object]]:

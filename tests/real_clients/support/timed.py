@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from lich_hooks.standin.server import Received, StandIn
+from tests.real_clients.support.clients import run_cli
 from tests.support.runner import LICH_HOOK
 
 
@@ -95,13 +96,4 @@ def run_timed(
 
 def lich_hook(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """This checkout's console script, as a person runs `lich-hook install opencode`."""
-    return subprocess.run(
-        [str(LICH_HOOK), *args],
-        env=env,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return run_cli([str(LICH_HOOK), *args], env, cwd, timeout=60)

@@ -1,0 +1,169 @@
+"""What a prune costs the paths a person waits for: the Agent verdict and the first status line.
+
+    python benchmarks/prune_wait.py                 # 0, 10,000 and 50,000 stale records
+    python benchmarks/prune_wait.py --stale 0 20000 --rounds 5
+    python benchmarks/prune_wait.py --hook /old/venv/bin/lich-hook --hook /new/venv/bin/lich-hook
+
+A prune is due (no `.pruned` marker) and the state directory holds `stale`
+records two months old: half under reported/, half as workers under
+workers/<card>/ (ten per card), what months of use leave. Each round seeds
+a fresh directory, then times, from the spawn until the process exited with
+its pipes closed (what Claude Code waits for):
+
+  * `lich-hook PreToolUse claude` for an Agent call, against a stand-in lich
+    whose `open` answers `pending` at once: the verdict;
+  * `lich-hook status-line` in a card with one recorded worker whose last
+    check is old, so the run asks lich and writes its check stamp: the first
+    status line.
+
+It prints the median of each and its delay over the run with no stale
+records. It times the `lich-hook` next to sys.executable, or each `--hook`
+given, in the same rounds one after the other (so a shared machine's load
+falls on all of them alike), and imports none of lich_hooks, so the same
+script measures any installed version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DAY = 86400.0
+LICH_HOOK = Path(sys.executable).parent / "lich-hook"
+
+FAKE_LICH = """#!{python}
+import json, sys
+if sys.argv[1:2] == ["open"]:
+    print(json.dumps({{"id": "s-w", "label": "W", "name": "w-new", "path": "/tmp",
+                      "kind": "claude", "delivery": {{"status": "pending"}}}}))
+elif sys.argv[1:2] == ["sessions"]:
+    print(json.dumps([{{"name": "w-a", "state": "running", "id": "s-a"}}]))
+"""
+
+
+def seed(root: Path, stale: int) -> None:
+    old = time.time() - 60 * DAY
+    reported = root / "reported"
+    reported.mkdir(parents=True, mode=0o700)
+    for i in range(stale // 2):
+        path = reported / f"old-card-{i:06d}"
+        path.write_bytes(b"crush\nconv")
+        os.utime(path, (old, old))
+    for i in range(stale - stale // 2):
+        card = root / "workers" / f"wcard-{i // 10:06d}"
+        if i % 10 == 0:
+            card.mkdir(parents=True, mode=0o700)
+        path = card / f"w-{i}.json"
+        path.write_bytes(b'{"name": "w", "when": 0}')
+        os.utime(path, (old, old))
+    for card in (root / "workers").iterdir() if stale > 1 else ():
+        os.utime(card, (old, old))
+    # Months-old records are on disk, not in the journal: without this, the
+    # fsync of the first record written waits for all of the seeding.
+    os.sync()
+
+
+def worker_of_card(root: Path) -> None:
+    """The status line's card: one worker, last checked long ago."""
+    card = root / "workers" / "card-1"
+    card.mkdir(parents=True, exist_ok=True, mode=0o700)
+    (card / "w-a.json").write_text(json.dumps({"name": "w-a", "when": time.time()}))
+    (card / ".checked").write_text("0.0")
+
+
+def timed(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> float:
+    started = time.monotonic()
+    subprocess.run(argv, input=payload, env=env, cwd=cwd, capture_output=True, check=False)
+    return (time.monotonic() - started) * 1000
+
+
+def one_round(tmp: Path, hook: str, stale: int, env: dict[str, str]) -> tuple[float, float]:
+    root = tmp / "state"
+    shutil.rmtree(root, ignore_errors=True)
+    seed(root, stale)
+    worker_of_card(root)
+    project = tmp / "project"
+    agent = {
+        "session_id": "s",
+        "cwd": str(project),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Agent",
+        "tool_use_id": "toolu_01AbCd",
+        "tool_input": {"description": "Fix the thing", "prompt": "p"},
+    }
+    verdict = timed(
+        ["/bin/sh", "-c", f"{hook} PreToolUse claude"],
+        json.dumps(agent).encode(),
+        env,
+        project,
+    )
+    # The same state again, for the status line: the verdict's own prune is undone.
+    shutil.rmtree(root, ignore_errors=True)
+    seed(root, stale)
+    worker_of_card(root)
+    line = timed(["/bin/sh", "-c", f"{hook} status-line"], b"{}", env, project)
+    return verdict, line
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--stale", type=int, nargs="+", default=[0, 10000, 50000])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--hook", action="append", help="a lich-hook to time (repeatable)")
+    args = parser.parse_args()
+    hooks = args.hook or [str(LICH_HOOK)]
+    missing = [hook for hook in hooks if not Path(hook).exists()]
+    if missing:
+        print(f"no such lich-hook: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="prune-wait-") as name:
+        tmp = Path(name)
+        (tmp / "project").mkdir()
+        lich = tmp / "lich"
+        lich.write_text(FAKE_LICH.format(python=sys.executable))
+        lich.chmod(0o755)
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(tmp),
+            "LICH_HOOK_STATE_DIR": str(tmp / "state"),
+            "LICH_PORT": "9",
+            "LICH_TOKEN": "t",
+            "LICH_SESSION_ID": "card-1",
+            "LICH_BIN": str(lich),
+            "LICH_SUBAGENT_DEPTH": "0",
+            "CLAUDE_CODE_SESSION_ATTENDED": "1",
+            "CLAUDE_CODE_ENTRYPOINT": "cli",
+        }
+        times: dict[tuple[str, int], list[tuple[float, float]]] = {}
+        for _ in range(args.rounds):
+            for stale in args.stale:
+                for hook in hooks:
+                    times.setdefault((hook, stale), []).append(one_round(tmp, hook, stale, env))
+        print(f"median of {args.rounds} rounds, ms (delay over {args.stale[0]} stale records)")
+        for hook in hooks:
+            print(hook)
+            base: tuple[float, float] | None = None
+            for stale in args.stale:
+                rounds = times[(hook, stale)]
+                verdict = statistics.median(r[0] for r in rounds)
+                line = statistics.median(r[1] for r in rounds)
+                if base is None:
+                    base = (verdict, line)
+                print(
+                    f"{stale:>7} stale: Agent verdict {verdict:7.1f} (+{verdict - base[0]:6.1f})"
+                    f"   first status line {line:7.1f} (+{line - base[1]:6.1f})"
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""The plugin route's entry point: `python -I -S boot.py <event> <provider>` (see lich-hook here).
+
+Written to be read by any Python: one older than 3.10 exits 86 before it
+touches anything, so the launcher can try the next interpreter with stdin
+still unread. The plugin's copy of the package may sit in a folder with
+another name (Claude Code and Codex copy the plugin into `<cache>/<version>/`),
+so the package is loaded from this file's grandparent by path, and run with
+the standard library only (-I: no user site or PYTHON* variables, -S: no site
+packages), as every hook path is.
+"""
+
+import sys
+
+if sys.version_info < (3, 10):  # noqa: UP036 - read by any Python
+    sys.exit(86)
+
+import os
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+try:
+    if os.path.basename(root) == "lich_hooks":
+        sys.path.insert(0, os.path.dirname(root))
+    else:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(
+            "lich_hooks", os.path.join(root, "__init__.py"), submodule_search_locations=[root]
+        )
+        assert spec is not None and spec.loader is not None
+        package = importlib.util.module_from_spec(spec)
+        sys.modules["lich_hooks"] = package
+        spec.loader.exec_module(package)
+    from lich_hooks import cli, hook, routes  # noqa: F401 - a copy missing them is broken
+
+    if sys.argv[1:2] == ["SessionStart"]:
+        from lich_hooks.jobs import session_start  # noqa: F401 - the job this event runs
+    plugin_main = cli.plugin_main
+except BaseException:  # a broken copy must not break the harness
+    plugin_main = None  # type: ignore[assignment]
+
+if len(sys.argv) > 1 and sys.argv[1] == "--version":
+    sys.exit(0 if plugin_main is not None else 1)
+if plugin_main is None:
+    args = sys.argv[1:]
+    environ = os.environ
+    if args[:1] == ["SessionStart"] and all(
+        environ.get(name) for name in ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
+    ):
+        fix = (
+            "claude plugin uninstall lich-hooks@lich-hooks && "
+            "claude plugin install lich-hooks@lich-hooks"
+        )
+        if args[1:2] == ["codex"]:
+            fix = (
+                "codex plugin remove lich-hooks@lich-hooks && "
+                "codex plugin add lich-hooks@lich-hooks"
+            )
+        message = (
+            f"lich-hooks cannot report this session to lich: its plugin copy in {root} is "
+            f"incomplete. Fix: {fix}, then start a new session."
+        )
+        import json
+
+        sys.stdout.write(json.dumps({"systemMessage": message}) + "\n")
+        sys.stdout.flush()
+    os._exit(0)
+try:
+    plugin_main(sys.argv[1:])
+finally:
+    os._exit(0)  # once run, never a non-zero exit: the launcher would run the hook again

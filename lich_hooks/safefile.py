@@ -1,0 +1,274 @@
+"""The package's one way to read and write a file it does not trust (docs/troubleshooting.md).
+
+Every file lich-hook reads may have been replaced by anyone who can write
+where it lives: the state directory's records, a harness's settings file, a
+Codex rollout or a Claude Code transcript named by a payload. One set of
+rules, here, for all of them:
+
+- opened O_NONBLOCK, so a FIFO or a device in a file's place cannot block
+  the open, and read only once fstat() on the open descriptor says it is a
+  regular file (no window between a check and the open);
+- opened O_NOFOLLOW unless the caller says a symlink is the user's own choice
+  (settings files: dotfile managers link them), so a planted link cannot lead
+  a read out of a directory;
+- read to a limit and no further: a runaway file costs `limit` bytes, never
+  the memory;
+- written as a new private file (O_EXCL|O_NOFOLLOW) beside the target and
+  renamed over it, so a reader sees the old bytes or the new, never half, and
+  a symlink or FIFO planted at the name is replaced, never written through.
+
+`Dir` holds a directory open so that everything below it is reached relative
+to its descriptor (openat, unlinkat, renameat): a directory swapped for a
+symlink after it was opened leads nowhere. Where the platform lacks the *at()
+calls (Windows) the same methods take joined paths.
+
+Hook-path module: only `os` at top level (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+BINARY = getattr(os, "O_BINARY", 0)
+# Descriptor-relative calls (openat, mkdirat, renameat, unlinkat): POSIX.
+AT = DIRECTORY != 0 and os.open in os.supports_dir_fd and os.mkdir in os.supports_dir_fd
+
+# st_mode's file type bits (the `stat` module's S_IFMT family, without importing it).
+_IFMT = 0o170000
+_IFREG = 0o100000
+_IFDIR = 0o040000
+_IFLNK = 0o120000
+
+
+def is_regular(mode: int) -> bool:
+    return mode & _IFMT == _IFREG
+
+
+def is_dir(mode: int) -> bool:
+    return mode & _IFMT == _IFDIR
+
+
+class NotRegular(OSError):
+    """The path names something that is not a regular file; `kind` says what, for a person."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+class TooLarge(OSError):
+    """The file holds more than the caller's limit."""
+
+
+def kind_of(mode: int) -> str:
+    if mode & _IFMT == _IFDIR:
+        return "a directory"
+    if mode & _IFMT == _IFLNK:
+        return "a symlink"
+    return "a FIFO, socket or device"
+
+
+def open_regular(
+    path: str, *, follow: bool = False, dir_fd: int | None = None
+) -> tuple[int, os.stat_result]:
+    """A read-only descriptor on the regular file at `path`, and its fstat().
+
+    OSError when it cannot be opened (FileNotFoundError when it is missing;
+    ELOOP when it is a symlink and not `follow`), NotRegular when it is not a
+    regular file.
+    """
+    flags = os.O_RDONLY | NONBLOCK | CLOEXEC | BINARY | getattr(os, "O_NOCTTY", 0)
+    if not follow:
+        flags |= NOFOLLOW
+    fd = os.open(path, flags, dir_fd=dir_fd)
+    try:
+        info = os.fstat(fd)
+        if not is_regular(info.st_mode):
+            raise NotRegular(kind_of(info.st_mode))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
+def read_upto(fd: int, limit: int, stop: bytes | None = None) -> bytes:
+    """At most `limit` + 1 bytes from `fd` (one more than allowed says "too large").
+
+    With `stop`, reading ends as soon as the bytes read hold it (a first line).
+    """
+    chunks: list[bytes] = []
+    total = 0
+    while total <= limit:
+        chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        if stop is not None and stop in chunk:
+            break
+    return b"".join(chunks)
+
+
+def read_regular(
+    path: str,
+    limit: int,
+    *,
+    follow: bool = False,
+    dir_fd: int | None = None,
+    stop: bytes | None = None,
+) -> bytes:
+    """The bytes of the regular file at `path` (see open_regular for what raises).
+
+    TooLarge when it holds more than `limit` bytes (with `stop`: when no
+    `stop` comes within them). Callers that only want "the bytes or nothing"
+    catch OSError, which covers all of these.
+    """
+    fd, _ = open_regular(path, follow=follow, dir_fd=dir_fd)
+    try:
+        data = read_upto(fd, limit, stop)
+    finally:
+        os.close(fd)
+    if len(data) > limit and (stop is None or stop not in data):
+        raise TooLarge(path)
+    return data
+
+
+class Dir:
+    """An open directory: a descriptor where the platform has *at() calls, its path otherwise."""
+
+    __slots__ = ("fd", "path")
+
+    def __init__(self, path: str, fd: int | None) -> None:
+        self.path = path
+        self.fd = fd
+
+    @classmethod
+    def open(cls, path: str, follow: bool = False) -> Dir:
+        """`path` itself may be a symlink to a directory only when `follow`."""
+        return cls(path, _open_dir(path, None, follow))
+
+    def at(self, name: str) -> str:
+        return name if self.fd is not None else os.path.join(self.path, name)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def sub(self, name: str, create: bool = False) -> Dir:
+        """The directory `name` in this one, never through a symlink; made 0700 when `create`."""
+        path = os.path.join(self.path, name)
+        try:
+            return Dir(path, _open_dir(self.at(name), self.fd))
+        except FileNotFoundError:
+            if not create:
+                raise
+        try:
+            os.mkdir(self.at(name), 0o700, dir_fd=self.fd)
+        except FileExistsError:
+            pass
+        return Dir(path, _open_dir(self.at(name), self.fd))
+
+    def read(self, name: str, limit: int) -> bytes | None:
+        """A regular file's bytes, or None (missing, special, a symlink, oversized, unreadable)."""
+        try:
+            return read_regular(self.at(name), limit, dir_fd=self.fd)
+        except OSError:
+            return None
+
+    def write(
+        self,
+        name: str,
+        data: bytes,
+        mode: int = 0o600,
+        prepare: Callable[[int], None] | None = None,
+    ) -> None:
+        """Replace the entry `name` with a file holding `data`, atomically.
+
+        The temporary file is created O_EXCL|O_NOFOLLOW with `mode` next to it,
+        `prepare(fd)` may set its owner and mode before it is synced, and it is
+        renamed over the entry. OSError when the directory refuses; the
+        temporary file never outlives a failure.
+        """
+        tmp = f".{name}.{os.getpid()}.{os.urandom(4).hex()}"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC | BINARY
+        fd = os.open(self.at(tmp), flags, mode, dir_fd=self.fd)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                if prepare is not None:
+                    prepare(fd)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(self.at(tmp), self.at(name), src_dir_fd=self.fd, dst_dir_fd=self.fd)
+        except BaseException:
+            self.unlink(tmp)
+            raise
+
+    def create(self, name: str, data: bytes) -> bool:
+        """Create `name` (0600) only if no entry has that name (O_EXCL); False when one does."""
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC | BINARY
+        try:
+            fd = os.open(self.at(name), flags, 0o600, dir_fd=self.fd)
+        except FileExistsError:
+            return False
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+        return True
+
+    def unlink(self, name: str) -> None:
+        try:
+            os.unlink(self.at(name), dir_fd=self.fd)
+        except OSError:
+            pass
+
+    def rmdir(self, name: str) -> None:
+        try:
+            os.rmdir(self.at(name), dir_fd=self.fd)
+        except OSError:
+            pass
+
+    def lstat(self, name: str) -> os.stat_result | None:
+        try:
+            return os.stat(self.at(name), dir_fd=self.fd, follow_symlinks=False)
+        except OSError:
+            return None
+
+    def names(self) -> list[str]:
+        try:
+            return os.listdir(self.fd if self.fd is not None else self.path)
+        except OSError:
+            return []
+
+
+def _open_dir(path: str, dir_fd: int | None, follow: bool = False) -> int | None:
+    """A descriptor for the directory at `path`; ENOTDIR/ELOOP when it is not one."""
+    if not AT:
+        if dir_fd is None and not follow and os.path.islink(path):
+            raise NotADirectoryError(path)
+        if not os.path.isdir(path):
+            raise FileNotFoundError(path) if not os.path.lexists(path) else NotADirectoryError(path)
+        return None
+    flags = os.O_RDONLY | DIRECTORY | CLOEXEC | (0 if follow else NOFOLLOW)
+    return os.open(path, flags, dir_fd=dir_fd)
+
+
+def same_file(a: str, b: str) -> bool:
+    """Do two paths name one file? (By identity; by resolved path when one cannot be stat-ed.)"""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)

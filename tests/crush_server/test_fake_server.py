@@ -1,0 +1,162 @@
+"""The console script under a `crush server`-shaped process tree: real /proc, socket peers, API.
+
+The server's own environment names card A (its first client's); a hook it
+runs must report the card whose workspace and clients own the conversation,
+or nothing. The real Crush does the same in tests/real_clients/test_crush_server.py.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lich_hooks.standin.server import StandIn
+from tests.crush_server.fake_crush import FakeCrush
+from tests.support.contract_check import assert_client_body
+from tests.support.runner import base_env, log_records, wait_for_log
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc and sock_diag")
+
+HOOK = "lich-hook PreToolUse crush"
+
+
+@pytest.fixture
+def fake(tmp_path: Path) -> Iterator[FakeCrush]:
+    with tempfile.TemporaryDirectory(prefix="lf-", dir="/tmp") as run_dir:  # a short socket path
+        crush = FakeCrush(tmp_path / "fake", Path(run_dir))
+        try:
+            yield crush
+        finally:
+            crush.close()
+
+
+@pytest.fixture
+def projects(tmp_path: Path) -> dict[str, Path]:
+    dirs = {"a": tmp_path / "projA", "b": tmp_path / "projB"}
+    for folder in dirs.values():
+        folder.mkdir()
+    return dirs
+
+
+def payload(cwd: Path, sid: str) -> dict[str, object]:
+    return {"event": "PreToolUse", "session_id": sid, "cwd": str(cwd), "tool_name": "ls",
+            "tool_input": {"path": "."}}  # fmt: skip
+
+
+def test_each_workspace_s_hook_reports_its_own_card(
+    fake: FakeCrush, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    with StandIn() as lich_b:
+        env_a = base_env(tmp_path, **lich.env("card-A"))
+        env_b = {**env_a, **lich_b.env("card-B")}
+        fake.start_server(env_a)  # card A's terminal started it
+        fake.workspace("ws-a", projects["a"], env_a, "sess-a")
+        fake.workspace("ws-b", projects["b"], env_b, "sess-b")
+        fake.start_client(env_a, projects["a"])
+        fake.start_client(env_b, projects["b"])
+        for where, sid in (("b", "sess-b"), ("a", "sess-a"), ("b", "sess-b")):
+            ran = fake.run_hook(HOOK, payload(projects[where], sid), projects[where])
+            assert ran == {"rc": 0, "stdout": "", "stderr": ""}
+        records = wait_for_log(env_a, 3)
+        lich_b.wait(1)
+        lich.wait(1)
+        decisions = sorted(str(r["decision"]) for r in records)  # logged as each run ends
+        assert decisions == ["already-reported", "report", "report"]
+        assert [assert_client_body("session-start", r.body) for r in lich_b.received] == [
+            {"session_id": "card-B", "provider_session_id": "sess-b", "provider": "crush"}
+        ]
+        assert [r.accepted for r in lich.received] == [
+            {"session_id": "card-A", "provider_session_id": "sess-a", "provider": "crush"}
+        ]
+        assert all("crush server" in str(r["crush_runner"]) for r in records)
+
+
+def test_two_cards_in_one_workspace_send_nothing(
+    fake: FakeCrush, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    env_a = base_env(tmp_path, **lich.env("card-A"))
+    env_b = {**env_a, "LICH_SESSION_ID": "card-B"}
+    fake.start_server(env_a)
+    fake.workspace("ws-a", projects["a"], env_a, "sess-1")
+    fake.start_client(env_a, projects["a"])
+    fake.start_client(env_b, projects["a"])  # joined: its environment was dropped
+    fake.run_hook(HOOK, payload(projects["a"], "sess-1"), projects["a"])
+    [record] = wait_for_log(env_a, 1)
+    assert record["decision"] == "crush-server-several-cards"
+    assert lich.received == []
+
+
+@pytest.mark.parametrize(
+    ("case", "decision"),
+    [
+        ("no-workspace", "crush-server-no-workspace"),
+        ("other-session", "crush-server-session-elsewhere"),
+        ("no-client", "crush-server-no-client"),
+        ("client-outside-lich", "crush-server-client-outside-lich"),
+        ("server-outside-lich", "crush-server-client-outside-lich"),
+    ],
+)
+def test_refusals_send_nothing(
+    fake: FakeCrush,
+    projects: dict[str, Path],
+    tmp_path: Path,
+    lich: StandIn,
+    case: str,
+    decision: str,
+) -> None:
+    env_a = base_env(tmp_path, **lich.env("card-A"))
+    outside = base_env(tmp_path)
+    fake.start_server(outside if case == "server-outside-lich" else env_a)
+    if case != "no-workspace":
+        creator = outside if case == "server-outside-lich" else env_a
+        fake.workspace("ws-a", projects["a"], creator, "sess-1")
+    if case != "no-client":
+        fake.start_client(outside if case == "client-outside-lich" else env_a, projects["a"])
+    sid = "sess-2" if case == "other-session" else "sess-1"
+    fake.run_hook(HOOK, payload(projects["a"], sid), projects["a"])
+    records = log_records(outside if case == "server-outside-lich" else env_a)
+    if not records:
+        records = wait_for_log(outside if case == "server-outside-lich" else env_a, 1)
+    assert [r["decision"] for r in records] == [decision]
+    assert lich.received == []
+
+
+def test_no_server_at_the_socket_is_a_probe_failure(
+    fake: FakeCrush, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    env_a = base_env(tmp_path, **lich.env("card-A"))
+    # the hook's environment names another runtime dir: no server answers there
+    fake.start_server(env_a)
+    hook = f"XDG_RUNTIME_DIR={tmp_path} {HOOK}"
+    fake.run_hook(hook, payload(projects["a"], "sess-1"), projects["a"])
+    [record] = wait_for_log(env_a, 1)
+    assert record["decision"] == "crush-server-probe-failed"
+    assert lich.received == []
+
+
+def test_doctor_names_the_server_its_card_and_a_shared_dir(
+    fake: FakeCrush, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    from lich_hooks.commands.doctor import check as doctor
+    from lich_hooks.commands.doctor import crush_server as doctor_crush_server
+
+    env_a = base_env(tmp_path, **lich.env("card-A"), XDG_RUNTIME_DIR=str(fake.run_dir))
+    env_b = {**env_a, "LICH_SESSION_ID": "card-B"}
+    [none] = doctor_crush_server.check(env_a)
+    assert none.status == doctor.OK and "no crush server" in none.summary
+    fake.start_server(env_a)
+    fake.workspace("ws-a", projects["a"], env_a, "sess-1")
+    fake.start_client(env_a, projects["a"])
+    fake.start_client(env_b, projects["a"])
+    [row] = doctor_crush_server.check(env_b)
+    assert row.status == doctor.WARN and row.details["carries"] == "card-A"
+    assert "LICH_SESSION_ID=card-A" in row.summary and lich.token not in row.summary
+    assert "another card's: this terminal is card-B" in row.summary
+    assert f"several cards share {projects['a']}" in row.summary
+    assert row.fix is not None and "without CRUSH_CLIENT_SERVER" in row.fix
+    commands = row.details["commands"]
+    assert isinstance(commands, list) and len(commands) == 3

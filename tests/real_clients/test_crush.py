@@ -1,0 +1,218 @@
+"""Crush v0.90.0, run for real in its default (local) mode: `crush run` and the TUI.
+
+Crush fires PreToolUse before every tool call; the first call of a
+conversation reports Crush's own session id (the `uuid` that
+`crush session list --json` shows), later calls cost no request. The model is
+the scripted chat-completions API; each `[[tool:…]]` in a prompt is one tool
+call, `[[tool:ls*4 {}]]` four at once. The hook is the shipped registration
+(`lich-hook PreToolUse crush` from PATH) in the throwaway HOME's global
+crush.json. The shared-server mode has its own file (test_crush_server.py).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lich_hooks.standin.server import Received, StandIn
+from tests.real_clients.support import crush as cr
+from tests.real_clients.support.claude import hook_runs, wait_for_hook
+from tests.real_clients.support.clients import Client
+from tests.real_clients.support.model_api import AFTER_TOOL_TEXT, ModelAPI
+from tests.support.contract_check import assert_client_body
+
+pytestmark = pytest.mark.real_client
+
+LS = '[[tool:ls {"path": "."}]]'
+
+
+@pytest.fixture
+def crush_env(tmp_path: Path, model_api: ModelAPI) -> Iterator[dict[str, str]]:
+    home = tmp_path / "home"
+    cr.seed_home(home, model_api.base_url)
+    run_dir = cr.runtime_dir()
+    yield cr.crush_env(tmp_path, home, run_dir)
+    cr.stop_servers(run_dir)  # none should have started: the default mode has no server
+    assert cr.servers(run_dir) == []
+
+
+def _reported(received: Received) -> dict[str, object]:
+    assert received.status == 204, received.reason
+    return assert_client_body("session-start", received.body)
+
+
+def _uuids(crush: Client, env: dict[str, str], project: Path) -> list[str]:
+    return [str(s["uuid"]) for s in cr.sessions(crush, env, project)]
+
+
+def test_run_reports_crush_s_own_session_once(
+    crush: Client, crush_env: dict[str, str], project: Path, lich: StandIn
+) -> None:
+    env = {**crush_env, **lich.env("card-run")}
+    done = cr.run(crush, f"three tools {LS} {LS} {LS}", env, project)
+    assert done.returncode == 0, done.stderr
+    assert AFTER_TOOL_TEXT in done.stdout
+    runs = wait_for_hook(env, "PreToolUse", 3)
+    [session] = _uuids(crush, env, project)
+    [received] = lich.received
+    assert _reported(received) == {
+        "session_id": "card-run",
+        "provider_session_id": session,
+        "provider": "crush",
+    }
+    # each run logs once it ends, a report's after its answer: the order is not the calls'
+    assert sorted(str(r["decision"]) for r in runs) == ["already-reported"] * 2 + ["report"]
+    # Crush read nothing from our stdout: no decision, no failure, on every call
+    assert len(cr.hook_times(project)) == 3
+    print(f"\ncrush run -> {received.accepted}; hook decisions {[r['decision'] for r in runs]}")
+
+
+def test_parallel_tool_calls_send_one_report(
+    crush: Client, crush_env: dict[str, str], project: Path, lich: StandIn
+) -> None:
+    env = {**crush_env, **lich.env("card-batch")}
+    done = cr.run(crush, '[[tool:ls*4 {"path": "."}]]', env, project)
+    assert done.returncode == 0, done.stderr
+    runs = wait_for_hook(env, "PreToolUse", 4)
+    assert len(lich.wait(1)) == 1
+    [session] = _uuids(crush, env, project)
+    assert _reported(lich.received[0])["provider_session_id"] == session
+    decisions = sorted(str(r["decision"]) for r in runs)
+    assert decisions.count("report") == 1, decisions
+    assert set(decisions) <= {"report", "report-in-flight", "already-reported"}, decisions
+    print(f"\n4 tool calls in one turn: {decisions}")
+
+
+def test_session_and_continue_report_the_switched_to_id_once(
+    crush: Client, crush_env: dict[str, str], project: Path, lich: StandIn
+) -> None:
+    card_1 = {**crush_env, **lich.env("card-1")}
+    card_2 = {**crush_env, **lich.env("card-2")}
+
+    def run(env: dict[str, str], *args: str) -> None:
+        done = cr.run(crush, f"{LS} {LS}", env, project, *args)
+        assert done.returncode == 0, done.stderr
+
+    run(card_1)
+    [first] = _uuids(crush, card_1, project)
+    run(card_1)  # a new session
+    [second] = [s for s in _uuids(crush, card_1, project) if s != first]
+    run(card_1, "--session", first)  # back to the first: lich must hear it again
+    run(card_1, "--continue")  # the most recent is still the first: nothing new to say
+    run(card_2, "--continue")  # another card continues it: that card hears it
+    wait_for_hook(card_1, "PreToolUse", 10)
+    got = [(r.accepted or {}).get("session_id") for r in lich.received]
+    ids = [_reported(r)["provider_session_id"] for r in lich.received]
+    assert list(zip(got, ids, strict=True)) == [
+        ("card-1", first),
+        ("card-1", second),
+        ("card-1", first),
+        ("card-2", first),
+    ]
+    decisions = [r["decision"] for r in hook_runs(card_1, "PreToolUse")]
+    assert decisions.count("report") == 4 and len(decisions) == 10, decisions
+
+
+def test_the_tui_reports_once_per_session_and_again_after_new_session(
+    crush: Client, crush_env: dict[str, str], project: Path, lich: StandIn, tmp_path: Path
+) -> None:
+    env = {**crush_env, **lich.env("card-tui")}
+    with cr.tui(crush, env, project, tmp_path / "tui") as tui:
+        tui.submit(f"two tools {LS} {LS}")
+        wait_for_hook(env, "PreToolUse", 2)
+        tui.wait_for(AFTER_TOOL_TEXT)
+        tui.keys("C-n")  # the TUI's "new session"
+        tui.submit(f"again {LS} {LS}")
+        wait_for_hook(env, "PreToolUse", 4)
+        tui.wait_for(AFTER_TOOL_TEXT)
+        sessions = _uuids(crush, env, project)
+    assert len(lich.wait(2)) == 2
+    ids = [str(_reported(r)["provider_session_id"]) for r in lich.received]
+    assert sorted(ids) == sorted(sessions) and ids[0] != ids[1], (ids, sessions)
+    decisions = sorted(str(r["decision"]) for r in hook_runs(env, "PreToolUse"))
+    assert decisions == ["already-reported"] * 2 + ["report"] * 2, decisions
+    print(f"\nTUI: {ids} (crush session list: {sessions})")
+
+
+def test_outside_lich_nothing_is_sent_and_stdout_stays_empty(
+    crush: Client, tmp_path: Path, model_api: ModelAPI, project: Path, lich: StandIn
+) -> None:
+    home = tmp_path / "home"
+    out, err = tmp_path / "hook.out", tmp_path / "hook.err"
+    config = cr.crush_config(model_api.base_url)
+    [entry] = config["hooks"]["PreToolUse"]
+    entry["command"] += f" >>{out} 2>>{err}"  # what Crush would read from us, kept
+    path = cr.global_config(home)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(config))
+    run_dir = cr.runtime_dir()
+    env = cr.crush_env(tmp_path, home, run_dir)
+    try:
+        done = cr.run(crush, f"{LS} {LS}", env, project)
+    finally:
+        cr.stop_servers(run_dir)
+    assert done.returncode == 0, done.stderr
+    runs = wait_for_hook(env, "PreToolUse", 2)
+    assert [r["decision"] for r in runs] == ["outside-lich"] * 2
+    assert out.read_bytes() == b"" and err.read_bytes() == b""
+    assert lich.received == []
+    assert len(cr.hook_times(project)) == 2
+
+
+def test_the_hook_costs_crush_s_tool_call_no_more_than_python_pass(
+    crush: Client, tmp_path: Path, model_api: ModelAPI, project: Path, lich: StandIn
+) -> None:
+    """From Crush's side: its "Hook completed" log time minus when the model's tool call left.
+
+    Each gap holds Crush's own dispatch plus the hook; the same turn with a
+    hook of `python -c pass` (the same interpreter) is the yardstick. The
+    first lich call reports (its sender is detached: Crush waits only for the
+    parent); the later ones are the no-op path the spec bounds at 1.5×.
+    """
+    calls = 8
+    prompt = " ".join([LS] * calls)
+
+    def gaps(command: str, folder: str, card: dict[str, str]) -> list[float]:
+        home = tmp_path / folder / "home"
+        work = tmp_path / folder / "project"
+        work.mkdir(parents=True)
+        config = cr.crush_config(model_api.base_url)
+        config["hooks"]["PreToolUse"][0]["command"] = command
+        path = cr.global_config(home)
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(config))
+        run_dir = cr.runtime_dir()
+        env = {**cr.crush_env(tmp_path / folder, home, run_dir), **card}
+        before = len(model_api.requests)
+        try:
+            done = cr.run(crush, prompt, env, work)
+        finally:
+            cr.stop_servers(run_dir)
+        assert done.returncode == 0, done.stderr
+        sent = [
+            r.answered
+            for r in model_api.requests[before:]
+            if r.reply.startswith("tool:") and r.answered is not None
+        ]
+        completed = cr.hook_times(work)
+        assert len(sent) == len(completed) == calls
+        return [(c - s) * 1000 for s, c in zip(sent, completed, strict=True)]
+
+    python = gaps(f"{sys.executable} -c pass", "python", {})
+    ours = gaps("lich-hook PreToolUse crush", "lich", lich.env("card-cost"))
+    assert len(lich.wait(1)) == 1
+    noop = statistics.median(ours[1:])
+    reference = statistics.median(python[1:])
+    print(
+        f"\nCrush-side gap per tool call, ms (model answer -> 'Hook completed'):"
+        f"\n  python -c pass  median {reference:.1f}  {[round(g, 1) for g in python]}"
+        f"\n  lich-hook       first (report) {ours[0]:.1f}, later median {noop:.1f}"
+        f"  {[round(g, 1) for g in ours]}"
+        f"\n  ratio (later calls) {noop / reference:.2f}"
+    )
+    assert noop <= 1.5 * reference + 5, (ours, python)
