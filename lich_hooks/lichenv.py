@@ -16,6 +16,21 @@ if TYPE_CHECKING:
 
 PROMPT_LANGS = ("en", "pt-BR", "zh-CN", "es")
 
+# What urllib.parse.quote(safe="") leaves as it is: RFC 3986's unreserved set.
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+
+
+def quote_token(token: str) -> str:
+    """`token` percent-encoded as `urllib.parse.quote(token, safe="")` does.
+
+    Written out because urllib.parse imports `re` and more (about 9 ms here),
+    all of it on the way to lich (the sender) or into a debug line
+    (runlog scrubs the token in both forms). surrogateescape: a token of bytes that are
+    not UTF-8 (os.environ holds them as surrogates) is sent byte for byte.
+    """
+    raw = token.encode("utf-8", "surrogateescape")
+    return "".join(chr(byte) if byte in _UNRESERVED else f"%{byte:02X}" for byte in raw)
+
 
 def parse_port(raw: str | None) -> int | None:
     """A TCP port from a decimal string 1–65535, or None (no signs, spaces, or other digits)."""

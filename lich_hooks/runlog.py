@@ -98,9 +98,9 @@ class RunLog:
         transport.url encodes it instead of raising.
         """
         if self._secret:
-            from urllib.parse import quote
+            from lich_hooks.lichenv import quote_token
 
-            encoded = quote(self._secret, safe="", errors="surrogateescape")
+            encoded = quote_token(self._secret)
             for form in sorted({self._secret, encoded}, key=len, reverse=True):
                 text = text.replace(form, "\0")
             text = text.replace("\0", "<token>")

@@ -25,6 +25,7 @@ import os
 import time
 
 from lich_hooks import PLUGIN_RELEASE, __version__
+from lich_hooks.lichenv import quote_token
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,21 +40,6 @@ DEADLINE = 2.0
 # lich answers with a status line and a few headers; a head longer than this
 # is not lich talking, and reading it would only spend the deadline.
 MAX_HEAD = 16 * 1024
-
-# What urllib.parse.quote(safe="") leaves as it is: RFC 3986's unreserved set.
-_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
-
-
-def quote_token(token: str) -> str:
-    """`token` percent-encoded as `urllib.parse.quote(token, safe="")` does.
-
-    Written out because urllib.parse imports `re` and more (about 9 ms here),
-    all of it on the way to lich. surrogateescape: a token of bytes that are
-    not UTF-8 (os.environ holds them as surrogates) is sent byte for byte.
-    """
-    raw = token.encode("utf-8", "surrogateescape")
-    return "".join(chr(byte) if byte in _UNRESERVED else f"%{byte:02X}" for byte in raw)
-
 
 def url(port: int, token: str, endpoint: str) -> str:
     return f"http://{HOST}:{port}/{endpoint}?token={quote_token(token)}"

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lich_hooks import PLUGIN_RELEASE, __version__, transport
+from lich_hooks import PLUGIN_RELEASE, __version__, lichenv, transport
 from lich_hooks.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support.contract_check import assert_client_body
@@ -176,7 +176,7 @@ TOKENS = st.one_of(
 @given(TOKENS)
 @settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
 def test_quote_token_is_urllib_quote(token: str) -> None:
-    assert transport.quote_token(token) == quote(token, safe="", errors="surrogateescape")
+    assert lichenv.quote_token(token) == quote(token, safe="", errors="surrogateescape")
 
 
 # --- the request on the wire -----------------------------------------------------------------
