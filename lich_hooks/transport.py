@@ -41,6 +41,7 @@ DEADLINE = 2.0
 # is not lich talking, and reading it would only spend the deadline.
 MAX_HEAD = 16 * 1024
 
+
 def url(port: int, token: str, endpoint: str) -> str:
     return f"http://{HOST}:{port}/{endpoint}?token={quote_token(token)}"
 
