@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import string
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lich_hooks.jobs.agent_cards import decide, slug
+from lich_hooks.jobs.agent_cards import decide, lich_process, slug, verdict
 from lich_hooks.jobs.agent_cards.text import CATALOG, EN, LITERALS, text
 from lich_hooks.lichenv import LichEnv
 
@@ -267,3 +268,37 @@ def test_the_report_comes_after_what_the_model_must_know(lang: str) -> None:
     head = context[: -len(report)]
     assert len(head.encode()) < 2048
     assert "n-1" in head and "send_to_session" in head and "SendMessage" in head
+
+
+def _opened(status: str, answer: str = "") -> verdict.Verdict:
+    session: dict[str, object] = {
+        "id": "s1",
+        "name": "flaky-hunter-7",
+        "label": "Find the flaky test",
+    }
+    session["path"] = "/p"
+    session["delivery"] = {"ticket": "t", "target": "s1", "status": status, "answer": answer}
+    result = lich_process.OpenResult(lich_process.PRINTED, session, 0)
+    call = decide.Call("prompt", "Find the flaky test", None, False, "toolu_1", "/p")
+    return verdict.for_open(result, call, None, "en", 0.0, context_seen=False)
+
+
+@pytest.mark.parametrize("status", ["pending", "unanswered", "answered"])
+def test_a_release_that_drops_the_context_gets_it_in_the_reason(status: str) -> None:
+    """Claude Code up to 2.1.178 never shows the model a deny's additionalContext
+    (docs/harnesses.md): the roster name, the [lich] note and `lich close` go into the
+    reason after its first line, and nothing is left in a field that release drops."""
+    out = json.loads(_opened(status, "the report").stdout)
+    hook = out["hookSpecificOutput"]
+    assert "additionalContext" not in hook
+    first, rest = hook["permissionDecisionReason"].split("\n\n", 1)
+    assert first.startswith("Not an error")
+    assert "flaky-hunter-7" in rest
+    assert ("the report" in rest) if status == "answered" else ("`lich close" in rest)
+    assert "Find the flaky test" in out["systemMessage"]
+
+
+def test_the_context_split_follows_the_variable_that_came_with_it() -> None:
+    assert verdict.context_reaches_model({"CLAUDE_CODE_SESSION_ATTENDED": "1"})
+    assert verdict.context_reaches_model({"CLAUDE_CODE_SESSION_ATTENDED": "0"})
+    assert not verdict.context_reaches_model({"CLAUDE_CODE_ENTRYPOINT": "cli"})

@@ -85,7 +85,8 @@ def _open(
     ctx.log.set(open=result.kind, open_exit=result.code)
     if result.stderr_line:
         ctx.log.set(open_stderr=result.stderr_line)
-    outcome = verdict.for_open(result, call, branch, ctx.env.lang, time.time())
+    seen = verdict.context_reaches_model(ctx.environ)
+    outcome = verdict.for_open(result, call, branch, ctx.env.lang, time.time(), seen)
     if outcome.worker is not None:
         recorded = record.add(ctx.environ, card, outcome.worker)
         ctx.log.set(recorded=recorded)

@@ -14,6 +14,8 @@ from lich_hooks.jobs.agent_cards.text import text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from lich_hooks.jobs.agent_cards.decide import Call
     from lich_hooks.jobs.agent_cards.record import Worker
 
@@ -48,6 +50,22 @@ def deny(reason: str, context: str | None = None, person: str | None = None) -> 
     return _encode(verdict)
 
 
+_deny = deny  # for_open's own `deny` wraps it
+
+
+def context_reaches_model(environ: Mapping[str, str]) -> bool:
+    """Whether this Claude Code gives the model a deny's additionalContext.
+
+    Measured per release (docs/harnesses.md, Supported versions): up to 2.1.178
+    the model never sees it, from 2.1.269 it does, and 2.1.269 is also the
+    release that sets CLAUDE_CODE_SESSION_ATTENDED in every hook's environment.
+    So the variable's presence is the cheapest evidence there is; without it the
+    model's part goes into the reason after the person's line, where every
+    release delivers it (a longer red block on screen, but no lost roster name).
+    """
+    return "CLAUDE_CODE_SESSION_ATTENDED" in environ
+
+
 def toast(lang: str, description: str, why: str, **values: object) -> bytes:
     """The native agent runs; the user is told why it is not a card."""
     reason = text(lang, why, **values)
@@ -75,9 +93,24 @@ def _str(session: dict[str, object], key: str) -> str | None:
 
 
 def for_open(
-    result: lich_process.OpenResult, call: Call, branch: str | None, lang: str, now: float
+    result: lich_process.OpenResult,
+    call: Call,
+    branch: str | None,
+    lang: str,
+    now: float,
+    context_seen: bool = True,
 ) -> Verdict:
-    """docs/agent-cards.md, one row per outcome of `lich open`."""
+    """docs/agent-cards.md, one row per outcome of `lich open`.
+
+    `context_seen`: context_reaches_model() for this Claude Code; when False the
+    model's part is appended to the reason instead.
+    """
+
+    def deny(reason: str, context: str | None = None, person: str | None = None) -> bytes:
+        if context and not context_seen:
+            return _deny(f"{reason}\n\n{context}", None, person)
+        return _deny(reason, context, person)
+
     on_branch = text(lang, "on_branch", branch=branch) if branch else ""
     if result.kind == lich_process.INTERRUPTED:
         reason = text(lang, "interrupted", on_branch=on_branch)
