@@ -7,6 +7,10 @@ docs/harnesses.md). Standard library only: both run on hook paths.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection
+
 
 def cmdline(pid: int, proc: str = "/proc") -> list[str] | None:
     """A process's argv (undecodable bytes replaced: argv is compared and shown, never run)."""
@@ -61,3 +65,26 @@ def started(pid: int, proc: str = "/proc") -> int | None:
         return int(stat[stat.rindex(b")") + 2 :].split()[19])
     except (OSError, ValueError, IndexError):
         return None
+
+
+def processes(
+    names: Collection[bytes], wanted: Callable[[list[str]], bool], proc: str = "/proc"
+) -> list[tuple[int, list[str]]]:
+    """(pid, argv) of every process whose comm is one of `names` and whose argv is `wanted`.
+
+    comm first: it is one short read, and most processes are never anything else
+    (doctor's scans for a Codex daemon or a Crush server; not on a hook's path).
+    """
+    import os
+
+    try:
+        entries = os.listdir(proc)
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if entry.isdigit() and comm(int(entry), proc) in names:
+            argv = cmdline(int(entry), proc)
+            if argv is not None and wanted(argv):
+                found.append((int(entry), argv))
+    return found

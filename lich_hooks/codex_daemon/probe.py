@@ -269,21 +269,14 @@ def meta_cwd(head: bytes | None) -> str | None:
 
 def app_servers(proc: str = PROC) -> list[tuple[int, list[str]]]:
     """(pid, argv) of every running `codex app-server` (for doctor; not on the hook path)."""
-    found = []
-    try:
-        names = os.listdir(proc)
-    except OSError:
-        return []
-    for name in names:
-        if name.isdigit() and _named_codex(int(name), proc):
-            argv = procfs.cmdline(int(name), proc)
-            if argv is not None and is_app_server(argv):
-                found.append((int(name), argv))
-    return found
+    return procfs.processes(CODEX_NAMES, is_app_server, proc)
+
+
+CODEX_NAMES = (b"codex", b"codex.exe")
 
 
 def _named_codex(pid: int, proc: str) -> bool:
-    return procfs.comm(pid, proc) in (b"codex", b"codex.exe")
+    return procfs.comm(pid, proc) in CODEX_NAMES
 
 
 class TooManyFiles(ProbeError):

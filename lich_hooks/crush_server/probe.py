@@ -180,14 +180,4 @@ def clients(server: int, proc: str = PROC) -> list[Client]:
 
 def servers(proc: str = PROC) -> list[tuple[int, list[str]]]:
     """(pid, argv) of every running `crush server` (for doctor; not on the hook path)."""
-    found = []
-    try:
-        names = os.listdir(proc)
-    except OSError:
-        return []
-    for name in names:
-        if name.isdigit() and procfs.comm(int(name), proc) in (b"crush", b"crush.exe"):
-            argv = procfs.cmdline(int(name), proc)
-            if argv is not None and is_server(argv):
-                found.append((int(name), argv))
-    return found
+    return procfs.processes((b"crush", b"crush.exe"), is_server, proc)

@@ -12,8 +12,10 @@ from lich_hooks.lichenv import LichEnv
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Literal
 
-    from lich_hooks.codex_daemon.decide import Attribution
+    from lich_hooks.codex_daemon.decide import Attribution, Runner
+    from lich_hooks.payload import Payload
 
 ENDPOINT = "session-start"
 
@@ -93,22 +95,14 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
     payload's cwd (lich_hooks/codex_daemon/decide.py), or nothing is sent.
     """
     from lich_hooks import codex_daemon
-    from lich_hooks.codex_daemon import decide
 
     started = time.monotonic()
-    runner = codex_daemon.who_runs()
-    if runner.kind == decide.OWN:
-        return None
-    ctx.log.set(codex_runner=runner.why)
-    if runner.kind == decide.UNKNOWN:
-        ctx.log.debug(f"not reporting: {runner.why}")
-        return Outcome("codex-runner-unknown")
-    payload = ctx.payload()
-    if payload is None:
-        return Outcome("bad-input")
-    assert runner.pid is not None
+    shared = _shared_runner(ctx, codex_daemon.who_runs(), "codex")
+    if not isinstance(shared, tuple):
+        return shared
+    pid, payload = shared
     found = codex_daemon.find_card(
-        runner.pid,
+        pid,
         payload.text("cwd"),
         payload.text("source"),
         payload.transcript_path,
@@ -128,34 +122,43 @@ def crush_card(ctx: Context) -> LichEnv | Outcome | None:
     every client working there must name one card
     (lich_hooks/crush_server/decide.py), or nothing is sent.
     """
-    import time
-
     from lich_hooks import crush_server
-    from lich_hooks.crush_server import decide
 
     started = time.monotonic()
-    runner = crush_server.who_runs()
-    if runner.kind == decide.OWN:
-        return None
-    ctx.log.set(crush_runner=runner.why)
-    if runner.kind == decide.UNKNOWN:
-        ctx.log.debug(f"not reporting: {runner.why}")
-        return Outcome("crush-runner-unknown")
-    payload = ctx.payload()
-    if payload is None:
-        return Outcome("bad-input")
+    shared = _shared_runner(ctx, crush_server.who_runs(), "crush")
+    if not isinstance(shared, tuple):
+        return shared
+    pid, payload = shared
     conversation = payload.session_id
     if conversation is None:
         return Outcome("no-session-id")
-    assert runner.pid is not None
-    found = crush_server.find_card(runner.pid, ctx.environ, payload.text("cwd"), conversation)
+    found = crush_server.find_card(pid, ctx.environ, payload.text("cwd"), conversation)
     return _attributed(ctx, found, started)
+
+
+def _shared_runner(
+    ctx: Context, runner: Runner, harness_name: Literal["codex", "crush"]
+) -> tuple[int, Payload] | Outcome | None:
+    """What who_runs() found, as the attribution needs it: None when the harness
+    runs the hook as its own child (the hook's own card), a refusal when nothing
+    above the hook can be told apart, else the shared process's pid and the payload."""
+    from lich_hooks.codex_daemon import decide
+
+    if runner.kind == decide.OWN:
+        return None
+    ctx.log.set(**{f"{harness_name}_runner": runner.why})
+    if runner.kind == decide.UNKNOWN:
+        ctx.log.debug(f"not reporting: {runner.why}")
+        return Outcome(f"{harness_name}-runner-unknown")
+    payload = ctx.payload()
+    if payload is None:
+        return Outcome("bad-input")
+    assert runner.pid is not None
+    return runner.pid, payload
 
 
 def _attributed(ctx: Context, found: Attribution, started: float) -> LichEnv | Outcome:
     """The chosen card's environment, or the refusal; the run log says which and what it cost."""
-    import time
-
     ctx.log.set(attribution=found.why, attribution_ms=round((time.monotonic() - started) * 1000, 2))
     ctx.log.debug(found.why)
     if found.lich is None:
