@@ -265,8 +265,13 @@ def test_a_tui_moved_by_resume_then_new_names_no_card(lab: Lab) -> None:
         card_f.press_enter()
         listed = card_f.wait_for_text("Resume a previous session", after=mark)
         card_f.type("\x1b[C")  # the filter: this directory's sessions -> all
+        # the picker reloads for the new filter and drops keys typed meanwhile: type the
+        # search only once card G's session is listed
+        loaded = card_f.wait_for_text("seed session of card G", after=listed)
         card_f.type("seed session of card G")  # search
-        card_f.wait_for_text("seed session of card G", after=listed)
+        # the TUI repaints only the cells that change, so the typed words arrive in pieces
+        searched = card_f.wait_for_text("Search:", after=loaded)
+        card_f.wait_for_text("of card G", after=searched)
         card_f.press_enter()
         resumed = card_f.wait_for_text(str(there), after=listed)  # its status line: projG
         card_f.wait_for_text(READY, after=resumed)
