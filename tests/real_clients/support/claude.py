@@ -221,8 +221,10 @@ class Terminal:
         while True:
             mark = len(self.screen())
             os.write(self._master, prompt.encode())
-            # the box echoes what was typed; Enter before that could land mid-paste
-            tail = re.sub(r"\s+", "", prompt[-20:])
+            # the box echoes what was typed; Enter before that could land mid-paste. Only
+            # the last characters are looked for: a TUI that repaints only the cells that
+            # change (Codex) may never print a typed character its cell already showed
+            tail = re.sub(r"\s+", "", prompt)[-6:]
             while True:
                 screen = self.screen()
                 if screen.find(tail, max(0, mark - 1)) >= 0:
