@@ -75,6 +75,16 @@ def describe(lich: Mapping[str, str] | None) -> str:
     return ", ".join(parts)
 
 
+def carries(carried: Mapping[str, str] | None, mine: str | None) -> tuple[str | None, str]:
+    """The card a shared process (Codex's daemon, Crush's server) carries, and that
+    said for a person, naming it as another card's than the terminal doctor runs in."""
+    whose = f"carries {describe(carried)}"
+    card = (carried or {}).get("LICH_SESSION_ID")
+    if card and mine and card != mine:
+        whose += f" (another card's: this terminal is {mine})"
+    return card, whose
+
+
 def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     home = codex_home(environ)
     fix = ADVICE.format(home=home)
@@ -97,11 +107,7 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     checks = []
     mine = environ.get("LICH_SESSION_ID")
     for pid, _argv in daemons:
-        carried = probe.lich_environ(pid, proc)
-        card = (carried or {}).get("LICH_SESSION_ID")
-        whose = f"carries {describe(carried)}"
-        if card and mine and card != mine:
-            whose += f" (another card's: this terminal is {mine})"
+        card, whose = carries(probe.lich_environ(pid, proc), mine)
         try:
             clients = probe.clients(pid, proc)
         except probe.ProbeError as error:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 
 from lich_hooks.commands.doctor.check import FAIL, OK, WARN, Check
-from lich_hooks.commands.doctor.codex_daemon import describe
+from lich_hooks.commands.doctor.codex_daemon import carries, describe
 from lich_hooks.crush_server import decide, probe
 
 TYPE_CHECKING = False
@@ -64,11 +64,7 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     checks = []
     mine = environ.get("LICH_SESSION_ID")
     for pid, _argv in running:
-        carried = probe.lich_environ(pid, proc)
-        card = (carried or {}).get("LICH_SESSION_ID")
-        whose = f"carries {describe(carried)}"
-        if card and mine and card != mine:
-            whose += f" (another card's: this terminal is {mine})"
+        card, whose = carries(probe.lich_environ(pid, proc), mine)
         rows = []
         cards: dict[str, set[str | None]] = {}
         try:
