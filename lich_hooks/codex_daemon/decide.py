@@ -55,7 +55,7 @@ from lich_hooks.lichenv import LichEnv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection, Mapping, Sequence
+    from collections.abc import Callable, Collection, Mapping, Sequence
     from typing import Literal
 
     RunnerKind = Literal["own", "daemon", "server", "unknown"]  # server: crush_server's
@@ -154,14 +154,30 @@ def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
     above it, and a codex started from a tool command under the daemon has the
     daemon further up but runs its own hooks as its children.
     """
+    return nearest(ancestors, (is_app_server, DAEMON, "codex app-server"), (is_codex, "codex"))
+
+
+def nearest(
+    ancestors: Sequence[tuple[int, Sequence[str]]] | None,
+    shared: tuple[Callable[[Sequence[str]], bool], RunnerKind, str],
+    own: tuple[Callable[[Sequence[str]], bool], str],
+) -> Runner:
+    """The runner for any harness that may run hooks in a shared process (Codex's
+    daemon, Crush's server): the nearest of its processes above the hook decides.
+
+    `shared` is (is that process, its kind, how a person names it), `own` is (is a
+    process of the harness, its name).
+    """
     if ancestors is None:
         return Runner(UNKNOWN, "the hook's parent processes cannot be read on this system")
+    is_shared, kind, shared_name = shared
+    is_own, name = own
     for pid, argv in ancestors:
-        if is_app_server(argv):
-            return Runner(DAEMON, f"codex app-server {pid} runs this hook", pid)
-        if is_codex(argv):
-            return Runner(OWN, f"codex process {pid} runs this hook as its child")
-    return Runner(OWN, "no codex process among the hook's parents")
+        if is_shared(argv):
+            return Runner(kind, f"{shared_name} {pid} runs this hook", pid)
+        if is_own(argv):
+            return Runner(OWN, f"{name} process {pid} runs this hook as its child")
+    return Runner(OWN, f"no {name} process among the hook's parents")
 
 
 class Client:

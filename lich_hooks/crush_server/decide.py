@@ -28,7 +28,15 @@ same directory joins that workspace and its own environment is dropped
 
 from __future__ import annotations
 
-from lich_hooks.codex_daemon.decide import OWN, UNKNOWN, Attribution, Client, Runner, one_card
+from lich_hooks.codex_daemon.decide import (
+    OWN,
+    UNKNOWN,
+    Attribution,
+    Client,
+    Runner,
+    nearest,
+    one_card,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -100,14 +108,7 @@ def host_flag(argv: Sequence[str]) -> str | None:
 
 def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
     """OWN, SERVER (with its pid) or UNKNOWN for the hook's ancestry, nearest first."""
-    if ancestors is None:
-        return Runner(UNKNOWN, "the hook's parent processes cannot be read on this system")
-    for pid, argv in ancestors:
-        if is_server(argv):
-            return Runner(SERVER, f"crush server {pid} runs this hook", pid)
-        if is_crush(argv):
-            return Runner(OWN, f"crush process {pid} runs this hook as its child")
-    return Runner(OWN, "no crush process among the hook's parents")
+    return nearest(ancestors, (is_server, SERVER, "crush server"), (is_crush, "crush"))
 
 
 class Workspace:
