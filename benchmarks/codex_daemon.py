@@ -48,8 +48,8 @@ sys.path.insert(0, str(ROOT))
 from latency import LICH_HOOK, QUICK_FACTOR, RECEIVE_CAP, REFERENCE_SH, REPORT_LIMIT  # noqa: E402
 
 import lich_hooks  # noqa: E402
-from lich_hooks import codex_daemon  # noqa: E402
-from lich_hooks.standin.server import StandIn  # noqa: E402
+from lich_hooks.hook.shared import codex as codex_daemon  # noqa: E402
+from lich_hooks.human.standin.server import StandIn  # noqa: E402
 from tests.codex_daemon.fake_codex import FakeCodex  # noqa: E402
 
 

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from latency import LICH_HOOK  # noqa: E402
 
-from lich_hooks.standin.server import StandIn  # noqa: E402
+from lich_hooks.human.standin.server import StandIn  # noqa: E402
 from tests.crush_server.fake_crush import FakeCrush  # noqa: E402
 
 

@@ -24,7 +24,7 @@ What runs, and how (the same for every row, so the ratios are fair):
     ratio is the median of these paired ratios, which cancels the swings of
     a shared machine's load that would move two medians taken apart. Ratios,
     never absolute times, are judged; the time columns are plain medians.
-  * the lich stand-in (lich_hooks.standin.server.StandIn) listens on loopback
+  * the lich stand-in (lich_hooks.human.standin.server.StandIn) listens on loopback
     in this process and notes when each report arrives: "lich has it" is
     spawn -> the stand-in holding the report, paired with the adjacent shell
     reference run like the waits are. After every reporting run the next run
@@ -66,10 +66,10 @@ import time
 from pathlib import Path
 
 import lich_hooks
-from lich_hooks import state
-from lich_hooks.jobs import session_record
-from lich_hooks.standin.server import Received, StandIn
-from lich_hooks.state import prune
+from lich_hooks.hook import state
+from lich_hooks.hook.jobs import session_record
+from lich_hooks.hook.state import prune
+from lich_hooks.human.standin.server import Received, StandIn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

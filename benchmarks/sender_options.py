@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 import lich_hooks
-from lich_hooks.standin.server import Received, StandIn
+from lich_hooks.human.standin.server import Received, StandIn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from latency import REFERENCE_SH, SESSION_START

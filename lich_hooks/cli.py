@@ -20,15 +20,15 @@ def main(argv: list[str] | None = None) -> int:
     status_line_help = args[:1] == ["status-line"] and args[1:2] in (["-h"], ["--help"])
     if args[:1] == ["status-line"] and not status_line_help:
         # Claude Code runs the status line every few hundred milliseconds: stdlib only.
-        from lich_hooks.jobs.agent_cards import status_line
+        from lich_hooks.hook import status_line
 
         return finish(status_line.main(args[1:]), argv is None)
     # Its help, like every command's, is click's.
     if not args or args[0] in HUMAN_COMMANDS or args[0].startswith("-") or status_line_help:
-        from lich_hooks.commands import run_cli
+        from lich_hooks.human.commands import run_cli
 
         return run_cli(args)
-    from lich_hooks import hook
+    from lich_hooks.hook import run as hook
 
     return finish(hook.main_from_argv(args), argv is None)
 
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
 def plugin_main(args: list[str]) -> int:
     """A plugin's hook (plugin/boot.py): the hook runner, told it is the plugin, which stands
     down where the `install` route runs the same event (routes.py)."""
-    from lich_hooks import hook
+    from lich_hooks.hook import run as hook
 
     return finish(hook.main_from_argv(args, plugin=True), True)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.support import runner
 from tests.support.runner import LICH_HOOK, base_env
 

@@ -30,10 +30,11 @@ try:
         package = importlib.util.module_from_spec(spec)
         sys.modules["lich_hooks"] = package
         spec.loader.exec_module(package)
-    from lich_hooks import cli, hook, routes  # noqa: F401 - a copy missing them is broken
+    from lich_hooks import cli
+    from lich_hooks.hook import plugin_route as routes  # noqa: F401 - a copy missing them is broken
 
     if sys.argv[1:2] == ["SessionStart"]:
-        from lich_hooks.jobs import session_start  # noqa: F401 - the job this event runs
+        from lich_hooks.hook.jobs import session_start  # noqa: F401 - the job this event runs
     plugin_main = cli.plugin_main
 except BaseException:  # a broken copy must not break the harness
     plugin_main = None  # type: ignore[assignment]

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from lich_hooks.jobs.agent_cards.status_line import OUTPUT_LIMIT, USER_COMMAND_SECONDS
+from lich_hooks.hook.status_line import OUTPUT_LIMIT, USER_COMMAND_SECONDS
 from tests.agent_cards.test_status_line import STATUS_PAYLOAD
 from tests.support.runner import run_hook
 

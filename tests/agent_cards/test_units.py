@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lich_hooks.jobs.agent_cards import decide, lich_process, slug, verdict
-from lich_hooks.jobs.agent_cards.text import CATALOG, EN, LITERALS, text
-from lich_hooks.lichenv import LichEnv
+from lich_hooks.base.lichenv import LichEnv
+from lich_hooks.hook.jobs.agent_cards import decide, lich_process, slug, verdict
+from lich_hooks.hook.jobs.agent_cards.text import CATALOG, EN, LITERALS, text
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lich_hooks.codex_daemon import decide
-from lich_hooks.codex_daemon.decide import Attribution, Client, choose, conversation_dir, runner
+from lich_hooks.hook.shared.codex import decide
+from lich_hooks.hook.shared.codex.decide import (
+    Attribution,
+    Client,
+    choose,
+    conversation_dir,
+    runner,
+)
 
 CODEX = "/home/u/.npm/lib/node_modules/@openai/codex-linux-x64/vendor/x86_64-linux/bin/codex"
 DAEMON_ARGV = [
@@ -228,7 +234,7 @@ PS_OUT = """\
 
 
 def test_ps_output_finds_the_daemon_above_the_hook() -> None:
-    from lich_hooks.codex_daemon.probe import parse_ps
+    from lich_hooks.hook.shared.codex.probe import parse_ps
 
     chain = parse_ps(PS_OUT, 850)
     assert chain is not None and [pid for pid, _ in chain] == [850, 800]
@@ -240,7 +246,7 @@ def test_ps_output_finds_the_daemon_above_the_hook() -> None:
 
 def test_without_proc_the_daemon_s_clients_cannot_be_named(tmp_path: Path) -> None:
     """macOS: the daemon is seen (through ps) but its clients are not: refuse."""
-    from lich_hooks import codex_daemon
+    from lich_hooks.hook.shared import codex as codex_daemon
 
     found = codex_daemon.find_card(800, "/p/a", proc=str(tmp_path))
     assert (found.decision, found.lich) == (codex_daemon.UNSUPPORTED, None)
@@ -338,7 +344,7 @@ def fake_proc(root: Path, table: dict[int, tuple[int, list[str]]]) -> str:
 
 
 def test_ancestors_stop_at_the_nearest_codex(tmp_path: Path) -> None:
-    from lich_hooks.codex_daemon.probe import ancestors
+    from lich_hooks.hook.shared.codex.probe import ancestors
 
     proc = fake_proc(
         tmp_path,
@@ -358,7 +364,7 @@ def test_ancestors_stop_at_the_nearest_codex(tmp_path: Path) -> None:
 
 def test_codex_as_pid_1_is_seen(tmp_path: Path) -> None:
     """`docker run … codex exec`: the harness is PID 1 and runs the hook as its child."""
-    from lich_hooks.codex_daemon.probe import ancestors
+    from lich_hooks.hook.shared.codex.probe import ancestors
 
     proc = fake_proc(tmp_path, {90: (1, SH), 1: (0, [CODEX, "exec", "hi"])})
     chain = ancestors(90, proc)
@@ -369,7 +375,7 @@ def test_codex_as_pid_1_is_seen(tmp_path: Path) -> None:
 
 
 def test_a_daemon_as_pid_1_is_seen(tmp_path: Path) -> None:
-    from lich_hooks.codex_daemon.probe import ancestors
+    from lich_hooks.hook.shared.codex.probe import ancestors
 
     proc = fake_proc(tmp_path, {90: (1, SH), 1: (0, DAEMON_ARGV)})
     assert runner(ancestors(90, proc)).kind == decide.DAEMON

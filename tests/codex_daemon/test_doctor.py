@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.commands.doctor import check as doctor
-from lich_hooks.commands.doctor import codex_daemon as doctor_codex_daemon
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.commands.doctor import check as doctor
+from lich_hooks.human.commands.doctor import codex_daemon as doctor_codex_daemon
+from lich_hooks.human.standin.server import StandIn
 from tests.codex_daemon.fake_codex import FakeCodex
 from tests.support.runner import LICH_HOOK, base_env
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.codex_daemon.fake_codex import FakeCodex
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import base_env, log_records, wait_for_log
@@ -366,7 +366,7 @@ def test_exact_lookups_and_the_dump_name_the_same_peers() -> None:
     """The two ways the probe asks sock_diag, against socket pairs whose peers are known."""
     import socket
 
-    from lich_hooks.codex_daemon import probe
+    from lich_hooks.hook.shared.codex import probe
 
     pairs = [socket.socketpair() for _ in range(300)]
     try:

@@ -6,8 +6,9 @@ import os
 import stat
 from pathlib import Path
 
-from lich_hooks import procfs, state
-from lich_hooks.codex_daemon import moves
+from lich_hooks.base import procfs
+from lich_hooks.hook import state
+from lich_hooks.hook.shared.codex import moves
 
 
 def env_for(tmp_path: Path) -> dict[str, str]:

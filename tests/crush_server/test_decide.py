@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lich_hooks.crush_server import decide
-from lich_hooks.crush_server.decide import Client, Workspace
+from lich_hooks.hook.shared.crush import decide
+from lich_hooks.hook.shared.crush.decide import Client, Workspace
 
 CRUSH = "/usr/local/bin/crush"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.crush_server.fake_crush import FakeCrush
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import base_env, log_records, wait_for_log
@@ -141,8 +141,8 @@ def test_no_server_at_the_socket_is_a_probe_failure(
 def test_doctor_names_the_server_its_card_and_a_shared_dir(
     fake: FakeCrush, projects: dict[str, Path], tmp_path: Path, lich: StandIn
 ) -> None:
-    from lich_hooks.commands.doctor import check as doctor
-    from lich_hooks.commands.doctor import crush_server as doctor_crush_server
+    from lich_hooks.human.commands.doctor import check as doctor
+    from lich_hooks.human.commands.doctor import crush_server as doctor_crush_server
 
     env_a = base_env(tmp_path, **lich.env("card-A"), XDG_RUNTIME_DIR=str(fake.run_dir))
     env_b = {**env_a, "LICH_SESSION_ID": "card-B"}

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import interactive
-from lich_hooks.interactive import check, is_claude, prints
+from lich_hooks.hook import interactive
+from lich_hooks.hook.interactive import check, is_claude, prints
 
 TTY = "/dev/pts/3"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.interactive.launchers import (
     HOOK,
     NODE,
@@ -34,7 +34,7 @@ PROBE = (
     + " -c "
     + shlex.quote(
         "import json, os\n"
-        "from lich_hooks import interactive\n"
+        "from lich_hooks.hook import interactive\n"
         "e = interactive.check(os.environ)\n"
         "print(json.dumps([e.interactive, e.why]))"
     )

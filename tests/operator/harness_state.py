@@ -18,7 +18,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lich_hooks import __version__, registrations
+from lich_hooks import __version__
+from lich_hooks.human.settings import registrations
 from tests.operator.conftest import Scratch
 from tests.support.codex_trust import trusted_hash
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from lich_hooks import __version__
-from lich_hooks.commands import listen, run_cli, style
-from lich_hooks.commands.environment import Environment
-from lich_hooks.commands.exit_codes import ExitCode
-from lich_hooks.runlog import debug_wanted
+from lich_hooks.base.runlog import debug_wanted
+from lich_hooks.human.commands import listen, run_cli, style
+from lich_hooks.human.commands.environment import Environment
+from lich_hooks.human.commands.exit_codes import ExitCode
 from tests.operator.conftest import Scratch
 
 COMMANDS = ["demo", "listen", "doctor", "install", "uninstall", "status-line", "help", "version"]
@@ -98,7 +98,7 @@ def test_colour_only_on_a_terminal_and_never_under_no_color(
 def test_an_internal_error_is_one_line_unless_debugging(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from lich_hooks.commands import doctor
+    from lich_hooks.human.commands import doctor
 
     def explode(*_: object, **__: object) -> int:
         raise RuntimeError("boom")
@@ -193,7 +193,7 @@ def test_hook_invocations_are_not_commands(scratch: Scratch) -> None:
 def test_ctrl_c_in_a_command_exits_130(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from lich_hooks.commands import doctor
+    from lich_hooks.human.commands import doctor
 
     def interrupted(*_: object, **__: object) -> int:
         raise KeyboardInterrupt

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.operator.conftest import Scratch
 from tests.operator.harness_state import (
     CODEX_PLUGIN_KEY,

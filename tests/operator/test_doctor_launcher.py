@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lich_hooks.commands.doctor.check import INFO, WARN
-from lich_hooks.commands.doctor.machine import check_install
+from lich_hooks.human.commands.doctor.check import INFO, WARN
+from lich_hooks.human.commands.doctor.machine import check_install
 
 OLD_PIP = (
     "#!/venv/bin/python\n# -*- coding: utf-8 -*-\nimport re\nimport sys\n"

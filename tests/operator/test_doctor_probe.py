@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.operator.conftest import Scratch
 from tests.support import listeners
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.settings import harnesses, ours
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.settings import harnesses, ours
+from lich_hooks.human.standin.server import StandIn
 from tests.operator.conftest import Scratch
 from tests.support.runner import LICH_HOOK, run_command
 

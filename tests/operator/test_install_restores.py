@@ -37,7 +37,7 @@ def round_trip(scratch: Scratch, harness: str, original: str) -> str:
 
 
 def _jsonc(path: Path) -> object:
-    from lich_hooks.settings import jsontext
+    from lich_hooks.human.settings import jsontext
 
     parsed = jsontext.parse(path.read_text(), jsonc=True)
     assert parsed.root is not None

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lich_hooks.settings import jsontext
+from lich_hooks.human.settings import jsontext
 
 scalars = st.one_of(
     st.none(),

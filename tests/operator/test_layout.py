@@ -39,15 +39,15 @@ def _command_of(module: str) -> str:
 
 
 def test_one_command_does_not_import_another() -> None:
-    """install does not reach into doctor: what both need lives in lich_hooks/settings/."""
+    """install does not reach into doctor: what both need lives in lich_hooks/human/settings/."""
     for path in (PACKAGE / "commands").rglob("*.py"):
         name = _module_name(path)
-        if name == "lich_hooks.commands" or _command_of(name) in SHARED:
+        if name == "lich_hooks.human.commands" or _command_of(name) in SHARED:
             continue
         siblings = {
             n
             for n in _imports(path)
-            if n.startswith("lich_hooks.commands.")
+            if n.startswith("lich_hooks.human.commands.")
             and _command_of(n) not in SHARED
             and _command_of(n) != _command_of(name)
         }

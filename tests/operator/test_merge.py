@@ -7,9 +7,9 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lich_hooks.settings import ours
-from lich_hooks.settings.harnesses import SETTINGS as HARNESSES
-from lich_hooks.settings.ours import merge, our_commands
+from lich_hooks.human.settings import ours
+from lich_hooks.human.settings.harnesses import SETTINGS as HARNESSES
+from lich_hooks.human.settings.ours import merge, our_commands
 
 EXE = "/opt/lich hooks/bin/lich-hook"  # a space: the command must quote it
 EVENTS = ["SessionStart", "Stop", "PreToolUse", "PostToolUse"]

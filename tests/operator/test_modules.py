@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lich_hooks.settings import modules
-from lich_hooks.settings.harnesses import MODULES
-from lich_hooks.settings.ours import Refused
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.settings import modules
+from lich_hooks.human.settings.harnesses import MODULES
+from lich_hooks.human.settings.ours import Refused
+from lich_hooks.human.standin.server import StandIn
 from tests.operator.conftest import Scratch
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import LICH_HOOK

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.settings.ours import our_commands
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.settings.ours import our_commands
+from lich_hooks.human.standin.server import StandIn
 from tests.operator.conftest import Scratch
 from tests.support.runner import LICH_HOOK
 

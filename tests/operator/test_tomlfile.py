@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lich_hooks.settings import codex_state, tomlfile
+from lich_hooks.human.settings import codex_state, tomlfile
 
 tomllib = pytest.importorskip("tomllib") if sys.version_info >= (3, 11) else None
 pytestmark = pytest.mark.skipif(tomllib is None, reason="needs tomllib to compare with")

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.support.nofork import no_fork_env
 from tests.support.runner import LICH_HOOK, Stdin, base_env, run_hook, wait_for_log
 
@@ -256,8 +256,8 @@ def test_parse_importtime_reads_nesting() -> None:
         b"import time:        50 |         50 |   lich_hooks\n"
         b"import time:        90 |        140 | lich_hooks.cli\n"
         b"import time:        70 |         70 |     select\n"
-        b"import time:        80 |        150 |   lich_hooks.payload\n"
-        b"import time:        60 |        210 | lich_hooks.hook\n"
+        b"import time:        80 |        150 |   lich_hooks.base.payload\n"
+        b"import time:        60 |        210 | lich_hooks.hook.run\n"
         b"lich-hook: Stop claude: not-a-worker\n"
     )
     rows = parse_importtime(stderr)
@@ -266,7 +266,7 @@ def test_parse_importtime_reads_nesting() -> None:
         "lich_hooks",
         "lich_hooks.cli",
         "select",
-        "lich_hooks.payload",
-        "lich_hooks.hook",
+        "lich_hooks.base.payload",
+        "lich_hooks.hook.run",
     }
     assert decisions(stderr) == ["not-a-worker"]

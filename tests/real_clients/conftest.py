@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.real_clients.support import clients
 from tests.real_clients.support.claude import claude_env, seed_home
 from tests.real_clients.support.fake_lich import FakeLich

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from lich_hooks.jobs.agent_cards.text import text
+from lich_hooks.hook.jobs.agent_cards.text import text
 from tests.real_clients.conftest import ClaudeEnv
 from tests.real_clients.support.agent_calls import directive, skip_if_stub
 from tests.real_clients.support.claude import wait_for_hook

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.real_clients.conftest import CARD, ClaudeEnv
 from tests.real_clients.support.claude import Terminal, run_print, wait_for_hook
 from tests.real_clients.support.clients import Client

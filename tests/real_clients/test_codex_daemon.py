@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.real_clients.support.claude import Terminal, wait_for_hook
 from tests.real_clients.support.clients import Client
 from tests.real_clients.support.codex import (
@@ -80,7 +80,7 @@ class Lab:
         A TUI draws its composer before it has connected to the daemon: a turn
         typed then waits, and a hook run meanwhile sees the TUIs connected so far.
         """
-        from lich_hooks.codex_daemon import probe
+        from lich_hooks.hook.shared.codex import probe
 
         if not self.daemon:
             return  # before 0.157 each TUI runs its own hooks: nothing to join

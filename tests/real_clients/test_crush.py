@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import Received, StandIn
+from lich_hooks.human.standin.server import Received, StandIn
 from tests.real_clients.support import crush as cr
 from tests.real_clients.support.claude import hook_runs, wait_for_hook
 from tests.real_clients.support.clients import Client

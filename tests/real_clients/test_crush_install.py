@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.real_clients.conftest import CARD
 from tests.real_clients.support import crush as cr
 from tests.real_clients.support.clients import REPO, Client

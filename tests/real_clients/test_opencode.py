@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.settings import modules
-from lich_hooks.settings.harnesses import MODULES
-from lich_hooks.standin.server import Received, StandIn
+from lich_hooks.human.settings import modules
+from lich_hooks.human.settings.harnesses import MODULES
+from lich_hooks.human.standin.server import Received, StandIn
 from tests.real_clients.conftest import CARD
 from tests.real_clients.support import opencode as oc
 from tests.real_clients.support.claude import wait_for_hook

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import registrations
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.settings import registrations
+from lich_hooks.human.standin.server import StandIn
 from tests.real_clients.conftest import CARD
 from tests.real_clients.support.agent_calls import agent_prompt
 from tests.real_clients.support.claude import claude_env, hook_runs, seed_home, wait_for_hook

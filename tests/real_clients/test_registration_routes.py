@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import registrations
-from lich_hooks.standin.server import Received, StandIn
+from lich_hooks.human.settings import registrations
+from lich_hooks.human.standin.server import Received, StandIn
 from tests.real_clients.conftest import CARD
 from tests.real_clients.support import clients
 from tests.real_clients.support.claude import claude_env, hook_runs, seed_home, wait_for_hook

@@ -1,5 +1,5 @@
 """The shipped registration files (docs/harnesses.md): byte-identical to what
-lich_hooks.registrations renders, in each harness's documented format, and every
+lich_hooks.human.settings.registrations renders, in each harness's documented format, and every
 command in them does its job when run the way the harness runs it.
 
 Formats checked against each harness's documentation:
@@ -32,11 +32,12 @@ from typing import Any
 
 import pytest
 
-from lich_hooks import __version__, registrations
-from lich_hooks.harness import fold_event, fold_provider
-from lich_hooks.jobs.agent_cards import lich_process
-from lich_hooks.settings.harnesses import SETTINGS
-from lich_hooks.standin.server import StandIn
+from lich_hooks import __version__
+from lich_hooks.base.harnesses import fold_event, fold_provider
+from lich_hooks.hook.jobs.agent_cards import lich_process
+from lich_hooks.human.settings import registrations
+from lich_hooks.human.settings.harnesses import SETTINGS
+from lich_hooks.human.standin.server import StandIn
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import base_env, run_command, wait_for_log
 
@@ -238,9 +239,9 @@ def test_every_command_names_its_event_and_harness() -> None:
 def test_every_shipped_command_has_a_route() -> None:
     """A registration whose (provider, event) is missing from harness.py's table would run
     as a silent no-op: every shipped command, and every module's, has its job there."""
-    from lich_hooks import harness
-    from lich_hooks.settings import modules
-    from lich_hooks.settings.harnesses import MODULES
+    from lich_hooks.base import harnesses as harness
+    from lich_hooks.human.settings import modules
+    from lich_hooks.human.settings.harnesses import MODULES
 
     argvs = [shlex.split(command)[-2:] for _, _, command in _commands()]
     for module in MODULES.values():

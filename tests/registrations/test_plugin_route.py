@@ -17,10 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import __version__, registrations, routes
-from lich_hooks.settings.harnesses import SETTINGS
-from lich_hooks.settings.ours import command_argv
-from lich_hooks.standin.server import StandIn
+from lich_hooks import __version__
+from lich_hooks.hook import plugin_route as routes
+from lich_hooks.human.settings import registrations
+from lich_hooks.human.settings.harnesses import SETTINGS
+from lich_hooks.human.settings.ours import command_argv
+from lich_hooks.human.standin.server import StandIn
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import LICH_HOOK, base_env, log_records, run_command, wait_for_log
 
@@ -119,8 +121,8 @@ def test_no_usable_python_tells_the_person_once_inside_lich(
 
 def test_a_broken_copy_tells_the_person_inside_lich(tmp_path: Path, lich: StandIn) -> None:
     root = copy_plugin(tmp_path)
-    shutil.rmtree(root / "jobs")  # an interrupted copy
-    (root / "hook.py").unlink()
+    shutil.rmtree(root / "hook" / "jobs")  # an interrupted copy
+    (root / "hook" / "run.py").unlink()
     env = plugin_env(tmp_path, root, python_dir(tmp_path), **lich.env("card-1"))
     ran = run_command(plugin_command("SessionStart"), SESSION, env, cwd=tmp_path)
     assert (ran.returncode, ran.stderr) == (0, b"")

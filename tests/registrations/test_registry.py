@@ -1,4 +1,4 @@
-"""The harness registry (lich_hooks/settings/harnesses.py) is the one list of harnesses.
+"""The harness registry (lich_hooks/human/settings/harnesses.py) is the one list of harnesses.
 
 Adding a harness is one entry there (and its route on the hook side, which the
 hot path reads without importing the registry): these tests fail when a
@@ -13,11 +13,11 @@ import shlex
 
 import pytest
 
-from lich_hooks import harness, registrations
-from lich_hooks.commands import HARNESS_CHOICE
-from lich_hooks.settings import ours
-from lich_hooks.settings.harnesses import HARNESSES, MODULES, SETTINGS
-from lich_hooks.settings.scenarios import Demo
+from lich_hooks.base import harnesses as harness
+from lich_hooks.human.commands import HARNESS_CHOICE
+from lich_hooks.human.settings import ours, registrations
+from lich_hooks.human.settings.harnesses import HARNESSES, MODULES, SETTINGS
+from lich_hooks.human.settings.scenarios import Demo
 
 EXE = "/opt/lich-hooks/bin/lich-hook"
 

@@ -1,5 +1,5 @@
 """What the spine tests share: docs/harnesses.md's stdout table written out independently
-of lich_hooks.harness (so the code is checked against docs/harnesses.md, not itself),
+of lich_hooks.base.harnesses (so the code is checked against docs/harnesses.md, not itself),
 and a few sample payloads shaped like each harness's."""
 
 from __future__ import annotations

@@ -16,9 +16,9 @@ from urllib.parse import quote
 import orjson
 import pytest
 
-from lich_hooks import harness
-from lich_hooks.standin.contracts import LICH_PROVIDERS, validate
-from lich_hooks.standin.server import StandIn
+from lich_hooks.base import harnesses as harness
+from lich_hooks.human.standin.contracts import LICH_PROVIDERS, validate
+from lich_hooks.human.standin.server import StandIn
 from tests.support import contract_check
 from tests.support.contract_check import assert_client_body, case_bytes, cases
 

@@ -10,8 +10,8 @@ from urllib.parse import quote
 
 import pytest
 
-from lich_hooks.runlog import RunLog
-from lich_hooks.standin.server import StandIn
+from lich_hooks.base.runlog import RunLog
+from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support import listeners
 from tests.support.runner import Stdin, base_env, log_records, run_hook, wait_for_log

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support import listeners
 from tests.support.runner import LICH_HOOK, base_env, log_records, run_hook, wait_for_log
@@ -266,7 +266,7 @@ def test_console_script_is_installed() -> None:
 def test_the_size_limit_is_exactly_8_mib(
     extra: int, reported: bool, lich: StandIn, lich_env: dict[str, str]
 ) -> None:
-    from lich_hooks.payload import MAX_BYTES
+    from lich_hooks.base.payload import MAX_BYTES
 
     head = json.dumps({"session_id": SID}).encode()
     raw = head + b" " * (MAX_BYTES - len(head) + extra)

@@ -14,8 +14,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from lich_hooks.jobs import session_record
-from lich_hooks.standin.server import StandIn
+from lich_hooks.hook.jobs import session_record
+from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support.listeners import Hanging
 from tests.support.runner import LICH_HOOK, base_env, run_hook, wait_for_log

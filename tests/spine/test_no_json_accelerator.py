@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import payload
-from lich_hooks.standin.server import StandIn
+from lich_hooks.base import payload
+from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support.runner import wait_for_log
 

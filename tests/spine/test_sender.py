@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support import listeners
 from tests.support.nofork import no_fork_env

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import CONV, REPORTING, SID, payload
 from tests.support.contract_check import assert_client_body
 from tests.support.listeners import Hanging, Status, closed_port

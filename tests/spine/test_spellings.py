@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import PROVIDERS, SID
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import run_hook, wait_for_log

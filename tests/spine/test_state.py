@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import state
-from lich_hooks.jobs import session_record
-from lich_hooks.standin.server import StandIn
-from lich_hooks.state import prune
+from lich_hooks.hook import state
+from lich_hooks.hook.jobs import session_record
+from lich_hooks.hook.state import prune
+from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support.runner import base_env, run_hook, wait_for_log
 

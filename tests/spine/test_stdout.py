@@ -1,7 +1,7 @@
 """docs/harnesses.md: what each harness reads on stdout, on every path.
 
 The table lives in tests/spine/helpers.py, written from docs/harnesses.md rather than
-read from lich_hooks.harness. Each (harness, event) runs on four paths: outside
+read from lich_hooks.base.harnesses. Each (harness, event) runs on four paths: outside
 lich, bad input, lich down, lich up; plus the internal-error path, which no
 outside input reaches (every I/O failure is handled where it happens), so it is
 driven in-process with an environment whose values are of the wrong type.
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import hook
-from lich_hooks.standin.server import StandIn
+from lich_hooks.hook import run as hook
+from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import EVENTS, PROVIDERS, expected_stdout, payload
 from tests.support.listeners import closed_port
 from tests.support.runner import (

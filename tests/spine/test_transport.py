@@ -11,8 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lich_hooks import PLUGIN_RELEASE, __version__, lichenv, transport
-from lich_hooks.standin.server import StandIn
+from lich_hooks import PLUGIN_RELEASE, __version__
+from lich_hooks.base import lichenv, transport
+from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import base_env, run_hook, wait_for_log

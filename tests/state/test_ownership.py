@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks import state
-from lich_hooks.jobs import session_record
-from lich_hooks.standin.server import StandIn
-from lich_hooks.state import location
+from lich_hooks.base import homes as location
+from lich_hooks.hook import state
+from lich_hooks.hook.jobs import session_record
+from lich_hooks.human.standin.server import StandIn
 from tests.agent_cards.fake_lich import FakeLich, agent_payload, reason, session
 from tests.spine.helpers import SID
 from tests.support.runner import base_env, run_hook, wait_for_log

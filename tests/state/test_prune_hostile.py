@@ -15,8 +15,8 @@ import os
 import time
 from pathlib import Path
 
-from lich_hooks.jobs import session_record
-from lich_hooks.standin.server import StandIn
+from lich_hooks.hook.jobs import session_record
+from lich_hooks.human.standin.server import StandIn
 from tests.agent_cards.fake_lich import FakeLich, agent_payload, reason, session
 from tests.spine.helpers import SID
 from tests.state.test_prune import age, files, pruned, running

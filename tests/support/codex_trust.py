@@ -1,6 +1,6 @@
 """Codex's hook trust hash, written out once for the tests from what Codex was measured to store.
 
-Independent of lich_hooks/settings/codex_state.py on purpose: the tests that
+Independent of lich_hooks/human/settings/codex_state.py on purpose: the tests that
 seed trust records (the operator tests' fake homes, the real clients' CODEX_HOME)
 hold doctor's formula to this one, and the real Codex holds this one to itself.
 """

@@ -27,7 +27,7 @@ What "looks like an accept case" means:
   that), answers 204 and stores exactly what was sent.
 
 This is the one checker of our bodies; the rules themselves (what lich
-answers) live in lich_hooks/standin/contracts.py, which the stand-in serves.
+answers) live in lich_hooks/human/standin/contracts.py, which the stand-in serves.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from pathlib import Path
 
 import orjson
 
-from lich_hooks.standin.contracts import validate
+from lich_hooks.human.standin.contracts import validate
 
 CONTRACTS = Path(__file__).resolve().parent.parent / "contracts"
 FILES = {"session-start": "session-start.jsonl", "mod/answer": "mod-answer.jsonl"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from lich_hooks.jobs.worker_answer import body
+from lich_hooks.hook.jobs.worker_answer import body
 from tests.support.contract_check import assert_client_body
 
 

@@ -8,10 +8,10 @@ import os
 import sys
 from pathlib import Path
 
-from lich_hooks.commands import demo
-from lich_hooks.commands.environment import Environment
-from lich_hooks.commands.exit_codes import ExitCode
-from lich_hooks.settings.scenarios import Scenario
+from lich_hooks.human.commands import demo
+from lich_hooks.human.commands.environment import Environment
+from lich_hooks.human.commands.exit_codes import ExitCode
+from lich_hooks.human.settings.scenarios import Scenario
 
 
 def _run(tmp_path: Path, **options: object) -> tuple[ExitCode, list[str], str]:

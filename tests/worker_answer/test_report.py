@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.standin.server import StandIn
+from lich_hooks.human.standin.server import StandIn
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import Ran, base_env, run_hook, wait_for_log
 

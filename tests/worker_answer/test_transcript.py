@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lich_hooks.jobs import transcript
-from lich_hooks.jobs.transcript import Found, last_assistant
-from lich_hooks.standin.server import StandIn
+from lich_hooks.hook.jobs import transcript
+from lich_hooks.hook.jobs.transcript import Found, last_assistant
+from lich_hooks.human.standin.server import StandIn
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import base_env, run_hook, wait_for_log
 

@@ -16,7 +16,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lich_hooks.jobs.worker_answer import (
+from lich_hooks.hook.jobs.worker_answer import (
     MARKER,
     MAX_BODY,
     MAX_UNITS,
@@ -27,7 +27,7 @@ from lich_hooks.jobs.worker_answer import (
     truncate,
     utf16_units,
 )
-from lich_hooks.standin.contracts import validate
+from lich_hooks.human.standin.contracts import validate
 
 
 def units(text: str) -> int:

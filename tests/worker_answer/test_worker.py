@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.lichenv import LichEnv
-from lich_hooks.standin.server import StandIn
+from lich_hooks.base.lichenv import LichEnv
+from lich_hooks.human.standin.server import StandIn
 from tests.support.runner import LICH_HOOK, base_env, run_hook, wait_for_log
 
 ABSENT = None
@@ -133,10 +133,11 @@ def test_non_worker_imports_nothing_heavy(tmp_path: Path) -> None:
         tmp_path, LICH_PORT="1", LICH_TOKEN="x" * 16, LICH_SESSION_ID="c", LICH_SUBAGENT_DEPTH="0"
     )
     probe = (
-        "import sys, os; before = set(sys.modules); from lich_hooks import hook; "
+        "import sys, os; before = set(sys.modules); from lich_hooks.hook import run as hook; "
         "hook.run('Stop', 'claude', os.environ); "
         "heavy = {'json', 're', 'requests', 'orjson', 'click', 'subprocess', 'typing', "
-        "'lich_hooks.interactive', 'lich_hooks.jobs.transcript', 'lich_hooks.transport'}; "
+        "'lich_hooks.hook.interactive', 'lich_hooks.hook.jobs.transcript', "
+        "'lich_hooks.base.transport'}; "
         "print(sorted(heavy & (set(sys.modules) - before)))"
     )
     python = str(LICH_HOOK.parent / "python")

@@ -3,7 +3,7 @@
 The HOME is seeded the way a user who finished onboarding has it: the API key
 approved, the project trusted, and `~/.claude/settings.json` registering this
 checkout's `lich-hook` exactly as the shipped registration does
-(`lich_hooks.registrations.claude_hooks()`, found on PATH in this venv).
+(`lich_hooks.human.settings.registrations.claude_hooks()`, found on PATH in this venv).
 Everything the CLI writes (HOME, TMPDIR) stays under the test's tmp folder.
 """
 
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lich_hooks.registrations import claude_hooks
+from lich_hooks.human.settings.registrations import claude_hooks
 from tests.real_clients.support.clients import Client, run_cli
 from tests.real_clients.support.sandbox import throwaway_env
 from tests.support.runner import log_records, watch_log

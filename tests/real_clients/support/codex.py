@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from lich_hooks.registrations import codex_hooks
+from lich_hooks.human.settings.registrations import codex_hooks
 from tests.real_clients.support.clients import Client, run_cli
 from tests.support.codex_trust import trusted_hash
 from tests.support.runner import BIN_DIR, watch_log
@@ -57,7 +57,7 @@ def trust_records(hooks_path: Path, hooks: dict[str, object]) -> str:
 def trust_hook(env: dict[str, str], key: str, hooks_file: Path) -> None:
     """What "Trust all and continue" writes for one SessionStart handler: its key and hash
     (lich_hooks' formula, so a report arriving proves it is the one Codex checks)."""
-    from lich_hooks.settings.codex_state import trust_hash
+    from lich_hooks.human.settings.codex_state import trust_hash
 
     [group] = json.loads(hooks_file.read_text())["hooks"]["SessionStart"]
     [handler] = group["hooks"]

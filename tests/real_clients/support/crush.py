@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lich_hooks.registrations import crush_hooks
+from lich_hooks.human.settings.registrations import crush_hooks
 from tests.real_clients.support.clients import Client
 from tests.real_clients.support.sandbox import throwaway_env
 from tests.real_clients.support.tmux import Screen

@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from lich_hooks.standin.server import Received, StandIn
+from lich_hooks.human.standin.server import Received, StandIn
 from tests.real_clients.support.clients import run_cli
 from tests.support.runner import LICH_HOOK
 

@@ -1,0 +1,4 @@
+"""Stdlib only: what the hook and the human commands both read.
+
+Imports nothing above it (docs/architecture.md).
+"""

@@ -1,0 +1,145 @@
+"""Where per-user files live: the one rule for HOME, and the state directory's path.
+
+HOME counts only as an absolute path, for the hooks and the human commands
+alike: an unset or empty HOME falls back to the account's home in the
+password database (as os.path.expanduser does), and a relative one is
+invalid (as XDG says of its variables): the hooks then keep no state and
+`install` refuses the user scope. Nothing is ever resolved against the
+working directory, which for a hook is the user's project. `install` and
+`doctor` find the harnesses' settings from the same home the hooks keep
+their state under.
+
+The platform directory is computed here rather than with platformdirs: the
+Crush and Antigravity no-op paths read the state on every tool or model call,
+and importing platformdirs costs more than those paths' whole budget.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+APP = "lich-hooks"
+
+
+def absolute(value: str | None) -> str | None:
+    """`value` when it is an absolute path (XDG: a relative one is invalid), else None."""
+    return value if value and os.path.isabs(value) else None
+
+
+def passwd_home() -> str | None:
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, OSError):
+        return None
+
+
+def home(environ: Mapping[str, str], account: Callable[[], str | None] = passwd_home) -> str | None:
+    """The user's home: HOME if absolute; unset or empty, the account's (USERPROFILE
+    first on Windows); None when HOME is relative or nothing absolute is found.
+    """
+    raw = environ.get("HOME")
+    if raw:
+        return absolute(raw)
+    if sys.platform == "win32":
+        found = absolute(environ.get("USERPROFILE"))
+        if found is not None:
+            return found
+    return absolute(account())
+
+
+def state_home(environ: Mapping[str, str], account: Callable[[], str | None]) -> str | None:
+    """home(), except `/` (common in containers: "no home"), no place for per-user state.
+
+    lich-hooks then keeps none unless XDG_STATE_HOME or LICH_HOOK_STATE_DIR names one.
+    """
+    found = home(environ, account)
+    if found is None or os.path.normpath(found) in ("/", "//"):
+        return None
+    return found
+
+
+def state_dir(
+    environ: Mapping[str, str], account: Callable[[], str | None] = passwd_home
+) -> str | None:
+    """$LICH_HOOK_STATE_DIR, else the platform's per-user state directory; None: no usable one.
+
+    Only absolute values count, so the result never depends on the working
+    directory.
+    """
+    override = absolute(environ.get("LICH_HOOK_STATE_DIR"))
+    if override:
+        return override
+    if sys.platform == "win32":
+        base = absolute(environ.get("LOCALAPPDATA"))
+        if base is None:
+            found = state_home(environ, account)
+            base = os.path.join(found, "AppData", "Local") if found else None
+        return os.path.join(base, APP) if base else None
+    xdg = absolute(environ.get("XDG_STATE_HOME")) if sys.platform != "darwin" else None
+    if xdg:
+        return os.path.join(xdg, APP)
+    found = state_home(environ, account)
+    if found is None:
+        return None
+    if sys.platform == "darwin":
+        return os.path.join(found, "Library", "Application Support", APP)
+    return os.path.join(found, ".local", "state", APP)
+
+
+def file_key(text: str) -> str:
+    """A file name for an arbitrary id (a lich card id) that cannot escape the directory."""
+    safe = "".join(c if (c.isascii() and (c.isalnum() or c in "-_")) else "_" for c in text)
+    if safe == text and 0 < len(text) <= 100:
+        return text
+    import hashlib
+
+    return safe[:40] + "-" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+# --- each harness's configuration folder (tests and doctor point them at a scratch home)
+
+
+def settings_home(environ: Mapping[str, str]) -> str:
+    """The home the hooks keep their state under (state/location.py: HOME only when
+    absolute; unset or empty, the account's), so a relative HOME never puts a
+    user's settings under the working directory."""
+    found = home(environ)
+    if found is None:
+        from lich_hooks.human.settings.ours import Refused
+
+        raise Refused(
+            "no home directory: HOME is a relative path, or unset and the account has "
+            "none; set HOME to an absolute path, or use --scope project"
+        )
+    return found
+
+
+def claude_config_dir(environ: Mapping[str, str]) -> str:
+    """Claude Code's user folder: settings.json, plugins/ (CLAUDE_CONFIG_DIR moves it)."""
+    return environ.get("CLAUDE_CONFIG_DIR") or os.path.join(settings_home(environ), ".claude")
+
+
+def codex_home(environ: Mapping[str, str]) -> str:
+    """Codex's user folder: config.toml, hooks.json, plugins/ (CODEX_HOME moves it)."""
+    return environ.get("CODEX_HOME") or os.path.join(settings_home(environ), ".codex")
+
+
+def config_home(environ: Mapping[str, str]) -> str:
+    """$XDG_CONFIG_HOME (when absolute, as the XDG rules say), else ~/.config: opencode's."""
+    return absolute(environ.get("XDG_CONFIG_HOME")) or os.path.join(
+        settings_home(environ), ".config"
+    )
+
+
+def omp_agent_dir(environ: Mapping[str, str]) -> str:
+    """omp's agent folder: $PI_CODING_AGENT_DIR (when absolute), else ~/.omp/agent."""
+    return absolute(environ.get("PI_CODING_AGENT_DIR")) or os.path.join(
+        settings_home(environ), ".omp", "agent"
+    )

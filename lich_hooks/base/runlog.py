@@ -1,0 +1,107 @@
+"""What one hook run tells the person debugging it, and nobody else.
+
+docs/troubleshooting.md: `LICH_HOOK_DEBUG=1` prints one line per decision to stderr;
+`LICH_HOOK_LOG=<file>` appends one JSON line per run. Without either, a run
+prints nothing to stderr and imports nothing for logging. The token is never
+written: it is scrubbed from every value before anything leaves this module.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+# LICH_HOOK_DEBUG's off spellings. Any other value is on ("1", "true", "yes",
+# "on", and whatever else a person set it to, since setting it at all asks for
+# output); case and surrounding spaces do not matter.
+DEBUG_OFF = ("", "0", "false", "no", "off")
+
+
+def debug_wanted(environ: Mapping[str, str]) -> bool:
+    """Whether LICH_HOOK_DEBUG is on: the one reading for hooks and commands alike."""
+    return environ.get("LICH_HOOK_DEBUG", "").strip().lower() not in DEBUG_OFF
+
+
+class RunLog:
+    __slots__ = ("_debug", "_path", "_secret", "fields", "started")
+
+    def __init__(self, environ: Mapping[str, str], started: float | None = None) -> None:
+        self.started = time.monotonic() if started is None else started
+        self._debug = debug_wanted(environ)
+        self._path = environ.get("LICH_HOOK_LOG") or None
+        self._secret = environ.get("LICH_TOKEN") or None
+        self.fields: dict[str, object] = {}
+
+    def set(self, **fields: object) -> None:
+        self.fields.update(fields)
+
+    def debug(self, message: str) -> None:
+        """One decision, on stderr, only under LICH_HOOK_DEBUG."""
+        if self._debug:
+            try:
+                sys.stderr.write("lich-hook: " + self._scrub(message) + "\n")
+                sys.stderr.flush()
+            except Exception:  # noqa: S110 - a closed stderr must not break the turn
+                pass
+
+    def elapsed_ms(self) -> float:
+        return round((time.monotonic() - self.started) * 1000, 1)
+
+    def write(self) -> None:
+        """Append this run's JSON line to LICH_HOOK_LOG (best-effort)."""
+        if self._path is None:
+            return
+        try:
+            import json
+
+            record = {"ts": round(time.time(), 3), "pid": os.getpid(), **self.fields}
+            record.setdefault("ms", self.elapsed_ms())
+            # Scrub values, then encode: scrubbing the encoded line would miss a
+            # token JSON escapes (quotes, backslashes) and could break the line.
+            record = {key: self._scrub_value(value) for key, value in record.items()}
+            line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+            # O_NONBLOCK: a FIFO nobody reads (a `mkfifo` log whose reader
+            # quit) fails the open instead of blocking the hook forever.
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+            fd = os.open(self._path, flags, 0o600)
+            try:
+                os.write(fd, line.encode("utf-8", "replace"))
+            finally:
+                os.close(fd)
+        except Exception as error:
+            self.debug(f"log not written: {type(error).__name__}")
+
+    def scrub(self, value: object) -> object:
+        """`value` (a string, or lists and dicts of them) with the token taken out."""
+        return self._scrub_value(value)
+
+    def _scrub_value(self, value: object) -> object:
+        if isinstance(value, str):
+            return self._scrub(value)
+        if isinstance(value, (list, tuple)):
+            return [self._scrub_value(item) for item in value]
+        if isinstance(value, dict):
+            return {key: self._scrub_value(item) for key, item in value.items()}
+        return value
+
+    def _scrub(self, text: str) -> str:
+        """`text` without the token, raw or URL-encoded.
+
+        Both forms are marked with NUL first (no environment value can hold
+        one) so the second pass cannot match inside the first one's
+        replacement, and a token of undecodable bytes is encoded the way
+        transport.url encodes it instead of raising.
+        """
+        if self._secret:
+            from lich_hooks.base.lichenv import quote_token
+
+            encoded = quote_token(self._secret)
+            for form in sorted({self._secret, encoded}, key=len, reverse=True):
+                text = text.replace(form, "\0")
+            text = text.replace("\0", "<token>")
+        return text

@@ -1,0 +1,158 @@
+"""Is this hook running under an interactive Claude Code, or under `claude -p`?
+
+docs/worker-answer.md: a `claude -p` started from a tool inside a lich card inherits every
+lich variable, and must neither open cards nor answer a worker's errand.
+Command hooks get no payload field saying "print mode", so this module reads
+the evidence, cheapest first, and stops at the first that decides:
+
+1. `CLAUDE_CODE_SESSION_ATTENDED` (Claude Code 2.1.3xx sets it, and a nested
+   `claude -p` overrides the inherited value): `1` yes, `0` no. Any other value
+   is not evidence and falls through.
+2. `CLAUDE_CODE_ENTRYPOINT` starting with `sdk` (`sdk-cli`, `sdk-ts`, …): no.
+3. The claude process that runs this hook: the nearest ancestor that is
+   `CLAUDE_PID`, or a native executable named `claude` (or the native
+   installer's `…/claude/versions/<version>`), or an interpreter (node, bun,
+   deno, python) running a script named `claude`. `-p`/`--print`
+   in its argv, or a stdin that is not a terminal, means no. The *nearest*
+   one matters: a `claude -p` run by a tool of an interactive claude has the
+   interactive one further up, and must not borrow its answer.
+
+Without evidence the answer is "interactive": docs/worker-answer.md says *not interactive*
+only on evidence, because a wrong "no" silently breaks lich for the person in
+the card while a wrong "yes" needs a nested `claude -p` under a Claude Code too
+old to set either variable. Step 3 reads /proc and so works on Linux only (and
+any system with a Linux-style /proc); on macOS and Windows an older Claude Code
+without the variables is taken as interactive. docs/worker-answer.md lists
+what each platform reads.
+
+Cost: steps 1-2 are two dict lookups. Step 3 reads /proc/<pid>/stat and
+/proc/<pid>/cmdline of two or three ancestors (the hook's shell, then claude)
+and one readlink: tens of microseconds, no imports beyond `os`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from lich_hooks.base import procfs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+PRINT_FLAGS = ("-p", "--print")
+# Short-flag clusters commander.js accepts for `-p` with Claude Code's other
+# boolean short flag (`-c`, continue): `claude -cp "…"`.
+PRINT_CLUSTERS = ("-cp", "-pc")
+INTERPRETERS = ("node", "nodejs", "bun", "deno", "python")
+CLAUDE_NAMES = ("claude", "claude.exe", "claude.js", "claude.mjs", "claude.cjs")
+# Where the native installer keeps its binaries, named by version only.
+NATIVE_VERSIONS = "/claude/versions/"
+# The npm package's entry point, when run by path instead of through its `claude` link.
+NPM_ENTRY = "/@anthropic-ai/claude-code/cli.js"
+TERMINALS = ("/dev/pts/", "/dev/tty", "/dev/console")
+MAX_ANCESTORS = 32
+
+
+class Evidence:
+    """The answer and the evidence that decided it (for the debug log and doctor)."""
+
+    __slots__ = ("interactive", "why")
+
+    def __init__(self, interactive: bool, why: str) -> None:
+        self.interactive = interactive
+        self.why = why
+
+    def __repr__(self) -> str:
+        return f"Evidence({self.interactive}, {self.why!r})"
+
+
+def check(environ: Mapping[str, str], proc: str = "/proc", start: int | None = None) -> Evidence:
+    """Decide from `environ`, then from the claude ancestor of `start` (default: our parent)."""
+    attended = environ.get("CLAUDE_CODE_SESSION_ATTENDED")
+    if attended in ("0", "1"):
+        return Evidence(attended == "1", f"CLAUDE_CODE_SESSION_ATTENDED={attended}")
+    entrypoint = environ.get("CLAUDE_CODE_ENTRYPOINT", "")
+    if entrypoint.startswith("sdk"):
+        return Evidence(False, f"CLAUDE_CODE_ENTRYPOINT={entrypoint}")
+    found = find_claude(environ, proc, os.getppid() if start is None else start)
+    if found is None:
+        if not os.path.isdir(proc):
+            return Evidence(True, f"no evidence (no {proc} to find the claude process)")
+        return Evidence(True, "no evidence (no claude process among the ancestors)")
+    pid, argv = found
+    if prints(argv):
+        return Evidence(False, f"claude process {pid} runs with -p/--print")
+    stdin = _stdin_target(proc, pid)
+    if stdin is not None and not stdin.startswith(TERMINALS):
+        return Evidence(False, f"claude process {pid} has no terminal on stdin ({stdin})")
+    if stdin is None:
+        return Evidence(True, f"claude process {pid}: no -p, stdin unreadable")
+    return Evidence(True, f"claude process {pid}: no -p, terminal on stdin")
+
+
+def prints(argv: list[str]) -> bool:
+    """`-p`/`--print` (or `--print=…`, `-cp`) among the options, before any `--`."""
+    for arg in argv[1:]:
+        if arg == "--":
+            return False
+        if arg in PRINT_FLAGS or arg in PRINT_CLUSTERS or arg.startswith("--print="):
+            return True
+    return False
+
+
+def is_claude(argv: list[str]) -> bool:
+    """A native `claude` executable, or an interpreter running a script named `claude`."""
+    if not argv:
+        return False
+    if _is_claude_path(argv[0]):
+        return True
+    if _basename(argv[0]).split(".")[0].rstrip("0123456789") in INTERPRETERS:
+        args = argv[1:]
+        if args[:1] == ["run"]:  # `bun run …`, `deno run …`
+            args = args[1:]
+        for arg in args:
+            if not arg.startswith("-"):
+                return _is_claude_path(arg) or arg.replace("\\", "/").endswith(NPM_ENTRY)
+    return False
+
+
+def _is_claude_path(path: str) -> bool:
+    """Named claude, or the native installer's versioned binary run by its real path
+    (`~/.local/share/claude/versions/2.1.328`)."""
+    return _basename(path) in CLAUDE_NAMES or NATIVE_VERSIONS in path.replace("\\", "/")
+
+
+def find_claude(environ: Mapping[str, str], proc: str, start: int) -> tuple[int, list[str]] | None:
+    """The nearest ancestor (from `start` up) that is CLAUDE_PID or looks like claude.
+
+    CLAUDE_PID counts only as an ancestor: a value inherited from some outer
+    claude that is not in our chain says nothing about the process running us.
+    """
+    named = environ.get("CLAUDE_PID", "")
+    claude_pid = int(named) if named.isascii() and named.isdigit() else None
+    pid = start
+    for _ in range(MAX_ANCESTORS):
+        if pid <= 1:
+            return None
+        argv = procfs.cmdline(pid, proc)
+        if argv is None:
+            return None
+        if pid == claude_pid or is_claude(argv):
+            return pid, argv
+        parent = procfs.parent(pid, proc)
+        if parent is None or parent == pid:
+            return None
+        pid = parent
+    return None
+
+
+def _basename(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+
+
+def _stdin_target(proc: str, pid: int) -> str | None:
+    try:
+        return os.readlink(f"{proc}/{pid}/fd/0")
+    except OSError:
+        return None

@@ -1,0 +1,321 @@
+"""The lich CLI and git, as argv lists: never a shell, so a prompt with quotes,
+newlines or leading dashes arrives as exactly one argv element.
+
+`lich open` is the one slow call (lich's own waits add up to about 110 s). It
+runs in a session of its own with its output in unnamed temporary files, so a
+SIGINT/SIGTERM aimed at the hook (Esc in Claude Code) neither reaches it nor
+leaves it writing into a closed pipe: once lich may have the task, the worker
+must live on, and the hook says so instead of letting a native agent start.
+Once the open has answered, SIGINT and SIGTERM are ignored until the hook has
+printed its verdict and exited: the verdict is what keeps the native agent
+from running beside the worker.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import signal
+    from collections.abc import Mapping
+    from typing import Literal
+
+    from lich_hooks.hook.jobs.agent_cards.decide import Call
+
+    OpenKind = Literal["printed", "launch-error", "timeout", "interrupted"]
+
+OPEN_SECONDS = 120.0
+# Tests and debugging may shorten the open's limit; never lengthen it past the
+# registration's timeout.
+OPEN_SECONDS_VAR = "LICH_HOOK_OPEN_SECONDS"
+GIT_SECONDS = 5.0
+CONTROL_SECONDS = 30.0
+SESSIONS_SECONDS = 3.0
+# How much of a lich command's stdout and stderr is read back.
+STDOUT_LIMIT = 16 << 20
+STDERR_LIMIT = 1 << 20
+
+# How an open ended, besides "printed something" (see OpenResult.kind).
+PRINTED: OpenKind = "printed"
+LAUNCH_ERROR: OpenKind = "launch-error"
+TIMEOUT: OpenKind = "timeout"
+INTERRUPTED: OpenKind = "interrupted"
+
+# An open left running when the hook was interrupted. Held until the hook's
+# os._exit so its Popen is never finalised: the finaliser warns "subprocess …
+# is still running" on stderr when PYTHONWARNINGS or -X dev is set, and here
+# that is intended.
+_LEFT_RUNNING: list[object] = []
+
+
+class Interrupted(Exception):
+    """SIGINT or SIGTERM reached the hook while `lich open` ran."""
+
+
+class OpenResult:
+    __slots__ = ("code", "error", "kind", "session", "stderr_line")
+
+    def __init__(
+        self,
+        kind: OpenKind,
+        session: dict[str, object] | None = None,
+        code: int | None = None,
+        stderr_line: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.session = session  # the JSON object lich printed, if any
+        self.code = code
+        self.stderr_line = stderr_line
+        self.error = error
+
+
+def open_seconds(environ: Mapping[str, str]) -> float:
+    raw = environ.get(OPEN_SECONDS_VAR, "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return OPEN_SECONDS
+    return value if 0 < value < OPEN_SECONDS else OPEN_SECONDS
+
+
+def usable_dir(path: str | None) -> str | None:
+    return path if path and os.path.isabs(path) and os.path.isdir(path) else None
+
+
+def current_branch(cwd: str | None, environ: Mapping[str, str]) -> str | None:
+    """`git branch --show-current` in `cwd`: None on a detached HEAD, no git, or failure."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            ["git", "branch", "--show-current"],
+            cwd=usable_dir(cwd),
+            env=dict(environ),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=GIT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    if proc.returncode != 0:
+        return None
+    name = proc.stdout.decode("utf-8", "replace").strip()
+    return name or None
+
+
+def open_argv(lich_bin: str, call: Call, branch: str | None, base: str | None) -> list[str]:
+    """docs/agent-cards.md's argv:
+
+    `open --kind claude --subagent [--worktree B [--base C]] [--model M] --prompt P --json`
+    """
+    argv = [lich_bin, "open", "--kind", "claude", "--subagent"]
+    if branch is not None:
+        argv += ["--worktree", branch]
+        if base is not None:
+            argv += ["--base", base]
+    if call.model is not None:
+        argv += _option("--model", call.model)
+    argv += [*_option("--prompt", call.prompt), "--json"]
+    return argv
+
+
+def _option(name: str, value: str) -> list[str]:
+    """`name value` as two elements, or `name=value` as one when the value starts with `-`.
+
+    The model and the prompt come from the model's call: a value such as
+    `--json` or `-p` after its option could be read as an option by lich's
+    parser (clap, node's parseArgs and others refuse or misread it), while the
+    attached form is every common parser's way to pass such a value. Any
+    other value keeps docs/agent-cards.md's spelling, element for element.
+    """
+    return [f"{name}={value}"] if value.startswith("-") else [name, value]
+
+
+def loggable(argv: list[str], prompt: str) -> list[str]:
+    """The open's arguments for the log: the prompt replaced by its length."""
+    hidden = f"<{len(prompt)} chars>"
+    out = []
+    for i, arg in enumerate(argv):
+        if arg == f"--prompt={prompt}":
+            out.append(f"--prompt={hidden}")
+        elif i > 0 and argv[i - 1] == "--prompt" and arg == prompt:
+            out.append(hidden)
+        else:
+            out.append(arg)
+    return out
+
+
+def parse_object(out: bytes) -> dict[str, object] | None:
+    """The JSON object lich printed: the whole stdout, else its last line that is one."""
+    import json
+
+    text = out.decode("utf-8", "replace").strip()
+    candidates = [text] + [line.strip() for line in reversed(text.splitlines())]
+    for candidate in candidates:
+        if not candidate.startswith("{"):
+            continue
+        try:
+            value = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def last_line(err: bytes, limit: int = 400) -> str | None:
+    """The last non-blank line of a stderr, which is where lich says why."""
+    for line in reversed(err.decode("utf-8", "replace").splitlines()):
+        line = line.strip()
+        if line:
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return None
+
+
+def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> OpenResult:
+    """Run `lich open` to its end, its limit, or the hook's interruption."""
+    import signal
+    import subprocess
+    import tempfile
+
+    caught: list[int] = []
+
+    def on_signal(signum: int, frame: object) -> None:
+        # Further signals must not cut the verdict we are about to print.
+        caught.append(signum)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Interrupted()
+
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    seconds = open_seconds(environ)
+    proc: subprocess.Popen[bytes] | None = None
+    answered = False
+    try:
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            try:
+                for sig in previous:
+                    signal.signal(sig, on_signal)
+                try:
+                    proc = subprocess.Popen(
+                        argv,
+                        cwd=usable_dir(cwd),
+                        env=dict(environ),
+                        stdin=subprocess.DEVNULL,
+                        stdout=out,
+                        stderr=err,
+                        start_new_session=True,  # Esc's signal to our group must miss it
+                    )
+                except (OSError, ValueError, subprocess.SubprocessError) as error:
+                    return OpenResult(LAUNCH_ERROR, error=_describe(error))
+                try:
+                    code = proc.wait(timeout=seconds)
+                except subprocess.TimeoutExpired:
+                    # Past the limit the native agent runs: lich must not start
+                    # the same task beside it.
+                    _kill_group(proc.pid)
+                    proc.wait()
+                    return OpenResult(TIMEOUT, error=f"{seconds:g}")
+                answered = True
+            except Interrupted:
+                if proc is None or proc.poll() is None:
+                    _LEFT_RUNNING.append(proc)
+                    return OpenResult(INTERRUPTED)
+                code = proc.returncode  # it ended as the signal came: its answer stands
+            finally:
+                if answered and not caught:
+                    _ignore_signals(list(previous))
+                elif not caught:
+                    for sig, handler in previous.items():
+                        signal.signal(sig, handler)
+            out.seek(0)
+            err.seek(0)
+            stdout = out.read(STDOUT_LIMIT)
+            stderr = err.read(STDERR_LIMIT)
+    except Interrupted:
+        return OpenResult(INTERRUPTED)
+    return OpenResult(
+        PRINTED, session=parse_object(stdout), code=code, stderr_line=last_line(stderr)
+    )
+
+
+def _ignore_signals(signals: list[signal.Signals]) -> None:
+    """The open answered: lich may have the task, so from here to the verdict on
+    stdout no SIGINT/SIGTERM may end the hook (a lost deny lets Claude Code run
+    the native agent beside lich's worker). Both are blocked while they are set
+    to be ignored, so one landing in between is discarded, not delivered to
+    the handler being replaced; the process then ends with os._exit as usual.
+    """
+    import signal
+
+    block = getattr(signal, "pthread_sigmask", None)
+    mask = block(signal.SIG_BLOCK, signals) if block is not None else None
+    for sig in signals:
+        signal.signal(sig, signal.SIG_IGN)
+    if block is not None and mask is not None:
+        block(signal.SIG_SETMASK, mask)
+
+
+def _kill_group(pid: int) -> None:
+    import signal
+
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return type(error).__name__
+
+
+class Ran:
+    """A short lich command's exit code and output."""
+
+    __slots__ = ("code", "error", "stderr", "stdout")
+
+    def __init__(
+        self, code: int | None, stdout: bytes = b"", stderr: bytes = b"", error: str | None = None
+    ) -> None:
+        self.code = code  # None: it could not run or did not finish
+        self.stdout = stdout
+        self.stderr = stderr
+        self.error = error
+
+
+def run_lich(lich_bin: str, args: list[str], environ: Mapping[str, str], seconds: float) -> Ran:
+    """`$LICH_BIN <args…>` with a limit: `close`, `control … abort`, `sessions --json`.
+
+    Like the open, its output goes to temporary files and we wait for the
+    process, not for end-of-file: a helper lich leaves running with our pipes
+    would otherwise turn a finished command into a timeout, and the reads stay
+    bounded however much it prints.
+    """
+    import subprocess
+    import tempfile
+
+    try:
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            proc = subprocess.Popen(
+                [lich_bin, *args],
+                env=dict(environ),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+            )
+            try:
+                code = proc.wait(timeout=seconds)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                return Ran(None, error=f"no answer within {seconds:g} s")
+            out.seek(0)
+            err.seek(0)
+            return Ran(code, out.read(STDOUT_LIMIT), err.read(STDERR_LIMIT))
+    except (OSError, ValueError, subprocess.SubprocessError) as error:
+        return Ran(None, error=_describe(error))

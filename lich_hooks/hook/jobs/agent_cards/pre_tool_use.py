@@ -1,0 +1,153 @@
+"""Agent cards' PreToolUse entry point (docs/agent-cards.md).
+
+Claude Code runs this before every `Agent`/`Task`/`TaskStop` call (and before
+every tool call when someone registers it without a matcher), so the path that
+ends in "no verdict" imports nothing beyond `decide`. Most such calls end
+there on the payload alone; the ones that reach the probes may check
+`LICH_BIN` on disk, read /proc for the interactive check, and, for an isolated
+call under an older lich, run `git branch --show-current` (decide.py's
+Probes). The text catalog, signal handling and `lich open` load only once a
+call is being taken or a recorded worker stopped.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.hook.jobs.agent_cards import decide
+from lich_hooks.hook.outcome import Context, Outcome
+
+
+def run(ctx: Context) -> Outcome:
+    payload = ctx.payload()
+    if payload is None:
+        return Outcome("bad-input")
+    tool = payload.get("tool_name")
+    if tool in decide.AGENT_TOOLS:
+        return _agent(ctx, payload.data)
+    if tool == decide.STOP_TOOL:
+        return _task_stop(ctx, payload.data)
+    return Outcome("not-an-agent-call")
+
+
+def _agent(ctx: Context, data: dict[str, object]) -> Outcome:
+    env = ctx.env
+    environ = ctx.environ
+    cwd = data.get("cwd")
+    cwd = cwd if isinstance(cwd, str) else None
+
+    def interactive() -> bool:
+        from lich_hooks.hook.interactive import check
+
+        evidence = check(environ)
+        ctx.log.set(interactive=evidence.why)
+        return evidence.interactive
+
+    def current_branch() -> str | None:
+        from lich_hooks.hook.jobs.agent_cards import lich_process
+
+        return lich_process.current_branch(cwd, environ)
+
+    probes = decide.Probes(interactive, env.bin_is_runnable, current_branch)
+    decision = decide.decide(data, env, probes, decide.agent_teams_on(environ))
+    ctx.log.set(probes=probes.ran)
+    if decision.kind == decide.NATIVE:
+        return Outcome(f"native:{decision.reason}")
+    if decision.kind == decide.TOAST:
+        from lich_hooks.hook.jobs.agent_cards import verdict
+
+        assert decision.why is not None
+        description = _description(data)
+        stdout = verdict.toast(env.lang, description, decision.why, **decision.args)
+        return Outcome(f"toast:{decision.reason}", stdout=stdout)
+    assert decision.call is not None and env.bin is not None and env.card is not None
+    return _open(ctx, decision.call, probes, env.bin, env.card)
+
+
+def _description(data: dict[str, object]) -> str:
+    tool_input = data.get("tool_input")
+    value = tool_input.get("description") if isinstance(tool_input, dict) else None
+    return value if isinstance(value, str) else ""
+
+
+def _open(
+    ctx: Context, call: decide.Call, probes: decide.Probes, lich_bin: str, card: str
+) -> Outcome:
+    import time
+
+    from lich_hooks.hook.jobs.agent_cards import lich_process, record, slug, verdict
+
+    branch = base = None
+    if call.isolated:
+        branch = slug.branch(call.description, call.tool_use_id)
+        base = probes.branch()
+    argv = lich_process.open_argv(lich_bin, call, branch, base)
+    ctx.log.set(open_args=lich_process.loggable(argv[1:], call.prompt))
+    result = lich_process.run_open(argv, call.cwd, ctx.environ)
+    ctx.log.set(open=result.kind, open_exit=result.code)
+    if result.stderr_line:
+        ctx.log.set(open_stderr=result.stderr_line)
+    seen = verdict.context_reaches_model(ctx.environ)
+    outcome = verdict.for_open(result, call, branch, ctx.env.lang, time.time(), seen)
+    if outcome.worker is not None:
+        recorded = record.add(ctx.environ, card, outcome.worker)
+        ctx.log.set(recorded=recorded)
+    return Outcome(outcome.decision, stdout=outcome.stdout)
+
+
+def _task_stop(ctx: Context, data: dict[str, object]) -> Outcome:
+    """Stop a worker this card opened (docs/agent-cards.md); any other id is Claude Code's."""
+    env = ctx.env
+    if env.card is None or env.bin is None:
+        return Outcome("native:outside-lich")
+    tool_input = data.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return Outcome("native:no-tool-input")
+    task_id = tool_input.get("task_id") or tool_input.get("shell_id")
+    if not isinstance(task_id, str) or not task_id:
+        return Outcome("native:no-task-id")
+    from lich_hooks.hook.jobs.agent_cards import record
+
+    worker = record.find(ctx.environ, env.card, task_id)
+    if worker is None:
+        return Outcome("native:not-our-task")
+    if not env.bin_is_runnable():
+        # The rule of Agent calls: a relative LICH_BIN would run whatever `lich`
+        # is first on PATH (or in the cwd), and an impostor's exit 0 would read
+        # as "stopped". No verdict: Claude Code's own TaskStop answers.
+        return Outcome("native:lich-bin-unusable")
+    return _stop(ctx, worker, task_id, env.bin, env.card)
+
+
+def _stop(
+    ctx: Context, worker: dict[str, object], task_id: str, lich_bin: str, card: str
+) -> Outcome:
+    from lich_hooks.hook.jobs.agent_cards import lich_process, record, verdict
+    from lich_hooks.hook.jobs.agent_cards.text import text
+
+    lang = ctx.env.lang
+    branch = worker.get("branch")
+    branch = branch if isinstance(branch, str) and branch else None
+    label = worker.get("label") if isinstance(worker.get("label"), str) else task_id
+    description = worker.get("description")
+    description = description if isinstance(description, str) else ""
+    taken: tuple[int, ...]
+    if branch is None:
+        args, taken = ["close", task_id], (0,)
+    else:
+        # `control` exits 2 when lich took the request.
+        args, taken = ["control", task_id, "abort"], (0, 2)
+    ran = lich_process.run_lich(lich_bin, args, ctx.environ, lich_process.CONTROL_SECONDS)
+    ctx.log.set(stop=args[0], stop_exit=ran.code)
+    if ran.code in taken:
+        record.remove(ctx.environ, card, task_id)
+        key = "stop_shared" if branch is None else "stop_isolated"
+        reason = text(lang, key, id=task_id, description=description, label=label, branch=branch)
+        person = text(lang, f"{key}_person", label=label)
+        return Outcome(f"deny:stopped-{args[0]}", stdout=verdict.deny(reason, person=person))
+    why = (
+        ran.error
+        or lich_process.last_line(ran.stderr)
+        or lich_process.last_line(ran.stdout)
+        or text(lang, "stop_refused_detail", code=ran.code)
+    )
+    reason = text(lang, "stop_refused", id=task_id, description=description, reason=why)
+    return Outcome("deny:stop-refused", stdout=verdict.deny(reason))

@@ -1,0 +1,130 @@
+"""The workers a card opened (docs/agent-cards.md), kept in the per-user state directory.
+
+One file per worker, `workers/<card>/<roster name>.json`, each written
+atomically: parallel Agent calls run their hooks at the same time, and with a
+file each they never write the same file, so no lock is needed and none can
+be left behind by a killed hook. Files are 0600 in 0700 directories, reached
+without following symlinks (state/state.py), and pruned by age and count (PRUNED,
+state/prune.py).
+
+Unlike the mod, which forgets its workers when it reloads, this record outlives
+Claude Code restarts: TaskStop and the status line still know a worker opened
+before a `--resume`. Everything is best-effort: a broken directory loses the
+record, never the verdict.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.base.homes import file_key
+from lich_hooks.base.payload import loads_object
+from lich_hooks.hook import state
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import TypedDict
+
+    class Worker(TypedDict):
+        """What `add` writes for a worker lich took (verdict.for_open builds it).
+
+        What `find` and `workers` read back stays `dict[str, object]`: the file
+        may be an older version's, or damaged, so every field is checked where
+        it is used.
+        """
+
+        name: str  # lich's roster name: the file's key, and the TaskStop id
+        label: str
+        id: str | None  # lich's session id, when it gave one
+        description: str
+        branch: str | None  # None: shares the asking session's checkout
+        path: str
+        tool_use_id: str | None
+        when: float  # wall clock at the open
+
+
+SUFFIX = ".json"
+CHECKED = ".checked"  # when the status line last asked lich (dot: never a worker's file)
+RECORD_LIMIT = 1 << 16
+WORKERS_MAX_AGE = 14 * 86400.0
+WORKERS_MAX = 200  # worker files over all cards
+# state/prune.py's rule: records older than two weeks and all but the newest
+# WORKERS_MAX over every card, then the card directories left without one.
+PRUNED = (("workers", WORKERS_MAX_AGE, WORKERS_MAX, True, (CHECKED,)),)
+
+
+def _parts(card: str) -> tuple[str, ...]:
+    return ("workers", file_key(card))
+
+
+def _name(name: str) -> str:
+    return file_key(name) + SUFFIX
+
+
+def add(environ: Mapping[str, str], card: str, worker: Worker) -> bool:
+    """Remember a worker (its `name` is the key). False when the directory refused."""
+    import json
+
+    name = worker.get("name")
+    if not isinstance(name, str) or not name:
+        return False
+    try:
+        data = json.dumps(worker, ensure_ascii=True).encode("ascii")
+        state.write(environ, _parts(card), _name(name), data)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _load(raw: bytes | None) -> dict[str, object] | None:
+    if raw is None:
+        return None
+    worker = loads_object(raw)
+    if worker is None or not isinstance(worker.get("name"), str):
+        return None  # a corrupt file is no worker
+    return worker
+
+
+def find(environ: Mapping[str, str], card: str, name: str) -> dict[str, object] | None:
+    """The worker recorded under roster name `name`, or None. One file read."""
+    worker = _load(state.read(environ, _parts(card), _name(name), RECORD_LIMIT))
+    return worker if worker is not None and worker.get("name") == name else None
+
+
+def remove(environ: Mapping[str, str], card: str, name: str) -> None:
+    state.remove(environ, _parts(card), _name(name))
+
+
+def workers(environ: Mapping[str, str], card: str) -> list[dict[str, object]]:
+    """Every worker recorded for `card`, oldest first."""
+    found = []
+    for entry, raw in state.entries(environ, _parts(card)):
+        if not entry.endswith(SUFFIX):
+            continue
+        worker = _load(raw)
+        if worker is not None:
+            found.append(worker)
+    found.sort(key=_when)
+    return found
+
+
+def _when(worker: dict[str, object]) -> float:
+    value = worker.get("when")
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+def checked_at(environ: Mapping[str, str], card: str) -> float | None:
+    """When lich's session list was last read for this card (wall clock), or None."""
+    raw = state.read(environ, _parts(card), CHECKED, 64)
+    if raw is None:
+        return None
+    try:
+        return float(raw.decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def mark_checked(environ: Mapping[str, str], card: str, when: float) -> None:
+    try:
+        state.write(environ, _parts(card), CHECKED, repr(when).encode())
+    except OSError:
+        pass

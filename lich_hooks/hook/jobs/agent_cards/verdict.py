@@ -1,0 +1,187 @@
+"""What Claude Code reads back (docs/agent-cards.md): a deny carrying lich's outcome, or a
+toast while the native agent runs.
+
+A classic hook cannot hand Claude Code a synthetic Agent result, so every
+outcome where lich has (or may have) the task is a deny whose reason tells the
+model what happened; only an open that certainly failed lets the native agent
+run, with a toast saying why.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.hook.jobs.agent_cards import lich_process
+from lich_hooks.hook.jobs.agent_cards.text import text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from lich_hooks.hook.jobs.agent_cards.decide import Call
+    from lich_hooks.hook.jobs.agent_cards.record import Worker
+
+RUNNING = ("pending", "unanswered")
+NEVER_REACHED = ("unread", "undelivered")
+
+
+def _encode(value: dict[str, object]) -> bytes:
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from the payload: escape it instead
+        return json.dumps(value).encode("ascii")
+
+
+def deny(reason: str, context: str | None = None, person: str | None = None) -> bytes:
+    """The deny, split by reader (docs/agent-cards.md): `person` is the systemMessage Claude
+    Code draws first under the call and keeps from the model, `reason` the error line both
+    read (the model as the call's tool_result), `context` the additionalContext only the model
+    reads."""
+    out: dict[str, object] = {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": reason,
+    }
+    if context:
+        out["additionalContext"] = context
+    verdict: dict[str, object] = {"hookSpecificOutput": out}
+    if person:
+        verdict["systemMessage"] = person
+    return _encode(verdict)
+
+
+_deny = deny  # for_open's own `deny` wraps it
+
+
+def context_reaches_model(environ: Mapping[str, str]) -> bool:
+    """Whether this Claude Code gives the model a deny's additionalContext.
+
+    Measured per release (docs/harnesses.md, Supported versions): up to 2.1.178
+    the model never sees it, from 2.1.269 it does, and 2.1.269 is also the
+    release that sets CLAUDE_CODE_SESSION_ATTENDED in every hook's environment.
+    So the variable's presence is the cheapest evidence there is; without it the
+    model's part goes into the reason after the person's line, where every
+    release delivers it (a longer red block on screen, but no lost roster name).
+    """
+    return "CLAUDE_CODE_SESSION_ATTENDED" in environ
+
+
+def toast(lang: str, description: str, why: str, **values: object) -> bytes:
+    """The native agent runs; the user is told why it is not a card."""
+    reason = text(lang, why, **values)
+    return _encode({"systemMessage": text(lang, "toast", description=description, why=reason)})
+
+
+class Verdict:
+    """The stdout for one open, the log's word for it, and the worker to record."""
+
+    __slots__ = ("decision", "stdout", "worker")
+
+    def __init__(self, decision: str, stdout: bytes, worker: Worker | None = None) -> None:
+        self.decision = decision
+        self.stdout = stdout
+        self.worker = worker
+
+
+def _str(session: dict[str, object], key: str) -> str | None:
+    value = session.get(key)
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def for_open(
+    result: lich_process.OpenResult,
+    call: Call,
+    branch: str | None,
+    lang: str,
+    now: float,
+    context_seen: bool = True,
+) -> Verdict:
+    """docs/agent-cards.md, one row per outcome of `lich open`.
+
+    `context_seen`: context_reaches_model() for this Claude Code; when False the
+    model's part is appended to the reason instead.
+    """
+
+    def deny(reason: str, context: str | None = None, person: str | None = None) -> bytes:
+        if context and not context_seen:
+            return _deny(f"{reason}\n\n{context}", None, person)
+        return _deny(reason, context, person)
+
+    on_branch = text(lang, "on_branch", branch=branch) if branch else ""
+    if result.kind == lich_process.INTERRUPTED:
+        reason = text(lang, "interrupted", on_branch=on_branch)
+        return Verdict("deny:interrupted", deny(reason, text(lang, "interrupted_context")))
+    desc = call.description
+    if result.kind == lich_process.LAUNCH_ERROR:
+        return Verdict(
+            "toast:launch-error", toast(lang, desc, "why_launch", error=result.error or "?")
+        )
+    if result.kind == lich_process.TIMEOUT:
+        seconds = result.error or f"{lich_process.OPEN_SECONDS:g}"
+        return Verdict("toast:timeout", toast(lang, desc, "why_timeout", seconds=seconds))
+    session = result.session
+    code = "?" if result.code is None else result.code
+    if session is None:
+        detail = result.stderr_line or text(lang, "why_no_json_detail", code=code)
+        return Verdict("toast:no-json", toast(lang, desc, "why_no_json", detail=detail))
+    name = _str(session, "name") or _str(session, "id") or "?"
+    label = _str(session, "label") or name
+    delivery = session.get("delivery")
+    if not isinstance(delivery, dict):
+        detail = result.stderr_line or text(lang, "why_not_delivered_detail", code=code)
+        return Verdict(
+            "toast:not-delivered",
+            toast(lang, desc, "why_not_delivered", label=label, detail=detail),
+        )
+    status = delivery.get("status")
+    status = status if isinstance(status, str) else str(status)
+    path = _str(session, "path") or call.cwd or "?"
+    if branch:
+        where = text(lang, "where_isolated", branch=branch, path=path)
+    else:
+        where = text(lang, "where_shared", path=path)
+    if status in RUNNING:
+        context = text(lang, "pending_context", label=label, name=name, where=where)
+        # Measured on Claude Code 2.1.328 and 2.1.332: TaskStop refuses ids it did not issue before
+        # PreToolUse runs, so the model also gets the lich command that stops the worker.
+        # quoted: the model pastes it into a shell, and a roster name is lich's text
+        import shlex
+
+        quoted = shlex.quote(name)
+        stop = f"lich control {quoted} abort" if branch else f"lich close {quoted}"
+        context += text(lang, "stop_hint", stop=stop)
+        if status == "unanswered":
+            context += text(lang, "unanswered_note")
+        worker: Worker = {
+            "name": name,
+            "label": label,
+            "id": _str(session, "id"),
+            "description": desc,
+            "branch": branch,  # None: shares the asking session's checkout
+            "path": path,
+            "tool_use_id": call.tool_use_id,
+            "when": now,
+        }
+        person = text(lang, "pending_person", label=label)
+        return Verdict(f"deny:{status}", deny(text(lang, "pending"), context, person), worker)
+    if status == "answered":
+        answer = delivery.get("answer")
+        answer = answer if isinstance(answer, str) else ""
+        if branch:
+            done = text(lang, "done_isolated", branch=branch, path=path)
+        else:
+            done = text(lang, "done_shared", path=path)
+        # The report goes last: over 10,000 characters Claude Code 2.1.3xx keeps an
+        # additionalContext in a file and shows the model its path and first 2 KB.
+        context = text(lang, "answered_context", label=label, name=name, answer=answer, where=done)
+        person = text(lang, "answered_person", label=label)
+        return Verdict("deny:answered", deny(text(lang, "answered"), context, person))
+    if status in NEVER_REACHED:
+        reason = text(lang, "never_reached", label=label, on_branch=on_branch, status=status)
+        return Verdict(f"deny:{status}", deny(reason))
+    reason = text(lang, "unknown_status", label=label, on_branch=on_branch, status=status)
+    return Verdict("deny:other-status", deny(reason))

@@ -1,0 +1,100 @@
+"""session-start's records (docs/session-start.md): the last id each card reported, and
+the report in flight for it. Kept in the state directory (state/state.py)."""
+
+from __future__ import annotations
+
+from lich_hooks.base.homes import file_key
+from lich_hooks.hook import state
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+# As large as anything lich takes in one body: an id that fits in a report must
+# fit here too, or it is forgotten and re-reported on every call.
+REPORTED_LIMIT = 64 * 1024
+REPORTED = ("reported",)
+SENDING = ("sending",)
+# A claim outlives its sender only when the sender was killed hard: the send's
+# own deadline is 2 s, so an older claim is taken over.
+CLAIM_SECONDS = 3.0
+
+REPORTED_MAX_AGE = 30 * 86400.0
+REPORTED_MAX = 200
+CLAIM_MAX_AGE = 60.0
+# state/prune.py's rules for these records: a card that reports again after its
+# record went simply re-reports; a claim left by a sender killed hard goes.
+PRUNED = (
+    ("reported", REPORTED_MAX_AGE, REPORTED_MAX, False, ()),
+    ("sending", CLAIM_MAX_AGE, REPORTED_MAX, False, ()),
+)
+
+
+def last_reported(environ: Mapping[str, str], card: str) -> str | None:
+    """`provider\\nid` as last accepted by lich for this card, or None."""
+    data = state.read(environ, REPORTED, file_key(card), REPORTED_LIMIT)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def remember_reported(environ: Mapping[str, str], card: str, value: str) -> None:
+    state.write(environ, REPORTED, file_key(card), value.encode("utf-8", "surrogatepass"))
+
+
+def forget_reported(environ: Mapping[str, str], card: str) -> None:
+    """Drop the record before a new report goes out (best-effort).
+
+    Until lich answers 204 nobody knows which id it holds: if the answer is
+    lost (a timeout, the 2 s deadline), a stale record would make a later
+    return to the old id look already reported. Without a record, the next
+    Antigravity or Crush call simply reports again.
+    """
+    state.remove(environ, REPORTED, file_key(card))
+
+
+def _claim_name(card: str, value: str) -> str:
+    import hashlib
+
+    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{file_key(card)}.{digest}"
+
+
+def claim(environ: Mapping[str, str], card: str, value: str, now: float) -> bool | None:
+    """Take the one report in flight for this card and id.
+
+    True: this call sends (and must `release` when the send ends). False:
+    another call's report of the same id is in flight, which counts as taken.
+    None: the state directory cannot hold a claim, so this call sends anyway
+    (duplicates, never a lost report).
+    """
+    from lich_hooks.base.safefile import is_regular
+
+    try:
+        directory = state.open_dir(environ, SENDING, create=True)
+    except OSError:
+        return None
+    name = _claim_name(card, value)
+    try:
+        for _ in range(2):
+            if directory.create(name, repr(now).encode()):
+                return True
+            info = directory.lstat(name)
+            if info is None:
+                continue  # released just now: try again
+            if is_regular(info.st_mode) and -1.0 < now - info.st_mtime < CLAIM_SECONDS:
+                return False
+            directory.unlink(name)  # stale (its sender was killed), or not a file
+        return None
+    except OSError:
+        return None
+    finally:
+        directory.close()
+
+
+def release(environ: Mapping[str, str], card: str, value: str) -> None:
+    """End this card and id's report in flight (after the record is written)."""
+    state.remove(environ, SENDING, _claim_name(card, value))

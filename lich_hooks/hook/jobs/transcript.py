@@ -1,0 +1,194 @@
+"""The last assistant message of a Claude Code transcript (JSONL), read from the end.
+
+Only an older Claude Code, whose Stop payload has no `last_assistant_message`,
+needs this (docs/worker-answer.md). Transcripts grow to many megabytes, so this reads
+backwards in blocks and stops after MAX_BYTES: an answer buried deeper than
+that, a missing file, a FIFO, or lines that do not parse all come out as "no
+message", which the caller reports as a blank turn.
+
+What counts (Claude Code writes one line per content block, the blocks of one
+API message sharing `message.id`):
+- lines of other types (`system`, `summary`, `file-history-snapshot`, …),
+  `isSidechain` lines (an older Claude Code's subagents) and `isMeta` lines
+  are skipped;
+- the first conversational line from the end must be the assistant's: a user
+  line there (a prompt, or a tool result the model has not answered yet) means
+  the turn's final message is not in the file (yet), so there is no message;
+- the lines of that one assistant message are gathered and their text blocks
+  joined with a newline; a message that still calls a tool is not a final
+  message either, so it also counts as none;
+- an API error Claude Code logged as a synthetic assistant message
+  (`isApiErrorMessage`) is reported as such, so the caller can treat it like
+  the StopFailure it stands for.
+
+A turn whose final message is not in the file yet (no file at all, no line of
+the conversation, a user line or a tool call last) is `unwritten`: Claude Code
+2.1.45 runs Stop before it flushes the turn to disk (the file of a first turn
+does not exist yet), and writes it about 100 ms later, while the hook runs. `settled`
+re-reads such a transcript until it holds the message, for at most SETTLE_S.
+"""
+
+from __future__ import annotations
+
+import os
+
+from lich_hooks.base.payload import loads_object
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+MAX_BYTES = 4 << 20
+BLOCK = 1 << 16
+SETTLE_S = 1.5  # how long `settled` waits for an unwritten turn
+POLL_S = 0.025
+
+API_ERROR = "api-error"
+
+
+class Found:
+    """What the transcript says about the turn's last message."""
+
+    __slots__ = ("kind", "text", "unwritten")
+
+    def __init__(self, kind: str, text: str = "", unwritten: bool = False) -> None:
+        self.kind = kind  # "text", "none", "unreadable" or API_ERROR
+        self.text = text
+        self.unwritten = unwritten  # the turn's final message may still be written
+
+    def __repr__(self) -> str:
+        return f"Found({self.kind!r}, {self.text[:40]!r})"
+
+
+def last_assistant(path: str, limit: int = MAX_BYTES) -> Found:
+    """The final assistant message's text, or why there is none."""
+    full = os.path.expanduser(path)
+    lines = _lines_from_end(full, limit)
+    if lines is None:
+        return Found("unreadable", unwritten=not os.path.lexists(full))
+    group: list[dict[str, object]] = []
+    group_id: object = None
+    for line in lines:
+        if b'"user"' not in line and b'"assistant"' not in line:
+            continue  # not conversational: no need to parse it
+        entry = loads_object(line)
+        if entry is None or entry.get("isSidechain") is True or entry.get("isMeta") is True:
+            continue
+        kind = entry.get("type")
+        if kind not in ("user", "assistant"):
+            continue
+        message = entry.get("message")
+        if not isinstance(message, dict):
+            continue
+        if kind == "user" and not group:
+            return Found("none", unwritten=True)  # the turn's answer is not in the file yet
+        if kind == "user" or (group and message.get("id") != group_id):
+            break
+        if not group and entry.get("isApiErrorMessage") is True:
+            return Found(API_ERROR, _text_of([message]))
+        group_id = message.get("id")
+        group.append(message)
+        if group_id is None:
+            break  # no id to gather other blocks by: this line is the message
+    if not group:
+        # nothing of the conversation in the file (2.1.45 writes its snapshot and progress
+        # lines first): the turn is still to come
+        return Found("none", unwritten=True)
+    group.reverse()
+    if any(_has_tool_use(message) for message in group):
+        return Found("none", unwritten=True)  # a tool call: the final message comes later
+    return Found("text", _text_of(group))
+
+
+def settled(path: str, wait: float = SETTLE_S) -> tuple[Found, float]:
+    """`last_assistant`, re-read while the turn is unwritten, up to `wait` seconds; with the
+    milliseconds spent waiting (0 when the file already held the turn)."""
+    import time
+
+    found = last_assistant(path)
+    if not found.unwritten:
+        return found, 0.0
+    started = time.monotonic()
+    deadline = started + wait
+    while found.unwritten and time.monotonic() < deadline:
+        time.sleep(POLL_S)
+        found = last_assistant(path)
+    return found, round((time.monotonic() - started) * 1000, 1)
+
+
+def _text_of(messages: list[dict[str, object]]) -> str:
+    parts: list[str] = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "text":
+                    text = block.get("text")
+                    if isinstance(text, str):
+                        parts.append(text)
+    return "\n".join(parts)
+
+
+def _has_tool_use(message: dict[str, object]) -> bool:
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("type") == "tool_use" for block in content
+    )
+
+
+def _lines_from_end(path: str, limit: int) -> Iterator[bytes] | None:
+    """The file's non-empty lines, last first, from its last `limit` bytes.
+
+    A regular file only, opened through lich_hooks/base/safefile.py (no FIFO can
+    hang us, no final symlink is followed). Blocks are read backwards only as far as the caller
+    keeps asking; a line cut by the limit is dropped, never half-parsed.
+    """
+    from lich_hooks.base import safefile
+
+    try:
+        fd, info = safefile.open_regular(path)
+    except (OSError, ValueError):
+        return None
+    return _backwards(fd, info.st_size, max(0, info.st_size - limit))
+
+
+def _backwards(fd: int, end: int, start: int) -> Iterator[bytes]:
+    try:
+        pos = end
+        # Pieces of the line that continues into what we already read, last
+        # piece first; joined once its start is found (no quadratic copying
+        # for a line that spans many blocks).
+        pieces: list[bytes] = []
+        while pos > start:
+            size = min(BLOCK, pos - start)
+            pos -= size
+            chunk = _read_at(fd, size, pos)
+            if len(chunk) != size:
+                return  # the file shrank under us: stop, nothing half-read
+            cut = chunk.find(b"\n")
+            if cut < 0:
+                pieces.append(chunk)
+                continue
+            pieces.append(chunk[cut + 1 :])
+            lines = b"".join(reversed(pieces)).split(b"\n")
+            for line in reversed(lines):
+                if line.strip():
+                    yield line
+            pieces = [chunk[:cut]]
+        if start == 0:
+            line = b"".join(reversed(pieces))
+            if line.strip():
+                yield line
+    except OSError:
+        return
+    finally:
+        os.close(fd)
+
+
+def _read_at(fd: int, size: int, pos: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(fd, size, pos)
+    os.lseek(fd, pos, os.SEEK_SET)  # Windows
+    return os.read(fd, size)

@@ -1,0 +1,159 @@
+"""Worker answer (docs/worker-answer.md): a lich subagent worker's last message answers its task.
+
+On Claude Code's `Stop`, a worker's main loop posts `{"session_id", "text"}`
+(or `{"session_id", "unanswered": "blank"}`) to `/mod/answer`; lich hands the
+errand's caller that answer, the way a native subagent's final message is its
+result. Everything else (outside lich, not a worker, `claude -p`, a subagent's
+stop, a turn that left work in the background) reports nothing.
+
+The order of the checks is the cost order: a Stop in a session that is not a
+worker (almost all of them) decides from the environment alone, before stdin is
+read or anything is imported (docs/performance.md's no-op budget).
+
+docs/worker-answer.md says what is reported when and what a classic hook cannot
+know next to the seed's mod.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.hook.outcome import Context, Outcome
+
+ENDPOINT = "mod/answer"
+
+# docs/worker-answer.md: the text is cut at 16,000 UTF-16 code units (as lich counts them:
+# JavaScript string length) and marked.
+MAX_UNITS = 16_000
+MARKER = "\n[truncated]"
+# lich refuses a body over 64 KiB (413); stay strictly under it.
+MAX_BODY = 64 * 1024 - 1
+
+# JSON bytes of a body around its two strings: {"session_id":"…","text":"…"}
+_ENVELOPE = len('{"session_id":"","text":""}')
+# Characters a JSON encoder writes as a two-byte escape; the other C0 controls take six.
+_SHORT_ESCAPES = '"\\\b\t\n\f\r'
+_LONG_ESCAPES = tuple(chr(c) for c in range(0x20) if chr(c) not in _SHORT_ESCAPES)
+
+
+def run(ctx: Context) -> Outcome:
+    env = ctx.env
+    if not env.can_report:
+        return Outcome("outside-lich")
+    if not env.is_worker:
+        return Outcome("not-worker")
+    from lich_hooks.hook import interactive
+
+    evidence = interactive.check(ctx.environ)
+    ctx.log.set(interactive=evidence.why)
+    if not evidence.interactive:
+        return Outcome("not-interactive")
+    payload = ctx.payload()
+    if payload is None:
+        return Outcome("bad-input")
+    agent_id = payload.get("agent_id")
+    if agent_id is not None and agent_id != "":
+        return Outcome("subagent-stop")
+    background = payload.get("background_tasks")
+    if isinstance(background, list) and background:
+        ctx.log.set(background_tasks=len(background))
+        return Outcome("background-work")
+
+    message = payload.get("last_assistant_message")
+    if message is None:
+        # An older Claude Code: no field at all (or null). The transcript holds it.
+        from lich_hooks.hook.jobs import transcript
+
+        path = payload.transcript_path
+        found, waited = transcript.settled(path) if path else (transcript.Found("unreadable"), 0)
+        ctx.log.set(transcript=found.kind, transcript_wait_ms=waited)
+        if found.kind == transcript.API_ERROR:
+            return Outcome("api-error")  # what StopFailure reports: nothing
+        message = found.text
+    assert env.card is not None
+    report = body(env.card, message)
+    if report is None:
+        return Outcome("too-large")
+    return Outcome(
+        "unanswered" if "unanswered" in report else "answer", endpoint=ENDPOINT, body=report
+    )
+
+
+def body(card: str, message: object) -> dict[str, object] | None:
+    """The /mod/answer body for a turn whose final message is `message`.
+
+    A blank (or non-string) message is `unanswered: blank`; a text is cleaned
+    of lone surrogates, cut to MAX_UNITS and, if still needed, to the byte
+    budget. None only when even an empty text would not fit (an absurd card id).
+    """
+    text = clean(message) if isinstance(message, str) else ""
+    if not text.strip():
+        return {"session_id": card, "unanswered": "blank"}
+    budget = MAX_BODY - _ENVELOPE - json_size(card)
+    if budget < json_size(MARKER) + 1:
+        return None
+    return {"session_id": card, "text": fit_bytes(truncate(text), budget)}
+
+
+def clean(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD.
+
+    A JSON payload may carry `"\\ud800"`; the parser turns it into a lone
+    surrogate, which has no UTF-8 form, so no encoder can send it. Replacing it
+    keeps the rest of the answer (and the report) instead of losing both.
+    """
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+
+
+def utf16_units(text: str) -> int:
+    """Length as JavaScript counts it: characters beyond U+FFFF take two units."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def truncate(text: str, limit: int = MAX_UNITS) -> str:
+    """The first `limit` UTF-16 units of `text` plus MARKER, or `text` when it fits.
+
+    A surrogate pair straddling the limit is not split: the cut moves one unit
+    earlier, so the kept prefix is `limit - 1` units long.
+    """
+    if len(text) <= limit // 2 or utf16_units(text) <= limit:
+        return text
+    raw = text.encode("utf-16-le", "surrogatepass")[: 2 * limit]
+    if 0xD8 <= raw[-1] <= 0xDB:  # the last unit is a high surrogate: its pair is cut off
+        raw = raw[:-2]
+    return raw.decode("utf-16-le", "surrogatepass") + MARKER
+
+
+def json_size(text: str) -> int:
+    """Bytes `text` takes as a JSON string's contents (orjson's encoding, quotes excluded)."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if text.isprintable():  # no control characters; only quotes and backslashes escape
+        return size + text.count('"') + text.count("\\")
+    size += sum(text.count(ch) for ch in _SHORT_ESCAPES)
+    return size + 5 * sum(text.count(ch) for ch in _LONG_ESCAPES)
+
+
+def fit_bytes(text: str, budget: int) -> str:
+    """`text` cut (and marked) so its JSON form takes at most `budget` bytes.
+
+    16,000 units of ordinary text never need this (at most 48,000 bytes); it
+    takes 16,000 control characters, each escaped as six bytes, to pass lich's
+    64 KiB. The cut keeps the longest prefix that fits beside the marker.
+    """
+    if 6 * len(text) <= budget or json_size(text) <= budget:
+        return text
+    if text.endswith(MARKER):
+        text = text[: -len(MARKER)]
+    room = budget - json_size(MARKER)
+    low, high = 0, len(text)  # json_size(text[:low]) <= room < json_size(text[:high])
+    while high - low > 1:
+        middle = (low + high) // 2
+        if json_size(text[:middle]) <= room:
+            low = middle
+        else:
+            high = middle
+    return text[:low] + MARKER

@@ -1,0 +1,99 @@
+"""The values that flow between the hook runner and the jobs.
+
+A job reads a `Context` and returns an `Outcome`; it never prints, sends or
+exits. That keeps every job a function of its inputs that tests can call, and
+leaves the one place that does I/O (`hook.run`) in charge of the guarantees.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.base.payload import Payload, loads_object, read_stdin
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from lich_hooks.base.harnesses import Route
+    from lich_hooks.base.lichenv import LichEnv
+    from lich_hooks.base.runlog import RunLog
+
+
+class Context:
+    """One hook run's inputs. The payload is read only when a job asks for it."""
+
+    __slots__ = (
+        "_payload",
+        "_read",
+        "env",
+        "environ",
+        "event",
+        "log",
+        "provider",
+        "route",
+        "stdin_fd",
+    )
+
+    def __init__(
+        self,
+        event: str,
+        provider: str,
+        route: Route,
+        environ: Mapping[str, str],
+        env: LichEnv,
+        log: RunLog,
+        stdin_fd: int = 0,
+    ) -> None:
+        self.event = event
+        self.provider = provider
+        self.route = route  # harness.py's table entry for (provider, event)
+        self.environ = environ
+        self.env = env
+        self.log = log
+        self.stdin_fd = stdin_fd
+        self._read = False
+        self._payload: Payload | None = None
+
+    def payload(self) -> Payload | None:
+        """The stdin payload, or None for bad input (logged once, with the reason)."""
+        if not self._read:
+            self._read = True
+            raw = read_stdin(self.stdin_fd)
+            if raw is None:
+                self.log.set(bad_input="stdin unreadable, too large or not closed in time")
+                return None
+            data = loads_object(raw)
+            if data is None:
+                self.log.set(bad_input=f"not a JSON object ({len(raw)} bytes)")
+                return None
+            self._payload = Payload(data)
+        return self._payload
+
+
+class Outcome:
+    """What a job decided: a word for the log, and optionally a verdict and a report.
+
+    `env` is the card the report goes to when it is not the hook's own
+    environment's (a Codex hook run by the shared daemon reports for the
+    client TUI's card); None means the hook's own.
+    """
+
+    __slots__ = ("body", "decision", "endpoint", "env", "on_end", "on_taken", "stdout")
+
+    def __init__(
+        self,
+        decision: str,
+        *,
+        stdout: bytes | None = None,
+        endpoint: str | None = None,
+        body: dict[str, object] | None = None,
+        on_taken: Callable[[], None] | None = None,
+        on_end: Callable[[], None] | None = None,
+        env: LichEnv | None = None,
+    ) -> None:
+        self.decision = decision
+        self.env = env
+        self.stdout = stdout
+        self.endpoint = endpoint
+        self.body = body
+        self.on_taken = on_taken  # after lich's 204, in the sender
+        self.on_end = on_end  # once the send ends, whatever the outcome (after on_taken)

@@ -1,0 +1,167 @@
+"""The hook runner: read → decide → print → report, with docs/harnesses.md's guarantees.
+
+This is the only place that writes a hook's stdout and starts a report (the
+status line, not a hook, writes its own),
+and the only place allowed to catch everything: whatever a job does, the
+harness gets exit 0 and exactly the bytes it needs, and stderr stays silent
+unless LICH_HOOK_DEBUG is set.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from lich_hooks.base import harnesses as harness
+from lich_hooks.base.lichenv import LichEnv
+from lich_hooks.base.runlog import RunLog
+from lich_hooks.hook.outcome import Context, Outcome
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+
+def _session_start(ctx: Context) -> Outcome:
+    from lich_hooks.hook.jobs import session_start
+
+    return session_start.run(ctx)
+
+
+def _worker_answer(ctx: Context) -> Outcome:
+    from lich_hooks.hook.jobs import worker_answer
+
+    return worker_answer.run(ctx)
+
+
+def _agent_cards(ctx: Context) -> Outcome:
+    from lich_hooks.hook.jobs.agent_cards import pre_tool_use
+
+    return pre_tool_use.run(ctx)
+
+
+# harness.py's job names -> the job; each imports its module only when it runs.
+JOBS: dict[str, Callable[[Context], Outcome]] = {
+    harness.SESSION_START: _session_start,
+    harness.WORKER_ANSWER: _worker_answer,
+    harness.AGENT_CARDS: _agent_cards,
+}
+
+
+def run(
+    event_arg: str,
+    provider_arg: str | None,
+    environ: Mapping[str, str],
+    stdin_fd: int = 0,
+    stdout_fd: int = 1,
+    started: float | None = None,
+    plugin: bool = False,
+) -> int:
+    """Run one hook event. Always returns 0.
+
+    `plugin`: run by a plugin's own copy (routes.py), which stands down where
+    the `install` route's entry runs the same event.
+    """
+    log = RunLog(environ, started)
+    event = harness.fold_event(event_arg)
+    provider = harness.fold_provider(provider_arg)
+    log.set(event=event or event_arg, provider=provider or provider_arg)
+    fallback = harness.default_stdout(provider, event)
+    outcome = Outcome("nothing-to-do")
+    ctx: Context | None = None
+    try:
+        route = harness.route(provider, event) if (provider and event) else None
+        if route is None:
+            reason = "unknown-event" if event is None else "unknown-provider"
+            outcome = Outcome(reason if event is None or provider is None else "no-job")
+        else:
+            assert event is not None and provider is not None
+            ctx = Context(event, provider, route, environ, LichEnv(environ), log, stdin_fd)
+            covering = _install_route(ctx) if plugin else None
+            if covering is not None:
+                outcome = Outcome("install-route-runs")
+                log.set(install_route=covering)
+            else:
+                outcome = JOBS[route.job](ctx)
+    except BaseException as error:
+        outcome = Outcome("internal-error")
+        log.set(error=f"{type(error).__name__}: {error}")
+    log.set(decision=outcome.decision, decide_ms=log.elapsed_ms())
+    log.debug(f"{event or event_arg} {provider or provider_arg}: {outcome.decision}")
+    _write_all(stdout_fd, fallback if outcome.stdout is None else outcome.stdout)
+    if ctx is not None and outcome.endpoint is not None and outcome.body is not None:
+        try:
+            from lich_hooks.base import transport
+
+            transport.send_detached(
+                outcome.env or ctx.env,
+                outcome.endpoint,
+                outcome.body,
+                log,
+                outcome.on_taken,
+                outcome.on_end,
+                lambda: _prune_after(environ, inline=True),
+            )
+            return 0
+        except BaseException as error:
+            log.set(error=f"{type(error).__name__}: {error}")
+            _call(outcome.on_end)
+    log.write()
+    _prune_after(environ, inline=False)
+    return 0
+
+
+def _prune_after(environ: Mapping[str, str], inline: bool) -> None:
+    """A run that wrote a record prunes off the wait: in the detached sender
+    (inline, after its log line), else in a pruner of its own (state/prune.py).
+
+    The state is looked up, not imported: a run that never loaded it wrote
+    nothing, and the no-op paths must not pay for the import.
+    """
+    state = sys.modules.get("lich_hooks.hook.state")
+    if state is not None and state.WRITTEN:
+        from lich_hooks.hook.state import prune
+
+        prune.after_run(environ, time.time(), inline)
+
+
+def _install_route(ctx: Context) -> str | None:
+    """The settings file whose `install` entry runs this event here (the plugin then stands
+    down), or None. Outside lich nothing reports either way, so nothing is read."""
+    if not ctx.env.can_report and ctx.route.shared is None:  # a shared process finds its card later
+        return None
+    from lich_hooks.hook import plugin_route as routes
+
+    tool = None
+    if ctx.event == "PreToolUse":
+        payload = ctx.payload()
+        tool = payload.text("tool_name") if payload is not None else None
+    project = ctx.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    return routes.install_route_runs(ctx.provider, ctx.event, tool, ctx.environ, project)
+
+
+def _call(callback: Callable[[], None] | None) -> None:
+    try:
+        if callback is not None:
+            callback()
+    except Exception:  # noqa: S110 - best-effort state, never the turn
+        pass
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    try:
+        while data:
+            written = os.write(fd, data)
+            data = data[written:]
+    except OSError:
+        pass  # a harness that closed our stdout has stopped listening
+
+
+def main_from_argv(args: list[str], plugin: bool = False) -> int:
+    """`lich-hook <event> [<provider>]`; extra arguments are ignored."""
+    started = time.monotonic()
+    if not args:
+        return 0
+    provider = args[1] if len(args) > 1 else None
+    return run(args[0], provider, os.environ, started=started, plugin=plugin)

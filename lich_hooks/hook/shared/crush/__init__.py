@@ -1,0 +1,56 @@
+"""Crush's shared `crush server`: find the card a hook reports for, or refuse.
+
+`decide.py` holds the rules (pure), `probe.py` reads the server's API and
+/proc. The session-start job asks `who_runs` on every Crush PreToolUse (a few
+/proc reads) and, only under the server, `find_card`. docs/harnesses.md
+(Crush) tells users what this means for them.
+"""
+
+from __future__ import annotations
+
+import os
+
+from lich_hooks.hook.shared.codex.probe import ancestors
+from lich_hooks.hook.shared.crush import decide, probe
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+
+def who_runs(start: int | None = None, proc: str = probe.PROC) -> decide.Runner:
+    """OWN, SERVER or UNKNOWN for the process tree above `start` (default: our parent)."""
+    chain = ancestors(os.getppid() if start is None else start, proc, decide.is_crush)
+    return decide.runner(chain)
+
+
+def find_card(
+    server: int,
+    environ: Mapping[str, str],
+    cwd: str | None,
+    session: str,
+    proc: str = probe.PROC,
+) -> decide.Attribution:
+    """The card whose conversation `session` in `cwd` is, among the server's, or why none.
+
+    `environ` is the hook's own, i.e. the server's: it says where the socket is.
+    """
+    if not cwd or not os.path.isabs(cwd):
+        return decide.Attribution(decide.NO_CWD, "the payload has no absolute cwd")
+    from lich_hooks.base import procfs
+
+    try:
+        socket = probe.socket_path(procfs.cmdline(server, proc), environ)
+        # the server keeps each workspace's path as its client spelled it; /proc resolves
+        listed_spaces = [
+            decide.Workspace(w.id, os.path.realpath(w.path), w.lich)
+            for w in probe.workspaces(socket)
+        ]
+        workspace = decide.workspace_at(listed_spaces, os.path.realpath(cwd))
+        if isinstance(workspace, decide.Attribution):
+            return workspace
+        held = probe.holds_session(socket, workspace.id, session)
+        listed = probe.clients(server, proc) if probe.can_list_clients(proc) else None
+    except probe.ProbeError as error:
+        return decide.Attribution(decide.PROBE_FAILED, f"crush server {server}: {error}")
+    return decide.choose(workspace, session, held, listed)

@@ -1,0 +1,187 @@
+"""Which lich card a Crush hook reports for when `crush server` runs it: pure decisions.
+
+With Crush's client/server mode on (`CRUSH_CLIENT_SERVER=1`), every `crush`
+TUI and `crush run` joins one `crush server` per user and socket path, and
+the agent, so every PreToolUse hook, runs inside that server with the
+server's own environment: the environment of whichever client started it.
+So a hook's own LICH_* name that first card, not the card whose conversation
+fired the hook (docs/harnesses.md, Crush).
+
+The server knows more than Codex's daemon does. It keeps one *workspace* per
+directory, and its HTTP API on the same socket lists each workspace's `path`
+and `env` (the environment of the client that created it) and answers
+whether a session is one of that workspace's. But a second client opening the
+same directory joins that workspace and its own environment is dropped
+("first wins"). So the decision, over data the probe recorded (`probe.py`):
+
+1. `runner(ancestors)`: the nearest `crush` above the hook. `crush server`
+   runs hooks for its clients: the hook's own LICH_* are never used. Any other
+   crush (the TUI or `crush run` in the default, local mode) runs them as its
+   children with its own card's environment: nothing changes.
+2. `choose(workspaces, cwd, holds_session, clients)`: the workspace at the
+   payload's `cwd` (the hook runs there), which must hold the payload's
+   session; then its environment and every connected crush client working
+   in that directory must name one card. A second card in that directory
+   (first wins hid its environment), a client outside lich, no client at all,
+   or a system where the clients cannot be listed: send nothing and say why.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.hook.shared.codex.decide import (
+    OWN,
+    UNKNOWN,
+    Attribution,
+    Client,
+    Runner,
+    nearest,
+    one_card,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from lich_hooks.hook.shared.codex.decide import AttributionDecision, RunnerKind, Words
+
+__all__ = ["OWN", "SERVER", "UNKNOWN", "Attribution", "Client", "Runner", "Workspace"]
+
+SERVER: RunnerKind = (
+    "server"  # runner() verdict: `crush server` runs the hook for one of its clients
+)
+CRUSH_NAMES = ("crush", "crush.exe")
+# Crush's root flags that take a value (`crush --cwd DIR server`), so DIR is no subcommand.
+VALUE_FLAGS = ("-c", "--cwd", "-D", "--data-dir", "-H", "--host", "--channels")
+# The run log's decisions (docs/harnesses.md, Crush).
+FOUND: AttributionDecision = "crush-server-card"
+NOT_IN_LICH: AttributionDecision = "crush-server-client-outside-lich"
+UNREADABLE: AttributionDecision = "crush-server-client-unreadable"
+INVALID: AttributionDecision = "crush-server-client-invalid"
+SEVERAL: AttributionDecision = "crush-server-several-cards"
+NO_CWD: AttributionDecision = "crush-server-no-cwd"
+NO_WORKSPACE: AttributionDecision = "crush-server-no-workspace"
+NOT_ITS_SESSION: AttributionDecision = "crush-server-session-elsewhere"
+NO_CLIENT: AttributionDecision = "crush-server-no-client"
+UNSUPPORTED: AttributionDecision = "crush-server-unsupported"
+PROBE_FAILED: AttributionDecision = "crush-server-probe-failed"
+WORDS: Words = (FOUND, NOT_IN_LICH, UNREADABLE, INVALID, SEVERAL)
+
+
+def is_crush(argv: Sequence[str]) -> bool:
+    if not argv:
+        return False
+    return argv[0].replace("\\", "/").rsplit("/", 1)[-1].lower() in CRUSH_NAMES
+
+
+def subcommand(argv: Sequence[str]) -> str | None:
+    """The first word after crush's own flags (and their values): `server`, `run`, or None."""
+    args = list(argv[1:])
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--":
+            return None
+        if arg in VALUE_FLAGS:
+            index += 2
+            continue
+        if arg.startswith("-"):
+            index += 1
+            continue
+        return arg
+    return None
+
+
+def is_server(argv: Sequence[str]) -> bool:
+    return is_crush(argv) and subcommand(argv) == "server"
+
+
+def host_flag(argv: Sequence[str]) -> str | None:
+    """The server's `--host`/`-H` value (`unix:///path`), None when it listens on the default."""
+    args = list(argv[1:])
+    for index, arg in enumerate(args):
+        if arg in ("-H", "--host") and index + 1 < len(args):
+            return args[index + 1]
+        if arg.startswith("--host="):
+            return arg[len("--host=") :]
+    return None
+
+
+def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
+    """OWN, SERVER (with its pid) or UNKNOWN for the hook's ancestry, nearest first."""
+    return nearest(ancestors, (is_server, SERVER, "crush server"), (is_crush, "crush"))
+
+
+class Workspace:
+    """One workspace the server listed: its id, directory, and its creator's LICH_* (or None)."""
+
+    __slots__ = ("id", "lich", "path")
+
+    def __init__(self, id: str, path: str, lich: Mapping[str, str] | None) -> None:
+        self.id = id
+        self.path = path
+        self.lich = lich
+
+    def __repr__(self) -> str:
+        return f"Workspace({self.id!r}, {self.path!r})"
+
+
+def normalise(path: str) -> str:
+    import posixpath
+
+    return posixpath.normpath(path)
+
+
+def workspace_at(workspaces: Sequence[Workspace], cwd: str) -> Workspace | Attribution:
+    """The server's one workspace in `cwd` (the directory Crush runs the hook in), or why none."""
+    want = normalise(cwd)
+    here = [w for w in workspaces if normalise(w.path) == want]
+    if len(here) == 1:
+        return here[0]
+    if not here:
+        return Attribution(
+            NO_WORKSPACE, f"none of the crush server's {len(workspaces)} workspace(s) is in {want}"
+        )
+    return Attribution(SEVERAL, f"{len(here)} crush server workspaces are in {want}")
+
+
+def choose(
+    workspace: Workspace,
+    session: str,
+    holds_session: bool,
+    clients: Sequence[Client] | None,
+) -> Attribution:
+    """The card owning `session` in `workspace`, given its connected `clients` (None: unknown).
+
+    The workspace's own environment is its first client's; every client
+    working in its directory since then joined it with its environment
+    dropped. All of them must name one card.
+    """
+    want = normalise(workspace.path)
+    if not holds_session:
+        return Attribution(
+            NOT_ITS_SESSION, f"crush workspace {workspace.id} in {want} has no session {session}"
+        )
+    if clients is None:
+        return Attribution(
+            UNSUPPORTED,
+            "crush server runs this hook and this system offers no way to list its clients "
+            "(start cards without CRUSH_CLIENT_SERVER)",
+        )
+    here = [c for c in clients if c.cwd is not None and normalise(c.cwd) == want]
+    if not here:
+        return Attribution(
+            NO_CLIENT,
+            f"none of the crush server's {len(clients)} connected crush client(s) works in {want}",
+        )
+    members: list[tuple[str, Mapping[str, str] | None, int | None, str | None]] = [
+        (
+            f"crush workspace {workspace.id}'s environment (its first client's)",
+            workspace.lich,
+            None,
+            None,
+        )
+    ]
+    members += [(f"crush client {c.pid}", c.lich, c.pid, None) for c in here]
+    return one_card(
+        members, f"in {want}", WORDS, f"the workspace and its {len(here)} crush client(s)"
+    )

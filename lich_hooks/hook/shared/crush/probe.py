@@ -1,0 +1,183 @@
+"""What the Crush attribution reads: the server's own API on its socket, and its clients.
+
+The I/O half of `decide.py`. The server's HTTP API answers on the Unix socket
+it listens on (`GET /v1/workspaces`: each workspace's id, path and creating
+client's env; `GET /v1/workspaces/{id}/sessions/{sid}`: 200 when that session
+is the workspace's). The socket's path is Crush's own default, computed from
+the hook's environment, which under the server is the server's: `--host` if
+the server was started with one, else `$XDG_RUNTIME_DIR` (else `$TMPDIR`,
+else /tmp) `/crush-<uid>.sock`, and /tmp when that path passes 104 bytes.
+
+The clients are read as for Codex (codex_daemon/probe.py, whose sock_diag and
+/proc readers this reuses): the crush processes holding a Unix socket whose
+peer is one of the server's. Standard library only, on `_socket`: this runs on
+the hook path whenever a Crush server runs the hook.
+"""
+
+from __future__ import annotations
+
+import os
+
+from lich_hooks.base import procfs
+from lich_hooks.hook.shared.codex.probe import (
+    ProbeError,
+    environ_of,
+    lich_environ,
+    socket_inodes,
+    unix_peers,
+)
+from lich_hooks.hook.shared.crush.decide import Client, Workspace, host_flag, is_crush, is_server
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+PROC = "/proc"
+MAX_SOCKET_PATH = 104  # Crush's maxUnixSocketPathLen
+FALLBACK_DIR = "/tmp"  # noqa: S108 - where Crush itself puts the socket: read, never written
+API_SECONDS = 1.0  # the whole exchange with the server, per request
+MAX_RESPONSE = 16 * 1024 * 1024  # a workspace list carries each workspace's whole config
+LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
+
+__all__ = ["ProbeError", "environ_of", "lich_environ"]
+
+
+def socket_path(server_argv: list[str] | None, environ: Mapping[str, str]) -> str:
+    """The Unix socket the server listens on (Crush's DefaultHost, or its `--host`)."""
+    host = host_flag(server_argv or [])
+    if host is not None:
+        scheme, _, address = host.partition("://")
+        if scheme != "unix" or not address:
+            raise ProbeError(f"the crush server listens on {host!r}, not a Unix socket")
+        return address
+    base = environ.get("XDG_RUNTIME_DIR") or environ.get("TMPDIR") or FALLBACK_DIR
+    name = f"crush-{os.getuid()}.sock" if hasattr(os, "getuid") else "crush.sock"
+    path = os.path.join(base, name)
+    return path if len(path) <= MAX_SOCKET_PATH else os.path.join(FALLBACK_DIR, name)
+
+
+def get(socket: str, target: str) -> tuple[int, bytes]:
+    """One `GET target` on the server's socket: (status, body), within API_SECONDS.
+
+    HTTP/1.0, so the server closes after the body and sends no chunks.
+    """
+    import _socket
+    import time
+
+    deadline = time.monotonic() + API_SECONDS
+    try:
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    except (OSError, AttributeError) as error:
+        raise ProbeError(f"no Unix socket ({error})") from None
+    try:
+        sock.settimeout(API_SECONDS)
+        sock.connect(socket)
+        sock.sendall(f"GET {target} HTTP/1.0\r\nHost: crush\r\n\r\n".encode())
+        chunks = []
+        total = 0
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ProbeError(f"the crush server did not answer {target} in {API_SECONDS}s")
+            sock.settimeout(remaining)
+            chunk = sock.recv(1 << 16)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > MAX_RESPONSE:
+                raise ProbeError(f"the crush server's answer to {target} is over {MAX_RESPONSE}")
+            chunks.append(chunk)
+    except OSError as error:
+        raise ProbeError(f"crush server at {socket}: {error.strerror or error}") from None
+    finally:
+        sock.close()
+    raw = b"".join(chunks)
+    head, _, body = raw.partition(b"\r\n\r\n")
+    parts = head.split(b" ", 2)
+    if len(parts) < 2 or not parts[0].startswith(b"HTTP/") or not parts[1].isdigit():
+        raise ProbeError(f"the crush server's answer to {target} is not HTTP")
+    return int(parts[1]), body
+
+
+def workspaces(socket: str) -> list[Workspace]:
+    """Every workspace the server holds, with its creator's LICH_* (`GET /v1/workspaces`)."""
+    from lich_hooks.base.payload import loads_array
+
+    status, body = get(socket, "/v1/workspaces")
+    listed = loads_array(body) if status == 200 else None
+    if listed is None:
+        raise ProbeError(f"the crush server answered /v1/workspaces with {status}")
+    found = []
+    for item in listed:
+        if not isinstance(item, dict):
+            continue
+        ident, path, env = item.get("id"), item.get("path"), item.get("env")
+        if isinstance(ident, str) and isinstance(path, str):
+            found.append(Workspace(ident, path, _lich_of(env)))
+    return found
+
+
+def _lich_of(env: object) -> dict[str, str] | None:
+    """The LICH_* in a workspace's `env` ("K=V" strings); None when it is not such a list."""
+    if env is None:
+        return {}  # a client that sent no environment: outside lich
+    if not isinstance(env, list):
+        return None
+    found = {}
+    for item in env:
+        if isinstance(item, str):
+            key, sep, value = item.partition("=")
+            if sep and key in LICH_KEYS:
+                found[key] = value
+    return found
+
+
+def holds_session(socket: str, workspace: str, session: str) -> bool:
+    """Is `session` one of the workspace's (`GET /v1/workspaces/{id}/sessions/{sid}`)?"""
+    from urllib.parse import quote
+
+    status, _ = get(
+        socket, f"/v1/workspaces/{quote(workspace, safe='')}/sessions/{quote(session, safe='')}"
+    )
+    if status == 200:
+        return True
+    if status == 404:
+        return False
+    raise ProbeError(f"the crush server answered a session lookup with {status}")
+
+
+def can_list_clients(proc: str = PROC) -> bool:
+    """Only Linux (a /proc with fd links, and sock_diag) can name the server's clients."""
+    return os.path.isdir(f"{proc}/self/fd")
+
+
+def clients(server: int, proc: str = PROC) -> list[Client]:
+    """Every crush process (but the server) holding a socket connected to the server's.
+
+    Raises ProbeError when the server's sockets or their peers cannot be read.
+    """
+    mine = socket_inodes(server, proc)
+    if mine is None:
+        raise ProbeError(f"cannot read the sockets of crush server {server}")
+    peers = unix_peers(sorted(mine))
+    me = os.getpid()
+    found = []
+    for name in os.listdir(proc):
+        if not name.isdigit():
+            continue
+        pid = int(name)
+        if pid in (me, server) or procfs.comm(pid, proc) not in (b"crush", b"crush.exe"):
+            continue
+        argv = procfs.cmdline(pid, proc)
+        if argv is None or not is_crush(argv) or is_server(argv):
+            continue
+        held = socket_inodes(pid, proc)
+        if not held or held.isdisjoint(peers):
+            continue
+        found.append(Client(pid, argv, procfs.cwd(pid, proc), lich_environ(pid, proc)))
+    return found
+
+
+def servers(proc: str = PROC) -> list[tuple[int, list[str]]]:
+    """(pid, argv) of every running `crush server` (for doctor; not on the hook path)."""
+    return procfs.processes((b"crush", b"crush.exe"), is_server, proc)

@@ -1,0 +1,203 @@
+"""The per-user state directory: small private files, written atomically.
+
+By layer (docs/troubleshooting.md, "What lich-hook writes"):
+
+- location.py  where: the one rule for HOME, the state directory's path, file names for ids
+- this module  the directory itself: made without chmod-ing what existed, checked to be
+               the user's, its records read and written through safefile.Dir
+- prune.py     the table of what is pruned, run off the harness's wait
+
+The records live beside the jobs that keep them: jobs/session_record.py (the
+last id each card reported, the report in flight), jobs/agent_cards/record.py
+(the workers a card opened), settings/install_record.py (what install found).
+Everything here is best-effort: a missing, read-only or corrupt directory
+makes a hook forget, never fail.
+
+What this module may change on a user's machine is only what it created
+itself:
+
+- missing directories are made one level at a time, 0700; a directory that
+  already existed (HOME, `~/.local`, a shared 1777 `/tmp`, `/`, or the state
+  directory itself) is never chmod-ed, and a state directory under a shared
+  sticky directory therefore works for a user who does not own that parent;
+- the state directory must be a directory owned by the user and not writable
+  by everyone; anything else (a file, a symlink to a file, someone else's
+  directory) makes the hooks forget, and nothing is written into it;
+- below it, every directory and file goes through safefile.Dir: opened
+  without following symlinks, relative to the parent's descriptor, read only
+  when regular, written by rename.
+
+Nothing here prunes: a run that wrote a record is noted in `WRITTEN`, and
+when its output is out the run calls state/prune.py's `after_run`, which
+prunes off the harness's wait.
+"""
+
+from __future__ import annotations
+
+import os
+
+from lich_hooks.base.homes import file_key, state_dir
+from lich_hooks.base.safefile import Dir
+
+__all__ = [
+    "WRITTEN",
+    "Unusable",
+    "entries",
+    "file_key",
+    "make_dirs",
+    "open_dir",
+    "open_root",
+    "probe",
+    "read",
+    "remove",
+    "state_dir",
+    "write",
+]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+
+# (directory parts, name) of every record this process wrote: the run that
+# wrote a record never prunes it, whatever the clock says (state/prune.py).
+WRITTEN: set[tuple[tuple[str, ...], str]] = set()
+
+
+class Unusable(OSError):
+    """The state directory exists but is not one lich-hooks may write into."""
+
+
+def make_dirs(path: str) -> None:
+    """Create `path` and its missing parents, one level at a time, each 0700.
+
+    Only directories this call creates are touched: an existing parent keeps
+    its mode and owner, whatever they are. A umask that takes the owner's
+    own bits away (0o277) is corrected on the directory just made, nothing
+    else.
+    """
+    missing: list[str] = []
+    current = path
+    while not os.path.isdir(current):
+        missing.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            continue  # someone (a parallel hook) made it first: not ours to change
+        if os.name != "nt" and os.lstat(directory).st_mode & 0o7777 != 0o700:
+            os.chmod(directory, 0o700)
+
+
+def _check_root(root: Dir) -> None:
+    """Only a directory of this user's that others cannot write into holds our state."""
+    if os.name == "nt" or not hasattr(os, "geteuid"):
+        return
+    info = os.fstat(root.fd) if root.fd is not None else os.stat(root.path)
+    if info.st_uid != os.geteuid() or info.st_mode & 0o002:
+        raise Unusable(
+            f"{root.path} is not a private directory of this user "
+            f"(owner uid {info.st_uid}, mode {info.st_mode & 0o7777:o})"
+        )
+
+
+def open_root(environ: Mapping[str, str], create: bool) -> Dir:
+    """The state directory, opened; made (with its missing parents) when `create`.
+
+    The configured path itself may be a symlink to a directory (the user's
+    own choice); everything below it is opened without following any.
+    """
+    path = state_dir(environ)
+    if path is None:
+        raise Unusable("no absolute HOME, XDG_STATE_HOME or LICH_HOOK_STATE_DIR")
+    try:
+        root = Dir.open(path, follow=True)
+    except FileNotFoundError:
+        if not create:
+            raise
+        make_dirs(path)
+        root = Dir.open(path, follow=True)
+    try:
+        _check_root(root)
+    except BaseException:
+        root.close()
+        raise
+    return root
+
+
+def open_dir(environ: Mapping[str, str], parts: tuple[str, ...], create: bool) -> Dir:
+    """The directory `parts` inside the state directory (each part a file_key)."""
+    current = open_root(environ, create)
+    try:
+        for part in parts:
+            nested = current.sub(part, create)
+            current.close()
+            current = nested
+    except BaseException:
+        current.close()
+        raise
+    return current
+
+
+def read(environ: Mapping[str, str], parts: tuple[str, ...], name: str, limit: int) -> bytes | None:
+    """A record's bytes, or None when anything is missing, odd or unreadable."""
+    try:
+        directory = open_dir(environ, parts, create=False)
+    except OSError:
+        return None
+    try:
+        return directory.read(name, limit)
+    finally:
+        directory.close()
+
+
+def write(environ: Mapping[str, str], parts: tuple[str, ...], name: str, data: bytes) -> None:
+    """Write a record atomically (OSError when the directory refuses)."""
+    directory = open_dir(environ, parts, create=True)
+    try:
+        directory.write(name, data)
+    finally:
+        directory.close()
+    WRITTEN.add((parts, name))
+
+
+def remove(environ: Mapping[str, str], parts: tuple[str, ...], name: str) -> None:
+    try:
+        directory = open_dir(environ, parts, create=False)
+    except OSError:
+        return
+    try:
+        directory.unlink(name)
+    finally:
+        directory.close()
+
+
+def entries(environ: Mapping[str, str], parts: tuple[str, ...]) -> Iterator[tuple[str, bytes]]:
+    """(name, bytes) of every regular file in the directory `parts` (dot files skipped)."""
+    try:
+        directory = open_dir(environ, parts, create=False)
+    except OSError:
+        return
+    try:
+        for name in directory.names():
+            if not name.startswith("."):
+                data = directory.read(name, 1 << 16)
+                if data is not None:
+                    yield name, data
+    finally:
+        directory.close()
+
+
+def probe(environ: Mapping[str, str]) -> None:
+    """Make the state directory if needed and write and remove a file in it
+    (doctor's check); OSError says why it cannot hold records."""
+    root = open_root(environ, create=True)
+    try:
+        name = f".doctor-{os.getpid()}"
+        root.write(name, b"ok")
+        root.unlink(name)
+    finally:
+        root.close()

@@ -1,0 +1,275 @@
+"""`lich-hook status-line [-- <command…>]`: a Claude Code `statusLine` command.
+
+Prints `lich: N worker(s)` while workers this card opened are still running,
+nothing at zero (docs/agent-cards.md). Claude Code runs the status line every few hundred
+milliseconds, so the usual run reads one directory and prints; lich's session
+list is read at most every CHECK_SECONDS, with the time of the last read kept
+next to the record so every run (each its own process) shares it.
+
+`-- <command…>` runs the user's own status line command (argv, no shell) on
+the same stdin and prints its output first, so the two compose.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from lich_hooks.base.lichenv import LichEnv
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from subprocess import Popen
+
+CHECK_SECONDS = 5.0
+USER_COMMAND_SECONDS = 10.0
+OUTPUT_LIMIT = 64 * 1024  # a status line is a few lines; the rest is cut
+
+
+def main(args: list[str]) -> int:
+    environ = os.environ
+    command = args[args.index("--") + 1 :] if "--" in args else []
+    parts: list[bytes] = []
+    if command:
+        from lich_hooks.base.payload import read_stdin
+
+        stdin = read_stdin(0) or b""
+        mine = run_user_command(command, stdin)
+        if mine:
+            parts.append(mine)
+    try:
+        count = count_workers(environ, time.time())
+    except Exception as error:  # a status line must never show a traceback
+        count = 0
+        _log_crash(environ, error)
+    if count > 0:
+        from lich_hooks.hook.jobs.agent_cards.text import text
+
+        lang = LichEnv(environ).lang
+        key = "workers_one" if count == 1 else "workers_many"
+        parts.append(text(lang, key, count=count).encode("utf-8"))
+    if parts:
+        _write(b"\n".join(parts) + b"\n")
+    state = sys.modules.get("lich_hooks.hook.state")  # loaded only by a run that had a card
+    if state is not None and state.WRITTEN:
+        from lich_hooks.hook.state import prune
+
+        prune.after_run(environ, time.time())  # after the line is out: detached
+    return 0
+
+
+def _log_crash(environ: Mapping[str, str], error: Exception) -> None:
+    """A crash looks like "no workers" from outside: leave the one trace a hook leaves,
+    an `internal-error` line in LICH_HOOK_LOG and on stderr under LICH_HOOK_DEBUG."""
+    from lich_hooks.base.runlog import RunLog
+
+    log = RunLog(environ)
+    log.set(
+        event="status-line", decision="internal-error", error=f"{type(error).__name__}: {error}"
+    )
+    log.debug(f"status-line: internal-error ({type(error).__name__})")
+    log.write()
+
+
+def run_user_command(command: list[str], stdin: bytes) -> bytes:
+    """The user's status line, byte for byte as it printed it (trailing newlines dropped).
+
+    Bounded like everything we read: the first OUTPUT_LIMIT bytes are kept
+    (cut at a line end when one is there) and the command is ended once it
+    printed more, or at USER_COMMAND_SECONDS. It runs in a process group of
+    its own, and the whole group is killed at either limit, so a `sh -c` whose
+    grandchild hangs leaves nothing behind. Its stderr goes to /dev/null: a
+    status line's stderr is shown nowhere, and a background child holding
+    ours would keep Claude Code waiting for our end.
+    """
+    import subprocess
+
+    try:
+        proc = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return b""
+    out, whole = b"", False
+    try:
+        out, whole = _collect(proc, stdin, time.monotonic() + USER_COMMAND_SECONDS)
+    except (OSError, ValueError):
+        pass
+    finally:
+        _end(proc, cut=not whole)
+    if not whole:
+        cut = out.rfind(b"\n", 0, OUTPUT_LIMIT)
+        out = out[:cut] if cut > 0 else out[:OUTPUT_LIMIT]
+    return out.rstrip(b"\r\n")
+
+
+def _collect(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
+    """What the command prints until it closes its output, exits, or a limit ends it.
+
+    True with the bytes when they are all it printed; False when the limit
+    (size or time) cut them. Once the command itself has exited, only what is
+    already in the pipe is read: a background child it left holding the pipe
+    does not hold the status line.
+    """
+    import selectors
+
+    assert proc.stdin is not None and proc.stdout is not None
+    out_fd = proc.stdout.fileno()
+    in_fd = proc.stdin.fileno()
+    os.set_blocking(in_fd, False)
+    pending = memoryview(stdin)
+    chunks: list[bytes] = []
+    total = 0
+    with selectors.DefaultSelector() as selector:
+        selector.register(out_fd, selectors.EVENT_READ)
+        if pending:
+            selector.register(in_fd, selectors.EVENT_WRITE)
+        else:
+            proc.stdin.close()
+        exited = False
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return b"".join(chunks), False
+            events = selector.select(0 if exited else min(left, 0.02))
+            if exited and not events:
+                return b"".join(chunks), True
+            for key, _ in events:
+                if key.fd == in_fd:
+                    try:
+                        pending = pending[os.write(in_fd, pending[:65536]) :]
+                    except BlockingIOError:
+                        continue
+                    except OSError:  # it stopped reading its stdin: fine
+                        pending = pending[:0]
+                    if not pending:
+                        selector.unregister(in_fd)
+                        proc.stdin.close()
+                    continue
+                chunk = os.read(out_fd, 65536)
+                if not chunk:
+                    return b"".join(chunks), True
+                chunks.append(chunk)
+                total += len(chunk)
+                if total > OUTPUT_LIMIT:
+                    return b"".join(chunks), False
+            exited = exited or proc.poll() is not None
+
+
+def _end(proc: Popen[bytes], cut: bool) -> None:
+    """A command cut by a limit is killed with its whole group, then our pipes close.
+
+    The kill comes first: once our end of its output closes, a printer dies
+    of SIGPIPE and its shell exits, while what the shell started in the
+    background would live on. The group outlives its leader while any member
+    does, so killpg reaches them whether or not the shell is gone.
+    """
+    import signal
+
+    if cut or proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # its session's group: start_new_session
+        except (OSError, AttributeError):
+            try:
+                proc.kill()
+            except OSError:
+                pass
+    for pipe in (proc.stdin, proc.stdout):
+        try:
+            if pipe is not None:
+                pipe.close()
+        except OSError:
+            pass
+    try:
+        proc.wait(1.0)
+    except Exception:  # noqa: S110 - a status line must never show a traceback
+        pass
+
+
+def count_workers(environ: Mapping[str, str], now: float) -> int:
+    """How many recorded workers of this card are still running, reconciled with lich."""
+    env = LichEnv(environ)
+    if env.card is None:
+        return 0
+    from lich_hooks.hook.jobs.agent_cards import record
+
+    workers = record.workers(environ, env.card)
+    if not workers:
+        return 0
+    last = record.checked_at(environ, env.card)
+    if last is not None and 0 <= now - last < CHECK_SECONDS:
+        return len(workers)
+    # Claim this period first, so the runs that follow within it use the cache
+    # instead of asking lich again while this one waits for it.
+    record.mark_checked(environ, env.card, now)
+    rows = sessions(env, environ)
+    if rows is None:
+        return len(workers)  # a list lich cannot give keeps the count
+    running = 0
+    for worker in workers:
+        if finished(worker, rows):
+            name = worker.get("name")
+            if isinstance(name, str):
+                record.remove(environ, env.card, name)
+        else:
+            running += 1
+    return running
+
+
+def sessions(env: LichEnv, environ: Mapping[str, str]) -> list[dict[str, object]] | None:
+    """`$LICH_BIN sessions --json` as rows, or None when lich could not say."""
+    if env.bin is None or not env.bin_is_runnable():
+        return None
+    import json
+
+    from lich_hooks.hook.jobs.agent_cards import lich_process
+
+    ran = lich_process.run_lich(
+        env.bin, ["sessions", "--json"], environ, lich_process.SESSIONS_SECONDS
+    )
+    if ran.code != 0:
+        return None
+    try:
+        value = json.loads(ran.stdout.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if isinstance(value, dict):
+        value = value.get("sessions")
+    if not isinstance(value, list):
+        return None
+    return [row for row in value if isinstance(row, dict)]
+
+
+def finished(worker: dict[str, object], rows: list[dict[str, object]]) -> bool:
+    """A shared worker ends when lich drops it; an isolated one also when it is `done`.
+
+    Rows match by roster name, or by session id when the record has one, so a
+    worker renamed in lich is still recognised.
+    """
+    name = worker.get("name")
+    ident = worker.get("id")
+    listed = [
+        row
+        for row in rows
+        if row.get("name") == name or (isinstance(ident, str) and ident and row.get("id") == ident)
+    ]
+    if not listed:
+        return True
+    isolated = isinstance(worker.get("branch"), str) and bool(worker.get("branch"))
+    return isolated and any(row.get("state") == "done" for row in listed)
+
+
+def _write(data: bytes) -> None:
+    """Bytes, not text: sys.stdout's encoding (a Windows code page, a C locale)
+    must not drop an emoji in the user's line or a translated count."""
+    try:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    except (OSError, ValueError, AttributeError):
+        pass

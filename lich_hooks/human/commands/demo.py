@@ -1,0 +1,317 @@
+"""`lich-hook demo`: every shipped registration, run the way its harness runs it,
+against the built-in stand-in for lich.
+
+For each harness in the registry (settings/harnesses.py), in its order, it
+runs the entry's scenarios (settings/scenarios.py). It is written for a person
+trying the package for the first time: per run, one line of what was
+simulated, then in words what lich received and what the harness was told
+(for Claude Code's deny: what its person sees, what both read, what its model
+alone reads). The commands, payloads, request bodies and stdout behind those
+words come with `--verbose`. It needs nothing but this package: the stand-in
+listens on a free loopback port, the state directory is temporary, nothing is
+installed, and the last lines say so and name the next command to run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+from lich_hooks.human.commands import style
+from lich_hooks.human.commands.exit_codes import ExitCode
+from lich_hooks.human.settings import registrations
+from lich_hooks.human.settings.harnesses import HARNESSES
+from lich_hooks.human.settings.scenarios import Demo
+from lich_hooks.human.standin.server import Received, StandIn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lich_hooks.human.commands.environment import Environment
+    from lich_hooks.human.settings.scenarios import Scenario
+
+CARD = "demo-card"
+CALLS = "lich-calls.jsonl"
+
+
+# A stand-in `lich` executable for the agent-cards scenarios: it notes each
+# argv beside itself (so the demo can show what lich was asked), `open`
+# answers that the worker has the task (delivery pending), `close` succeeds.
+STANDIN_LICH = """
+import json, os, sys
+with open(os.path.join(os.path.dirname(__file__), CALLS), "a") as calls:
+    calls.write(json.dumps(sys.argv[1:]) + "\\n")
+if sys.argv[1:2] == ["open"]:
+    delivery = {"ticket": "t-7", "target": "fix-flaky-7", "status": "pending", "answer": None}
+    print(json.dumps({"id": "s-7", "label": "Fix the flaky test", "name": "fix-flaky-7",
+                      "path": os.getcwd(), "kind": "claude", "delivery": delivery}))
+"""
+
+
+def _standin_lich(directory: str) -> str:
+    """An executable `lich`: a sh launcher, since a #! line cannot hold a path with spaces."""
+    script = os.path.join(directory, "lich.py")
+    with open(script, "w") as handle:
+        handle.write(f"CALLS = {CALLS!r}\n{STANDIN_LICH}")
+    path = os.path.join(directory, "lich")
+    with open(path, "w") as handle:
+        handle.write(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(script)} "$@"\n')
+    os.chmod(path, 0o700)
+    return path
+
+
+def registered_commands() -> dict[str, set[str]]:
+    """Every command string each shipped registration file or module runs, per harness."""
+    return {key: harness.shipped_commands() for key, harness in HARNESSES.items()}
+
+
+def run_command(
+    command: str,
+    payload: bytes,
+    env: dict[str, str],
+    cwd: str,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run a registration's command the way the harnesses do: `sh -c`, payload on stdin."""
+    return subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=payload,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+
+
+def _log_lines(path: str) -> int:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().count(b"\n")
+    except OSError:
+        return 0
+
+
+def wait_for_log(path: str, count: int, timeout: float = 5.0) -> None:
+    """Wait until `count` runs have logged: a run that reports logs after its send."""
+    deadline = time.monotonic() + timeout
+    while _log_lines(path) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def run(
+    environment: Environment,
+    extra: list[tuple[str, Scenario]] | None = None,
+    verbose: bool = False,
+) -> ExitCode:
+    """OK when every harness behaved: exit 0, nothing on stderr, every command shipped, and
+    every report lich received accepted."""
+    out = environment.out
+    bin_dir = os.path.dirname(os.path.abspath(environment.executable))
+    commands = registered_commands()
+    problems = 0
+    runs = 0
+    with tempfile.TemporaryDirectory(prefix="lich-demo-") as tmp, StandIn() as lich:
+        log_path = os.path.join(tmp, "hook.log")
+        base_env = {
+            **{
+                k: v
+                for k, v in environment.environ.items()
+                if not k.startswith(("LICH_", "CLAUDE_"))
+            },
+            **lich.env(CARD),
+            "PATH": bin_dir + os.pathsep + environment.environ.get("PATH", ""),
+            "LICH_HOOK_STATE_DIR": os.path.join(tmp, "state"),
+            "LICH_HOOK_LOG": log_path,
+        }
+        out("Each harness's shipped hooks, run the way the harness runs them, against a stand-in")
+        out(f"for lich on 127.0.0.1:{lich.port} that plays card {CARD}.")
+        current = None
+        demo = Demo(tmp, _standin_lich(tmp))
+        every = [(key, s) for key, harness in HARNESSES.items() for s in harness.scenarios(demo)]
+        for key, scenario in every + (extra or []):
+            harness = HARNESSES[key]
+            name, path = harness.title, harness.shown_as
+            if key != current:
+                current = key
+                out("")
+                out(_paint(environment, f"{name} ({path})", "bold"))
+            command = registrations.command(scenario.event, key)
+            if command not in commands[key]:
+                out(_paint(environment, f"  ✗ {command} is not in {path}", "red"))
+                problems += 1
+                continue
+            before = len(lich.received)
+            calls_before = len(_lich_calls(tmp))
+            payload = json.dumps(scenario.payload).encode()
+            proc = run_command(command, payload, {**base_env, **scenario.env}, tmp)
+            runs += 1
+            wait_for_log(log_path, runs)
+            shown = Shown(name, proc, lich.received[before:], _lich_calls(tmp)[calls_before:])
+            problems += shown.problems
+            mark = _paint(environment, "✓", "green") if shown.problems == 0 else "✗"
+            out(f"  {mark} {scenario.note}")
+            for line in shown.words():
+                out(f"      {line}")
+            if verbose:
+                out(_paint(environment, f"      $ {command}", "dim"))
+                for line in shown.raw(payload):
+                    out(_paint(environment, f"        {line}", "dim"))
+    out("")
+    if problems:
+        out(_paint(environment, f"{problems} problem(s) above (✗).", "red"))
+    else:
+        behaved = _paint(environment, "All harnesses behaved:", "green")
+        out(f"{behaved} {runs} hook runs exited 0 with nothing on stderr, and the")
+        out("  stand-in, which checks each request as lich does, took every report.")
+    out("Nothing was installed: no settings file was changed; the stand-in and the hooks'")
+    out("  state lived in a temporary folder, now removed.")
+    first, *others = HARNESSES.values()
+    out(f"Next: lich-hook install {first.key} --dry-run")
+    out(
+        f"  shows what registering with {first.title} would change (or "
+        + ", ".join(other.key for other in others)
+        + ");"
+    )
+    out("  without --dry-run it registers.")
+    if not verbose:
+        out("More: lich-hook demo --verbose")
+        out("  the commands, payloads, requests and stdout behind each line above.")
+    return ExitCode.OK if problems == 0 else ExitCode.PROBLEM_FOUND
+
+
+def _paint(environment: Environment, text: str, colour: str) -> str:
+    return style.paint(text, colour, environment.colour)
+
+
+class Shown:
+    """One hook run as a person reads it: what lich received and what the harness was told,
+    in words (words()), and the bytes behind them (raw())."""
+
+    def __init__(
+        self,
+        harness: str,
+        proc: subprocess.CompletedProcess[bytes],
+        received: list[Received],
+        calls: list[list[str]],
+    ) -> None:
+        self.harness = harness
+        self.proc = proc
+        self.received = received
+        self.calls = calls
+        self.problems = int(proc.returncode != 0 or bool(proc.stderr))
+        self.problems += sum(1 for r in received if r.status != 204)
+
+    def words(self) -> list[str]:
+        lich = [_received_words(r) for r in self.received] + [_call_words(a) for a in self.calls]
+        lines = [f"lich received: {'; '.join(lich) if lich else 'nothing'}"]
+        told = _told_words(self.proc.stdout)
+        lines.append(f"{self.harness} was told: {told[0]}")
+        lines += told[1:]
+        if self.proc.returncode != 0:
+            lines.append(
+                f"✗ the hook exited {self.proc.returncode}: the harness would show an error"
+            )
+        if self.proc.stderr:
+            said = _short(_text(self.proc.stderr))
+            lines.append(f"✗ the hook wrote to stderr, which the harness would show: {said}")
+        return lines
+
+    def raw(self, payload: bytes) -> list[str]:
+        lines = [f"stdin:  {payload.decode()}"]
+        for received in self.received:
+            lines.append(f"POST /{received.endpoint} {_text(received.body)} -> {received.status}")
+            if received.reason:
+                lines.append(f"  ({received.reason})")
+        for argv in self.calls:
+            lines.append(f"ran:    {shlex.join(['lich', *argv])}")
+        lines.append(f"exit {self.proc.returncode}, stdout: {_text(self.proc.stdout) or '(empty)'}")
+        if self.proc.stderr:
+            lines.append(f"stderr: {_text(self.proc.stderr)!r}")
+        return lines
+
+
+def _text(data: bytes) -> str:
+    return data.decode(errors="replace")
+
+
+def _received_words(received: Received) -> str:
+    """A report in words: what it tells lich, and whether lich took it."""
+    body = received.accepted or {}
+    if received.status != 204 or not body:
+        why = f": {received.reason}" if received.reason else ""
+        return f"a /{received.endpoint} report it refused (HTTP {received.status}{why})"
+    if received.endpoint == "session-start":
+        title = _title(str(body.get("provider")))
+        session = body.get("provider_session_id")
+        return f"card {body.get('session_id')} is running {title} session {session} (taken)"
+    if received.endpoint == "mod/answer":
+        card, said = body.get("session_id"), _short(str(body.get("text")), 80)
+        return f'card {card}\'s answer, "{said}" (taken)'
+    return f"a /{received.endpoint} report"
+
+
+def _title(provider: str) -> str:
+    harness = HARNESSES.get(provider)
+    return harness.title if harness else provider
+
+
+def _call_words(argv: list[str]) -> str:
+    """A `lich` command the hook ran, in words."""
+    verb = argv[0] if argv else ""
+    if verb == "open" and "--prompt" in argv[:-1]:
+        prompt = argv[argv.index("--prompt") + 1]
+        return f'a request to open a worker card for "{_short(prompt, 80)}" (lich open)'
+    if verb == "close" and len(argv) > 1:
+        return f"a request to close card {argv[1]} (lich close)"
+    if verb == "control" and len(argv) > 2:
+        return f"a request to {argv[2]} the turn of card {argv[1]} (lich control)"
+    return f"the command {shlex.join(['lich', *argv])}"
+
+
+def _told_words(stdout: bytes) -> list[str]:
+    """What the harness does with the hook's stdout, for a person: nothing, or (Claude Code)
+    who reads which part: its person, both, or its model alone (docs/agent-cards.md)."""
+    text = _text(stdout).strip()
+    if text in ("", "{}"):
+        return ["nothing, so it carries on"]
+    try:
+        verdict = json.loads(text)
+    except ValueError:
+        verdict = None
+    if not isinstance(verdict, dict):
+        return [repr(_short(text))]
+    specific = verdict.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    denied = specific.get("permissionDecision") == "deny"
+    parts = [
+        ("the person:", verdict.get("systemMessage")),
+        ("both, as an error:", specific.get("permissionDecisionReason")),
+        ("the model alone:", specific.get("additionalContext")),
+    ]
+    shown = [(who, what) for who, what in parts if isinstance(what, str) and what]
+    if not shown:
+        return [repr(_short(text))]
+    lines = ["to skip the call (a deny), and to show" if denied else "to go on, and to show"]
+    width = max(len(who) for who, _ in shown)
+    for who, what in shown:
+        if who == "the model alone:":
+            what = f"{_short(what, 60)} ({len(what)} characters)"
+        lines.append(f"  {who:<{width}} {_short(' '.join(what.split()))}")
+    return lines
+
+
+def _lich_calls(directory: str) -> list[list[str]]:
+    """Every argv the stand-in `lich` executable was run with, in order."""
+    try:
+        with open(os.path.join(directory, CALLS), encoding="utf-8") as handle:
+            return [json.loads(line) for line in handle if line.strip()]
+    except OSError:
+        return []
+
+
+def _short(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

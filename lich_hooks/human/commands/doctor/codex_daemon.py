@@ -1,0 +1,150 @@
+"""doctor's Codex row: is a Codex app-server daemon running for this CODEX_HOME, and
+whose card does it carry?
+
+The interactive Codex TUI runs hooks (and the agent's tool commands) inside
+one shared `codex app-server --managed-daemon` per CODEX_HOME, started with
+the environment of whichever TUI came first. lich-hook copes with that for
+its reports on Linux (docs/harnesses.md, Codex), but nothing can fix what the
+agent's own commands see there: the first card's LICH_*. So doctor names the
+daemon, the card it carries (token redacted), the client TUIs connected to it
+and their cards, and says what lich should do: start Codex cards with
+`codex --no-daemon` (and `codex resume --no-daemon <id>`).
+"""
+
+from __future__ import annotations
+
+import os
+
+from lich_hooks.base.homes import codex_home
+from lich_hooks.base.safefile import read_regular, same_file
+from lich_hooks.hook.shared.codex import decide, probe
+from lich_hooks.human.commands.doctor.check import FAIL, OK, WARN, Check
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+
+NAME = "Codex daemon"
+ADVICE = (
+    "lich should start Codex cards with `codex --no-daemon` (and resume them with "
+    "`codex resume --no-daemon <id>`): then hooks and tool commands run with their own card's "
+    "variables. To end this daemon now: `CODEX_HOME={home} codex app-server daemon stop`"
+)
+
+
+def daemons_for(home: str, proc: str = probe.PROC) -> list[tuple[int, list[str]]]:
+    """The managed app-server daemons serving `home` (Linux: their argv or environment say so)."""
+    found = []
+    for pid, argv in probe.app_servers(proc):
+        if "--managed-daemon" not in argv:
+            continue
+        if argv[0].startswith(os.path.join(home, "packages") + os.sep):
+            found.append((pid, argv))
+            continue
+        env = probe.environ_of(pid, ("CODEX_HOME", "HOME"), proc) or {}
+        # Derived from the daemon's own variables; a daemon without HOME never names ours.
+        theirs = codex_home({"HOME": "/nonexistent", **{k: v for k, v in env.items() if v}})
+        if same_file(theirs, home):
+            found.append((pid, argv))
+    return found
+
+
+def _pid_file_daemon(home: str) -> int | None:
+    """Where /proc is missing: the daemon's pid file, if that process is alive."""
+    import json
+
+    try:
+        raw = read_regular(os.path.join(home, "app-server-daemon", "daemon.pid"), 4096)
+        pid = int(json.loads(raw)["pid"])
+        os.kill(pid, 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return pid
+
+
+def describe(lich: Mapping[str, str] | None) -> str:
+    """A card's variables for a person: the token as its length only."""
+    if lich is None:
+        return "environment unreadable"
+    if not lich:
+        return "no lich card (started outside lich)"
+    parts = [f"{key}={lich[key]}" for key in ("LICH_SESSION_ID", "LICH_PORT") if key in lich]
+    if lich.get("LICH_TOKEN"):
+        parts.append(f"LICH_TOKEN=<redacted, {len(lich['LICH_TOKEN'])} characters>")
+    return ", ".join(parts)
+
+
+def carries(carried: Mapping[str, str] | None, mine: str | None) -> tuple[str | None, str]:
+    """The card a shared process (Codex's daemon, Crush's server) carries, and that
+    said for a person, naming it as another card's than the terminal doctor runs in."""
+    whose = f"carries {describe(carried)}"
+    card = (carried or {}).get("LICH_SESSION_ID")
+    if card and mine and card != mine:
+        whose += f" (another card's: this terminal is {mine})"
+    return card, whose
+
+
+def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
+    home = codex_home(environ)
+    fix = ADVICE.format(home=home)
+    if not probe.can_list_clients(proc):
+        pid = _pid_file_daemon(home)
+        if pid is None:
+            return [Check(NAME, OK, f"no Codex app-server daemon running for {home}")]
+        return [
+            Check(
+                NAME,
+                FAIL,
+                f"Codex app-server daemon {pid} runs this CODEX_HOME's hooks ({home}); on this "
+                "system lich-hook cannot tell which card a hook runs for, so it reports nothing",
+                fix,
+            )
+        ]
+    daemons = daemons_for(home, proc)
+    if not daemons:
+        return [Check(NAME, OK, f"no Codex app-server daemon running for {home}")]
+    checks = []
+    mine = environ.get("LICH_SESSION_ID")
+    for pid, _argv in daemons:
+        card, whose = carries(probe.lich_environ(pid, proc), mine)
+        try:
+            clients = probe.clients(pid, proc)
+        except probe.ProbeError as error:
+            clients = []
+            whose += f"; its clients cannot be listed ({error})"
+        rows = [
+            f"client {c.pid} in {decide.conversation_dir(c) or '(gone)'}: {describe(c.lich)}"
+            for c in clients
+        ]
+        shared = _shared_dirs(clients, environ)
+        summary = (
+            f"Codex app-server daemon {pid} runs every interactive Codex hook for {home} and "
+            f"{whose}; lich-hook reports for the client TUI working in the hook's directory, "
+            "but the agent's own commands there see the daemon's variables"
+        )
+        if shared:
+            summary += f"; several cards share {', '.join(shared)}: their reports are dropped"
+        checks.append(Check(NAME, WARN, summary, fix, daemon=pid, carries=card, commands=rows))
+    return checks
+
+
+def _shared_dirs(clients: list[decide.Client], environ: Mapping[str, str]) -> list[str]:
+    """The directories where the attribution rules refuse for several cards.
+
+    Asked of decide.choose itself, for a new conversation in each directory a
+    client works in, so doctor names exactly the directories whose reports the
+    hook drops (a client that may run anywhere, after `codex resume --last`,
+    counts everywhere, and one the state directory's record marks as possibly
+    moved into a directory counts there).
+    """
+    from lich_hooks.hook.shared.codex import marked
+
+    places = sorted({where for c in clients if (where := decide.conversation_dir(c)) is not None})
+    moved = marked(clients, places, environ)
+    return [
+        where
+        for where in places
+        if decide.choose(clients, where, decide.FRESH_SOURCES[0], None, moved[where]).decision
+        in (decide.SEVERAL, decide.MOVED)
+    ]

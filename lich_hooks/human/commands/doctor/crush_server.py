@@ -1,0 +1,92 @@
+"""doctor: is a `crush server` running for this terminal's socket, and whose card does it carry?
+
+With CRUSH_CLIENT_SERVER=1 every Crush TUI and `crush run` joins one
+`crush server` per socket path, started with the environment of whichever
+client came first, and every hook and tool command runs inside it. lich-hook
+finds the owning card for its reports on Linux (docs/harnesses.md, Crush),
+but the agent's own commands see the first card's LICH_*. So doctor names the
+server, the card it carries (token redacted), its workspaces and connected
+clients and their cards, the directories shared by two cards (whose reports
+are dropped), and what lich should do: start Crush cards in the default,
+local mode.
+"""
+
+from __future__ import annotations
+
+import os
+
+from lich_hooks.hook.shared.crush import decide, probe
+from lich_hooks.human.commands.doctor.check import FAIL, OK, WARN, Check
+from lich_hooks.human.commands.doctor.codex_daemon import carries, describe
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+NAME = "Crush server"
+ADVICE = (
+    "lich should start Crush cards without CRUSH_CLIENT_SERVER (Crush's default, local mode): "
+    "then each TUI runs its hooks and tool commands with its own card's variables"
+)
+PLACES = ("XDG_RUNTIME_DIR", "TMPDIR")
+
+
+def servers_for(socket: str, proc: str = probe.PROC) -> list[tuple[int, list[str]]]:
+    """The running `crush server`s listening on `socket` (by their argv and environment)."""
+    found = []
+    for pid, argv in probe.servers(proc):
+        theirs = probe.environ_of(pid, PLACES, proc) or {}
+        try:
+            if probe.socket_path(argv, theirs) == socket:
+                found.append((pid, argv))
+        except probe.ProbeError:
+            continue
+    return found
+
+
+def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
+    socket = probe.socket_path(None, environ)
+    if not probe.can_list_clients(proc):
+        if not os.path.exists(socket):
+            return [Check(NAME, OK, f"no crush server at {socket}")]
+        return [
+            Check(
+                NAME,
+                FAIL,
+                f"a crush server listens at {socket}; on this system lich-hook cannot tell which "
+                "card a hook it runs is for, so Crush cards in client/server mode report nothing",
+                ADVICE,
+            )
+        ]
+    running = servers_for(socket, proc)
+    if not running:
+        return [Check(NAME, OK, f"no crush server running for {socket}")]
+    checks = []
+    mine = environ.get("LICH_SESSION_ID")
+    for pid, _argv in running:
+        card, whose = carries(probe.lich_environ(pid, proc), mine)
+        rows = []
+        cards: dict[str, set[str | None]] = {}
+        try:
+            for space in probe.workspaces(socket):
+                rows.append(f"workspace {space.id} in {space.path}: {describe(space.lich)}")
+                where = os.path.realpath(space.path)
+                cards.setdefault(where, set()).add((space.lich or {}).get("LICH_SESSION_ID"))
+            clients: list[decide.Client] = probe.clients(pid, proc)
+        except probe.ProbeError as error:
+            clients = []
+            whose += f"; it cannot be asked ({error})"
+        for client in clients:
+            rows.append(f"client {client.pid} in {client.cwd or '(gone)'}: {describe(client.lich)}")
+            if client.cwd is not None and client.cwd in cards:
+                cards[client.cwd].add((client.lich or {}).get("LICH_SESSION_ID"))
+        summary = (
+            f"crush server {pid} runs every hook of the Crush clients started with "
+            f"CRUSH_CLIENT_SERVER=1 and {whose}; lich-hook reports for the card whose workspace "
+            "holds the conversation, but the agent's own commands there see the server's variables"
+        )
+        shared = sorted(where for where, named in cards.items() if len(named) > 1)
+        if shared:
+            summary += f"; several cards share {', '.join(shared)}: their reports are dropped"
+        checks.append(Check(NAME, WARN, summary, ADVICE, server=pid, carries=card, commands=rows))
+    return checks

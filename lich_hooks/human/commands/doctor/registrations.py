@@ -1,0 +1,371 @@
+"""doctor's rows about registrations: every settings or plugin file that holds our
+entries, every module file, and whether any of them is one a harness will run.
+
+A registration the harness will not run (a disabled plugin, an untrusted Codex
+hook) is a failure while its harness has no other working one, and a warning
+beside one that works; doctor fails unless at least one harness runs a working
+lich-hook (docs/troubleshooting.md).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+from lich_hooks.base.safefile import same_file
+from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
+from lich_hooks.human.settings import discovery, kinds, modules, ours, registrations
+from lich_hooks.human.settings.harnesses import HARNESSES, MODULES, discover
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+
+def check_registrations(
+    environ: Mapping[str, str], project: str, executable: str | None
+) -> list[Check]:
+    """Every registration row, then a failure when none of them is one that works."""
+    checks = settings_rows(environ, project, executable) + module_rows(environ, project, executable)
+    if not any(c.counts_as_registration and c.status != FAIL for c in checks):
+        names = ", ".join(list(HARNESSES)[1:])
+        checks.append(
+            Check(
+                "registrations",
+                FAIL,
+                "no harness runs a working lich-hook",
+                f"run `lich-hook install {next(iter(HARNESSES))}` (or {names}): docs/install.md",
+            )
+        )
+    return checks
+
+
+def judge_command(
+    command: str,
+    executable: str | None,
+    environ: Mapping[str, str],
+    found: discovery.Found | None = None,
+    project: str | None = None,
+) -> Check:
+    """Does this registered command run an existing lich-hook, and is it this one?
+
+    `found` is the file it is registered in: a plugin's launcher runs the
+    plugin's own copy, and any command in a plugin that fails is fixed on the
+    plugin, never by `install` (which would leave the plugin's entry failing).
+    """
+    argv = ours.split(command)
+    launched = ours.launcher_argv(argv)
+    if launched is not None and found is not None and found.root is not None:
+        return judge_launcher(launched, environ, found, project or os.getcwd())
+    program, what = argv[0], " ".join(argv[1:])
+    if os.path.isabs(program):
+        target: str | None = program
+        how = program
+    else:
+        target = shutil.which(program, path=environ.get("PATH", os.defpath))
+        how = f"{program} from PATH"
+    if target is None or not os.path.isfile(target):
+        missing = f"runs {how}, which does not exist"
+        if not os.path.isabs(program):
+            missing = f"runs `{program}` from PATH, and there is no {program} on PATH"
+        return Check(what, FAIL, missing, _missing_fix(found, executable, environ))
+    if executable is not None and same_file(target, executable):
+        return Check(what, OK, f"runs this installation ({target})")
+    return Check(
+        what,
+        WARN,
+        f"runs another installation: {target}",
+        "lich-hook install <harness> switches it to this one",
+    )
+
+
+def _missing_fix(
+    found: discovery.Found | None, executable: str | None, environ: Mapping[str, str]
+) -> str:
+    """A fix that ends this failure: in a plugin, only the plugin or PATH can.
+
+    `install` writes new entries into the settings file; the plugin's own
+    entries would go on failing beside them.
+    """
+    if found is None or not found.plugin:
+        return "register this installation by absolute path: lich-hook install <harness>"
+    installed_elsewhere = (
+        executable is not None
+        and shutil.which("lich-hook", path=environ.get("PATH", os.defpath)) is None
+    )
+    remove = _plugin_remove(found)
+    if installed_elsewhere:
+        return (
+            f"put lich-hook on PATH: `pipx ensurepath` (uv: `uv tool update-shell`), then open a "
+            f"new terminal; or remove this old plugin copy: `{remove}`"
+        )
+    return (
+        f"this plugin copy is an old one that needs lich-hook on PATH: remove it "
+        f"(`{remove}`) and add the plugin again from a current clone, or "
+        f"`lich-hook install <harness>` after removing it"
+    )
+
+
+def _plugin_remove(found: discovery.Found) -> str:
+    """The harness's own command that removes this plugin (its registry entry's)."""
+    plugin_id = (found.owner or "lich-hooks@lich-hooks").split(",", 1)[0]
+    scope = f" --scope {found.scope}" if found.scope not in (None, "user") else ""
+    template = found.harness.plugin_remove or "remove the plugin {id}"
+    return template.format(id=plugin_id, scope=scope)
+
+
+LAUNCHER_TIMEOUT = 10.0
+
+
+def judge_launcher(
+    argv: list[str], environ: Mapping[str, str], found: discovery.Found, project: str
+) -> Check:
+    """A plugin hook that runs the plugin's own copy: is the copy whole, is there a Python,
+    and does it stand down for the `install` route (routes.py, the rule the hook follows)?"""
+    from lich_hooks.hook import plugin_route as routes
+
+    harness = found.harness
+    assert found.root is not None
+    variable = registrations.PLUGIN_ROOT_VARIABLE.get(harness.key, "CLAUDE_PLUGIN_ROOT")
+    launcher = argv[0].replace("${" + variable + "}", found.root)
+    event, what = argv[1], " ".join(argv[1:])
+    remove = _plugin_remove(found)
+    if not os.path.isfile(launcher) or not os.path.isfile(
+        os.path.join(os.path.dirname(launcher), "boot.py")
+    ):
+        return Check(
+            what,
+            FAIL,
+            f"the plugin's copy in {found.root} is incomplete (no {launcher})",
+            f"install the plugin again: `{remove}`, then add it again",
+        )
+    python = _launcher_python(launcher, environ)
+    if not python:
+        return Check(
+            what,
+            FAIL,
+            "finds no Python 3.10 or newer on PATH (python3, python, python3.1x), so it "
+            "reports nothing (the hook stays silent)",
+            "install Python 3.10 or newer, then start a new session",
+        )
+    tools: list[str | None] = [None]
+    if event == "PreToolUse":
+        matchers = [m for m, _ in routes.entries(found.document, event)]
+        tools = [t for m in matchers if isinstance(m, str) for t in m.split("|")] or [None]
+    covering = {
+        tool: routes.install_route_runs(harness.key, event, tool, environ, project)
+        for tool in tools
+    }
+    stood_down = sorted({path for path in covering.values() if path})
+    if stood_down and all(covering.values()):
+        return Check(
+            what, OK, f"stands down: {', '.join(stood_down)} runs it (one report, not two)"
+        )
+    summary = f"runs the plugin's own copy with {python}"
+    if stood_down:
+        names = ", ".join(str(t) for t, path in covering.items() if path)
+        summary += f"; stands down for {names} ({', '.join(stood_down)} runs those)"
+    return Check(what, OK, summary)
+
+
+def _launcher_python(launcher: str, environ: Mapping[str, str]) -> str:
+    """The interpreter the plugin's launcher picks with this PATH (`--python`), or ""."""
+    try:
+        ran = subprocess.run(
+            ["sh", launcher, "--python"],
+            env=dict(environ),
+            capture_output=True,
+            timeout=LAUNCHER_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return ran.stdout.decode("utf-8", "replace").strip()
+
+
+def _registration_check(
+    found: discovery.Found, executable: str | None, environ: Mapping[str, str], project: str
+) -> Check:
+    """One file's verdict: do its commands run an existing lich-hook, will the harness run them?
+
+    The summary carries the reason (a script reading --json needs it), not only a count.
+    """
+    harness = found.harness
+    verdicts = [
+        judge_command(command, executable, environ, found, project) for command in found.commands
+    ]
+    statuses = [v.status for v in verdicts] + [FAIL for _ in found.blockers]
+    lines = [f"{v.name}: {v.summary}" for v in verdicts]
+    lines += list(found.notes) + [blocker.summary for blocker in found.blockers]
+    fixes = [b.fix for b in found.blockers] + [v.fix for v in verdicts if v.fix]
+    fix = fixes[0].replace("<harness>", harness.key) if fixes else None
+    count = len(found.commands)
+    owner = f" ({found.owner})" if found.owner else ""
+    summary = f"{found.path}{owner}: {count} lich-hook entr{'y' if count == 1 else 'ies'}"
+    status = worst(statuses)
+    reasons = [b.summary for b in found.blockers] + [
+        f"{v.name}: {v.summary}" for v in verdicts if v.status == status
+    ]
+    if status in (FAIL, WARN) and reasons:
+        summary += f"; {reasons[0]}"
+        if len(reasons) > 1:
+            summary += f" (and {len(reasons) - 1} more)"
+    return Check(
+        f"{harness.title} {found.label}",
+        status,
+        summary,
+        fix,
+        counts_as_registration=True,
+        commands=lines,
+    )
+
+
+def settings_rows(environ: Mapping[str, str], project: str, executable: str | None) -> list[Check]:
+    """A row per settings or plugin file that holds our entries.
+
+    A registration the harness will not run (a disabled plugin, an untrusted
+    Codex hook) is a failure while its harness has no other working one, and
+    a warning beside one that works.
+    """
+    checks: list[Check] = []
+    rows: list[tuple[discovery.Found, Check]] = []
+    for found in discover(environ, project):
+        title, label, path = found.harness.title, found.label, found.path
+        if found.error is not None:
+            if not found.plugin:
+                checks.append(
+                    Check(
+                        f"{title} {label}",
+                        FAIL,
+                        f"{path} does not parse: {found.error}",
+                        f"{title} may ignore this whole file: fix it",
+                    )
+                )
+            continue
+        document = found.document
+        off = found.harness.off_switch
+        if off is not None and isinstance(document, dict) and document.get(off):
+            checks.append(
+                Check(
+                    f"{title} {label}",
+                    FAIL,
+                    f"{path} sets {off}: {title} runs no hook at all",
+                    f'remove "{off}" from {path}',
+                )
+            )
+        if found.commands:
+            check = _registration_check(found, executable, environ, project)
+            rows.append((found, check))
+            checks.append(check)
+    working = {found.harness.key for found, check in rows if check.status != FAIL}
+    per_harness: dict[str, dict[str, str]] = {}  # harness -> source -> a path
+    for found, check in rows:
+        if found.blockers and found.harness.key in working:
+            check.status = WARN  # another registration of this harness works
+        if found.runs and not found.yields_to_install:
+            # Copies of one plugin are one registration; the project may be the home.
+            source = found.owner or os.path.realpath(found.path)
+            per_harness.setdefault(found.harness.key, {}).setdefault(source, found.path)
+    for key, sources in per_harness.items():
+        paths = list(sources.values())
+        if len(paths) > 1:
+            checks.append(
+                Check(
+                    f"{HARNESSES[key].title} duplicates",
+                    WARN,
+                    f"registered in {len(paths)} places: each event runs lich-hook "
+                    f"{len(paths)} times",
+                    f"keep one: `lich-hook uninstall {key} --scope …` or remove the plugin",
+                    files=paths,
+                )
+            )
+    return checks
+
+
+def module_rows(environ: Mapping[str, str], project: str, executable: str | None) -> list[Check]:
+    """One check per module file in place (ours or not); nothing when there is none.
+
+    A module of ours counts as a working registration when the lich-hook it
+    names exists (docs/troubleshooting.md): doctor's overall verdict uses that.
+    """
+    checks: list[Check] = []
+    for harness in MODULES.values():
+        seen: set[str] = set()
+        ours_at: list[str] = []
+        for scope in kinds.SCOPES:
+            path = harness.path(scope, environ, project)
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
+            found = modules.read(path)
+            name = f"{harness.title} {scope} module"
+            if found.kind == "missing":
+                continue
+            if found.text is None or not modules.is_ours(found.text):
+                checks.append(
+                    Check(
+                        name,
+                        INFO,
+                        f"{path} is not lich-hook's ({found.why or 'no marker line'}): "
+                        "it is left alone",
+                    )
+                )
+                continue
+            ours_at.append(path)
+            target = modules.executable_of(found.text)
+            current = executable is not None and found.text == modules.render(harness, executable)
+            if target is None or not os.path.isfile(target):
+                checks.append(
+                    Check(
+                        name,
+                        FAIL,
+                        f"{path} runs {target or 'no lich-hook'}, which does not exist",
+                        f"lich-hook install {harness.key} --scope {scope}",
+                        counts_as_registration=True,
+                        module=path,
+                        runs=target,
+                    )
+                )
+                continue
+            if executable is not None and same_file(target, executable) and current:
+                checks.append(
+                    Check(
+                        name,
+                        OK,
+                        f"{path} runs this installation ({target})",
+                        counts_as_registration=True,
+                        module=path,
+                        runs=target,
+                    )
+                )
+                continue
+            why = (
+                f"runs another installation: {target}"
+                if executable is None or not same_file(target, executable)
+                else f"an older version of the module (it runs {target})"
+            )
+            checks.append(
+                Check(
+                    name,
+                    WARN,
+                    f"{path}: {why}",
+                    f"lich-hook install {harness.key} --scope {scope} replaces it",
+                    module=path,
+                    runs=target,
+                )
+            )
+        if len(ours_at) > 1:
+            checks.append(
+                Check(
+                    f"{harness.title} duplicates",
+                    WARN,
+                    f"the module is in {len(ours_at)} places: each session reports "
+                    f"{len(ours_at)} times",
+                    f"keep one: `lich-hook uninstall {harness.key} --scope …`",
+                    files=ours_at,
+                )
+            )
+    return checks

@@ -1,0 +1,64 @@
+"""doctor's harness versions: each installed harness's version, against the range verified.
+
+A harness not on PATH is left out (doctor is not a list of what you could install); one whose
+version cannot be read from its files is shown without it. Outside the verified range is a
+warning, never a failure: the hooks may well work, they were just not run on that version.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.human.commands.doctor.check import INFO, OK, WARN, Check
+from lich_hooks.human.settings import versions
+from lich_hooks.human.settings.harnesses import HARNESSES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+
+def check(environ: Mapping[str, str]) -> list[Check]:
+    checks: list[Check] = []
+    for entry in HARNESSES.values():
+        harness = entry.verified
+        found = None if harness is None else versions.installed(harness, environ)
+        if harness is None or found is None:
+            continue
+        name = f"{entry.title} version"
+        verified = f"verified: {harness.range}"
+        if found.version is None:
+            checks.append(
+                Check(
+                    name, INFO, f"{found.path}: version not readable ({verified})", path=found.path
+                )
+            )
+        elif harness.contains(found.version):
+            checks.append(
+                Check(
+                    name,
+                    OK,
+                    f"{found.version} ({verified})",
+                    path=found.path,
+                    version=found.version,
+                    verified=[harness.oldest, harness.newest],
+                )
+            )
+        else:
+            side = (
+                "older"
+                if versions.version_key(found.version) < versions.version_key(harness.oldest)
+                else "newer"
+            )
+            checks.append(
+                Check(
+                    name,
+                    WARN,
+                    f"{found.version} is {side} than any version lich-hooks was verified on "
+                    f"({verified})",
+                    "it may work; if something does not report, update lich-hooks or the "
+                    "harness (docs/harnesses.md, Supported versions)",
+                    path=found.path,
+                    version=found.version,
+                    verified=[harness.oldest, harness.newest],
+                )
+            )
+    return checks

@@ -1,0 +1,112 @@
+"""`lich-hook install <harness>` / `uninstall <harness>` (docs/install.md).
+
+Puts our registration where the harness loads it, running this installation
+by absolute path, and takes it out again: entries in the harness's own
+settings file, or for a module harness (opencode, omp) our module file. The
+registry entry (settings/harnesses.py) knows which, and its kind
+(settings/kinds.py) decides what would change, as a plan, before anything is
+written, and keeps each kind's promises to the user's file; this is the one
+flow around it: refuse (one line on stderr), say there is nothing to do, show
+the diff, or write and say what now runs, what else would run twice, and what
+to do next.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.human.commands.exit_codes import ExitCode
+from lich_hooks.human.commands.style import paint
+from lich_hooks.human.settings import kinds, ours
+from lich_hooks.human.settings.harnesses import HARNESSES
+from lich_hooks.human.settings.ours import Refused
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lich_hooks.human.commands.environment import Environment
+    from lich_hooks.human.settings.kinds import Scope
+
+
+def run(
+    environment: Environment,
+    harness_key: str,
+    scope: Scope = "user",
+    dry_run: bool = False,
+    uninstall: bool = False,
+    force: bool = False,
+) -> ExitCode:
+    """OK: done (or nothing to do); PROBLEM_FOUND: refused or failed (said on stderr).
+
+    `force`: write a settings file its owner made read-only.
+    """
+    out, color = environment.out, environment.colour
+    verb = "uninstall" if uninstall else "install"
+    harness = HARNESSES[harness_key]
+    try:
+        executable = None if uninstall else ours.this_executable()
+        plan = harness.plan(scope, executable, environment.environ, environment.cwd)
+    except Refused as error:
+        _error(environment, f"lich-hook: {verb} refused: {error}")
+        return ExitCode.PROBLEM_FOUND
+    label = f"{harness.title} ({scope} scope)"
+    if plan.action == kinds.NOTHING:
+        if uninstall:
+            out(f"No {harness.ours_noun} for {label} in {plan.path}: nothing to remove.")
+            if plan.why:
+                out(f"  ({plan.why})")
+        else:
+            out(f"Already installed for {label} in {plan.path}: nothing written.")
+        return ExitCode.OK
+    if dry_run:
+        out(_colour_diff(plan.diff(), color).rstrip("\n"))
+        out(paint(f"(dry run: {plan.path} was not changed)", "dim", color))
+        return ExitCode.OK
+    try:
+        backup = harness.apply(plan, force)
+    except Refused as error:
+        _error(environment, f"lich-hook: {verb} refused: {error}")
+        return ExitCode.PROBLEM_FOUND
+    except OSError as error:
+        _error(
+            environment,
+            f"lich-hook: {verb} failed: cannot write {plan.path}: {error.strerror or error}",
+        )
+        return ExitCode.PROBLEM_FOUND
+    if uninstall:
+        out(paint(f"Removed {harness.ours_noun} from {label}: {plan.path}", "green", color))
+    else:
+        action = "Updated" if plan.had_ours else "Installed"
+        out(paint(f"{action} {harness.ours_noun} for {label}: {plan.path}", "green", color))
+        assert executable is not None
+        for command in harness.runs(plan, executable):
+            out(f"  runs: {command}")
+    if backup:
+        out(f"  backup of the previous file: {backup}")
+    if not uninstall:
+        assert executable is not None
+        for line in harness.next_steps(scope, ours.quote(executable)):
+            out(line)
+        for note in harness.also_registered(plan, environment.environ, environment.cwd):
+            out(paint(note, "yellow", color))
+    return ExitCode.OK
+
+
+def _error(environment: Environment, text: str) -> None:
+    """One line on stderr, so `install --dry-run > change.diff` cannot swallow it."""
+    environment.err(paint(text, "red", environment.stderr_colour))
+
+
+def _colour_diff(text: str, on: bool) -> str:
+    if not on:
+        return text
+    lines = []
+    for line in text.splitlines():
+        if line.startswith(("+++", "---")):
+            lines.append(paint(line, "bold", on))
+        elif line.startswith("+"):
+            lines.append(paint(line, "green", on))
+        elif line.startswith("-"):
+            lines.append(paint(line, "red", on))
+        elif line.startswith("@@"):
+            lines.append(paint(line, "cyan", on))
+        else:
+            lines.append(line)
+    return "\n".join(lines) + "\n"

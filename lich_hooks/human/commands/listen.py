@@ -1,0 +1,33 @@
+"""`lich-hook listen`: the stand-in for lich alone, printing each report."""
+
+from __future__ import annotations
+
+import threading
+
+from lich_hooks.human.commands.exit_codes import ExitCode
+from lich_hooks.human.standin.server import Received, StandIn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lich_hooks.human.commands.environment import Environment
+
+
+def run(environment: Environment, port: int, stop: threading.Event | None = None) -> ExitCode:
+    def show(received: Received) -> None:
+        environment.out(received.summary())
+
+    try:
+        standin = StandIn(port=port, on_request=show)
+    except OSError as error:  # the port is taken, or not ours to bind
+        environment.err(f"lich-hook listen: cannot listen on 127.0.0.1:{port}: {error.strerror}")
+        return ExitCode.PROBLEM_FOUND
+    with standin as lich:
+        environment.out("lich stand-in listening; in the shell you test from, run:")
+        for key, value in lich.env("listen-card").items():
+            environment.out(f"export {key}={value}")
+        environment.out("(Ctrl-C to stop)")
+        try:
+            (stop or threading.Event()).wait()
+        except KeyboardInterrupt:
+            pass
+    return ExitCode.OK

@@ -1,0 +1,106 @@
+"""Which Claude Code plugins will run here, read from Claude Code's own state.
+
+A folder under `plugins/` proves nothing: `claude plugin uninstall` leaves the
+cache behind (marked with an `.orphaned_at` file) and `claude plugin disable`
+leaves everything in place. Claude Code runs a plugin's hooks when both hold
+(measured on Claude Code 2.1.328, docs/harnesses.md):
+
+- `<config dir>/plugins/installed_plugins.json` lists it for a scope that
+  applies here: `user` everywhere, `project`/`local` only in their
+  `projectPath`; its `installPath` is the folder it runs from;
+- the merged `enabledPlugins` of the user, project and local settings (in that
+  order, the later winning) says `true` for its id (`<plugin>@<marketplace>`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+from lich_hooks.base.homes import claude_config_dir
+from lich_hooks.base.safefile import same_file
+from lich_hooks.human.settings import files
+from lich_hooks.human.settings.ours import Refused
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+ORPHANED_MARK = ".orphaned_at"
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """One installed plugin entry that applies to this project."""
+
+    id: str  # "<plugin>@<marketplace>"
+    scope: str  # user, project, local
+    root: str  # installPath
+    enabled: bool
+    hook_files: tuple[str, ...]  # absolute paths of its hook registration files
+
+    def describe(self) -> str:
+        return f"{self.id}, {self.scope} scope"
+
+
+def _read_json(path: str) -> object:
+    """The file's value; None when it is missing, unreadable, not a regular file or not JSON."""
+    try:
+        data = files.read_bytes(path)
+        return None if data is None else json.loads(data)
+    except (Refused, ValueError):
+        return None
+
+
+def enabled_ids(settings: Sequence[str]) -> dict[str, bool]:
+    """enabledPlugins merged over the user, project and local settings files, in that order."""
+    merged: dict[str, bool] = {}
+    for path in settings:
+        document = _read_json(path)
+        flags = document.get("enabledPlugins") if isinstance(document, dict) else None
+        if isinstance(flags, dict):
+            merged.update({k: v is True for k, v in flags.items() if isinstance(k, str)})
+    return merged
+
+
+def hook_files(root: str) -> tuple[str, ...]:
+    """The plugin's hooks/hooks.json and any hook files its manifest names."""
+    found = [os.path.join(root, "hooks", "hooks.json")]
+    manifest = _read_json(os.path.join(root, ".claude-plugin", "plugin.json"))
+    named = manifest.get("hooks") if isinstance(manifest, dict) else None
+    for item in [named] if isinstance(named, str) else named if isinstance(named, list) else []:
+        if isinstance(item, str):
+            found.append(os.path.normpath(os.path.join(root, item)))
+    return tuple(dict.fromkeys(path for path in found if os.path.isfile(path)))
+
+
+def installed(environ: Mapping[str, str], project: str, settings: Sequence[str]) -> list[Plugin]:
+    """Every plugin installed for this project, enabled or not; orphaned caches left out.
+
+    `settings`: Claude Code's settings files (user, project, local), which enable them.
+    """
+    record = _read_json(
+        os.path.join(claude_config_dir(environ), "plugins", "installed_plugins.json")
+    )
+    plugins = record.get("plugins") if isinstance(record, dict) else None
+    if not isinstance(plugins, dict):
+        return []
+    enabled = enabled_ids(settings)
+    found = []
+    for plugin_id, entries in plugins.items():
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, dict):
+                continue
+            scope, root = entry.get("scope"), entry.get("installPath")
+            where = entry.get("projectPath")
+            if not isinstance(scope, str) or not isinstance(root, str) or not os.path.isdir(root):
+                continue
+            if scope != "user" and not (isinstance(where, str) and same_file(where, project)):
+                continue  # installed for another project
+            if os.path.exists(os.path.join(root, ORPHANED_MARK)):
+                continue
+            found.append(
+                Plugin(plugin_id, scope, root, enabled.get(plugin_id, False), hook_files(root))
+            )
+    return found

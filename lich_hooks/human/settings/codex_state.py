@@ -1,0 +1,229 @@
+"""Which of our Codex hooks Codex will run: plugins enabled, hooks trusted, from config.toml.
+
+Codex runs a hook from `hooks.json` or a plugin only once the user trusted it
+(measured on Codex 0.171.0, docs/harnesses.md). The TUI asks at startup
+("Hooks need review" → "Trust all and continue") or in `/hooks`, and writes
+
+    [hooks.state."<key>"]
+    trusted_hash = "sha256:…"
+
+into `$CODEX_HOME/config.toml`. The key is `<source>:<event>:<group>:<handler>`:
+the source is the absolute path of a `hooks.json`, or `<plugin id>:<hooks file
+inside the plugin>` for a plugin (`lich-hooks@lich-hooks:codex-hooks.json`); the
+event is in snake case (`session_start`); group and handler are indices in the
+file. The hash is of the hook's identity, so changing the command, timeout or
+matcher makes the old trust stale: Codex then skips the hook, and `codex exec`
+says nothing about it. For a plugin Codex also records `trusted_content_hash`,
+a digest of the plugin's files that we do not recompute: after a plugin update
+Codex asks again, and doctor says so instead of claiming to know.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+
+from lich_hooks.base.homes import codex_home
+from lich_hooks.human.settings import files, tomlfile
+from lich_hooks.human.settings.ours import Refused
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+DEFAULT_TIMEOUT = 600  # seconds, what Codex uses for a handler without one
+TRUST_FIX = (
+    'trust it in Codex: start `codex` here and choose "Trust all and continue" when it '
+    'shows "Hooks need review", or run /hooks and trust it'
+)
+
+
+def event_key(name: str) -> str:
+    """`SessionStart` → `session_start`, as Codex names events in trust keys."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def trust_hash(event: str, matcher: object, handler: Mapping[str, object]) -> str:
+    """The `trusted_hash` Codex expects for one command handler of one group."""
+    timeout = handler.get("timeout")
+    identity: dict[str, object] = {
+        "event_name": event_key(event),
+        "hooks": [
+            {
+                "type": "command",
+                "command": handler.get("command"),
+                "timeout": max(timeout, 1) if isinstance(timeout, int) else DEFAULT_TIMEOUT,
+                "async": False,
+                **(
+                    {"statusMessage": handler["statusMessage"]}
+                    if isinstance(handler.get("statusMessage"), str)
+                    else {}
+                ),
+            }
+        ],
+    }
+    if isinstance(matcher, str):
+        identity["matcher"] = matcher
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Config:
+    """`$CODEX_HOME/config.toml`, as far as trust and plugins go."""
+
+    def __init__(self, path: str, data: dict[str, object], error: str | None = None) -> None:
+        self.path = path
+        self.data = data
+        self.error = error  # why it could not be read (Codex will not start either)
+
+    @classmethod
+    def load(cls, environ: Mapping[str, str]) -> Config:
+        path = os.path.join(codex_home(environ), "config.toml")
+        try:
+            data = files.read_bytes(path)
+            if data is None:
+                return cls(path, {})
+            text = data.decode("utf-8")
+        except (Refused, UnicodeDecodeError) as error:
+            return cls(path, {}, str(error))
+        try:
+            return cls(path, tomlfile.loads(text))
+        except tomlfile.TomlError as error:
+            return cls(path, {}, str(error))
+
+    def table(self, *keys: str) -> dict[str, object]:
+        value: object = self.data
+        for key in keys:
+            value = value.get(key) if isinstance(value, dict) else None
+        return value if isinstance(value, dict) else {}
+
+    def hooks_off(self) -> bool:
+        features = self.table("features")
+        return features.get("hooks") is False or features.get("codex_hooks") is False
+
+    def plugin_ids(self) -> list[tuple[str, bool]]:
+        """Every configured plugin and whether it is enabled (a missing flag counts as on)."""
+        return [
+            (plugin_id, not (isinstance(entry, dict) and entry.get("enabled") is False))
+            for plugin_id, entry in self.table("plugins").items()
+        ]
+
+    def project_trusted(self, project: str) -> bool:
+        """Codex loads a project's `.codex/` only in a project the user trusted."""
+        trusted = {
+            os.path.realpath(path)
+            for path, entry in self.table("projects").items()
+            if isinstance(entry, dict) and entry.get("trust_level") == "trusted"
+        }
+        here = os.path.realpath(project)
+        while True:
+            if here in trusted:
+                return True
+            parent = os.path.dirname(here)
+            if parent == here:
+                return False
+            here = parent
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Will Codex run this handler of ours?"""
+
+    command: str
+    runs: bool
+    summary: str
+
+
+def judge_trust(
+    config: Config, source: str, document: object, is_ours: Callable[[object], bool]
+) -> list[Verdict]:
+    """The trust verdict for each of our handlers in a hooks document from `source`."""
+    hooks = document.get("hooks") if isinstance(document, dict) else None
+    verdicts: list[Verdict] = []
+    for event, groups in hooks.items() if isinstance(hooks, dict) else []:
+        for g, group in enumerate(groups if isinstance(groups, list) else []):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for h, handler in enumerate(handlers if isinstance(handlers, list) else []):
+                if not is_ours(handler):
+                    continue
+                assert isinstance(group, dict) and isinstance(handler, dict)
+                key = f"{source}:{event_key(event)}:{g}:{h}"
+                verdicts.append(
+                    _verdict(config, key, trust_hash(event, group.get("matcher"), handler), handler)
+                )
+    return verdicts
+
+
+def _verdict(config: Config, key: str, expected: str, handler: dict[str, object]) -> Verdict:
+    command = str(handler.get("command"))
+    record = config.table("hooks", "state", key)
+    if not record:
+        return Verdict(command, False, f"not trusted yet: Codex skips it (no record for {key})")
+    if record.get("enabled") is False:
+        return Verdict(command, False, "turned off in Codex's /hooks")
+    if record.get("trusted_hash") != expected:
+        return Verdict(
+            command,
+            False,
+            "trusted for an earlier version of this hook (stale hash): Codex skips it",
+        )
+    if "trusted_content_hash" in record:
+        return Verdict(
+            command,
+            True,
+            "trusted (after a plugin update Codex asks again: trust it again then)",
+        )
+    return Verdict(command, True, "trusted")
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """One plugin configured in config.toml and present in Codex's plugin cache."""
+
+    id: str
+    enabled: bool
+    root: str
+    hooks_file: str  # as the manifest names it, relative to root ("codex-hooks.json")
+
+    @property
+    def source(self) -> str:
+        return f"{self.id}:{self.hooks_file}"
+
+    @property
+    def path(self) -> str:
+        return os.path.join(self.root, self.hooks_file)
+
+
+def plugins(environ: Mapping[str, str], config: Config) -> list[Plugin]:
+    """Configured plugins whose cached copy names a hooks file, one per plugin."""
+    found = []
+    cache = os.path.join(codex_home(environ), "plugins", "cache")
+    for plugin_id, enabled in config.plugin_ids():
+        name, _, marketplace = plugin_id.partition("@")
+        if not name or not marketplace or os.sep in plugin_id:
+            continue
+        for root in sorted(glob.glob(os.path.join(glob.escape(cache), marketplace, name, "*")))[
+            ::-1
+        ]:
+            hooks = _manifest_hooks(root)
+            if hooks is not None:
+                found.append(Plugin(plugin_id, enabled, root, hooks))
+                break  # Codex keeps one version folder; with several, the last by name
+    return found
+
+
+def _manifest_hooks(root: str) -> str | None:
+    try:
+        data = files.read_bytes(os.path.join(root, ".codex-plugin", "plugin.json"))
+        manifest = None if data is None else json.loads(data)
+    except (Refused, ValueError):
+        return None
+    hooks = manifest.get("hooks") if isinstance(manifest, dict) else None
+    if not isinstance(hooks, str):
+        return None
+    relative = os.path.normpath(hooks).replace(os.sep, "/")
+    return None if relative.startswith("../") or os.path.isabs(relative) else relative

@@ -1,0 +1,288 @@
+"""Find every registration of ours a harness could run, and whether it will run it.
+
+`doctor` judges what this finds; `install` uses it to warn about a second
+registration (every event would run twice). One walk serves both, so the two
+can never disagree about where a harness looks.
+
+A file that holds our commands is not yet a registration the harness runs:
+a Claude Code plugin must be installed for this project and enabled
+(claude_plugins.py), and Codex runs a hook only once the user trusted it
+(codex_state.py). What stands in the way is a `Blocker` on the find.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+
+from lich_hooks.human.settings import claude_plugins, codex_state, jsontext, ours, registrations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from lich_hooks.human.settings.kinds import SettingsHarness as Harness
+
+PLUGIN_SCAN_DEPTH = 7
+# A plugin folder is a clone of this repository: the names of its registration files.
+PLUGIN_FILE_NAMES = tuple(
+    sorted(
+        {
+            os.path.basename(path)
+            for path, value in registrations.files().items()
+            if ours.our_commands(value)
+        }
+    )
+)
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """Why the harness will not run our entries in a file, and what to do about it."""
+
+    summary: str
+    fix: str
+    switched_off: bool = False  # the user turned it off (not merely not yet trusted)
+
+
+@dataclass(frozen=True)
+class Found:
+    """One settings or plugin file a harness reads, and what of ours is in it."""
+
+    harness: Harness
+    label: str  # "user settings", "project local settings", "plugin", …
+    path: str  # as the harness names it
+    document: object  # the parsed value; None when it did not parse
+    error: str | None  # why it could not be read or parsed
+    commands: tuple[str, ...]  # our commands in it, for this harness
+    owner: str | None = None  # the plugin it belongs to ("lich-hooks@lich-hooks, user scope")
+    blockers: tuple[Blocker, ...] = ()
+    notes: tuple[str, ...] = ()  # per-command facts worth showing (e.g. "trusted")
+    root: str | None = None  # a plugin's folder: what its ${…PLUGIN_ROOT} stands for
+    scope: str | None = None  # a Claude Code plugin's install scope (user, project, local)
+
+    @property
+    def plugin(self) -> bool:
+        return self.label == "plugin"
+
+    @property
+    def yields_to_install(self) -> bool:
+        """A plugin that runs its own copy stands down wherever an `install` entry runs the
+        same event (routes.py): beside one it never makes an event run twice."""
+        return (
+            self.plugin
+            and bool(self.commands)
+            and all(ours.launcher_argv(ours.split(command)) for command in self.commands)
+        )
+
+    @property
+    def runs(self) -> bool:
+        """The harness will run our entries here (whether they work is doctor's call)."""
+        return bool(self.commands) and not self.blockers
+
+
+def read_document(path: str, jsonc: bool) -> object:
+    """A JSON(C) file's value; a JsonTextError saying why it could not be read."""
+    from lich_hooks.human.settings import files
+    from lich_hooks.human.settings.ours import Refused
+
+    try:
+        # install's own reader and limit: a file install wrote, doctor can read,
+        # and a FIFO or device in its place is refused at once, never waited on.
+        data = files.read_bytes(path) or b""
+        parsed = jsontext.parse(data.decode("utf-8"), jsonc=jsonc)
+    except (Refused, UnicodeDecodeError) as error:
+        raise jsontext.JsonTextError(str(error)) from None
+    return parsed.root.value if parsed.root else None
+
+
+def plugin_files(root: str) -> list[str]:
+    found = []
+    base_depth = root.rstrip(os.sep).count(os.sep)
+    for directory, subdirs, files in os.walk(root):
+        if directory.count(os.sep) - base_depth >= PLUGIN_SCAN_DEPTH:
+            subdirs[:] = []
+        subdirs[:] = [d for d in subdirs if d not in (".git", "node_modules")]
+        for name in files:
+            if name in PLUGIN_FILE_NAMES:
+                found.append(os.path.join(directory, name))
+    return sorted(found)
+
+
+def commands_in(document: object, harness: Harness, plugin: bool) -> list[str]:
+    """Our commands in one of this harness's settings or plugin files.
+
+    A plugin folder is a clone of this repository, holding every harness's
+    registration file: only the commands for this harness's provider in it are
+    this harness's registration.
+    """
+    found = ours.our_commands(document)
+    if not plugin:
+        return found
+    return [command for command in found if ours.provider(command) == harness.key]
+
+
+class Walk:
+    """One pass over every place; each file is read once (the project may be the home).
+
+    Each harness's registry entry names its `finds` (below): which of its files
+    to read and what stops the harness running ours in them.
+    """
+
+    def __init__(self, environ: Mapping[str, str], project: str) -> None:
+        self.environ = environ
+        self.project = project
+        self.found: list[Found] = []
+        self.seen: set[str] = set()
+
+    def read(
+        self,
+        harness: Harness,
+        label: str,
+        path: str,
+        owner: str | None = None,
+        blockers: tuple[Blocker, ...] = (),
+        root: str | None = None,
+        scope: str | None = None,
+    ) -> Found | None:
+        """The file as a Found (not yet added); None when it is absent or already read."""
+        real = os.path.realpath(path)
+        if real in self.seen or not os.path.isfile(path):
+            return None
+        self.seen.add(real)
+        plugin = label == "plugin"
+        try:
+            document = read_document(path, jsonc=harness.jsonc or plugin)
+        except jsontext.JsonTextError as error:
+            return Found(harness, label, path, None, str(error), (), owner, blockers, root=root)
+        commands = tuple(commands_in(document, harness, plugin))
+        return Found(
+            harness, label, path, document, None, commands, owner, blockers, root=root, scope=scope
+        )
+
+    def add(self, harness: Harness, label: str, path: str) -> None:
+        found = self.read(harness, label, path)
+        if found is not None:
+            self.found.append(found)
+
+
+def settings_files(walk: Walk, harness: Harness) -> None:
+    """Every settings file the harness reads, as they are: no plugins, no trust."""
+    for label, path in harness.places(walk.environ, walk.project):
+        walk.add(harness, label, path)
+
+
+def claude_code(walk: Walk, harness: Harness) -> None:
+    """Claude Code: its settings files, and each installed plugin's hook files (enabled?)."""
+    settings_files(walk, harness)
+    places = [path for _, path in harness.places(walk.environ, walk.project)]
+    for plugin in claude_plugins.installed(walk.environ, walk.project, places):
+        blockers: tuple[Blocker, ...] = ()
+        if not plugin.enabled:
+            scope = "" if plugin.scope == "user" else f" --scope {plugin.scope}"
+            blockers = (
+                Blocker(
+                    f"{plugin.id} is installed but disabled: Claude Code does not run it",
+                    f"claude plugin enable {plugin.id}{scope}",
+                    switched_off=True,
+                ),
+            )
+        for path in plugin.hook_files:
+            found = walk.read(
+                harness, "plugin", path, plugin.describe(), blockers, plugin.root, plugin.scope
+            )
+            if found is not None:
+                walk.found.append(found)
+
+
+def codex(walk: Walk, harness: Harness) -> None:
+    """Codex: its hooks.json files and plugins, each hook judged by its trust in config.toml."""
+    config = codex_state.Config.load(walk.environ)
+    places: list[tuple[str, str, str, tuple[Blocker, ...], str | None, str | None]] = []
+    for label, path in harness.places(walk.environ, walk.project):
+        blockers: tuple[Blocker, ...] = ()
+        if label.startswith("project") and not config.project_trusted(walk.project):
+            blockers = (
+                Blocker(
+                    "Codex loads a project's .codex/ only once you trust the project",
+                    "start `codex` in this project and trust the project when it asks",
+                ),
+            )
+        places.append((label, path, os.path.abspath(path), blockers, None, None))
+    for plugin in codex_state.plugins(walk.environ, config):
+        blockers = ()
+        if not plugin.enabled:
+            blockers = (
+                Blocker(
+                    f"{plugin.id} is turned off in {config.path}",
+                    f'set enabled = true under [plugins."{plugin.id}"] in {config.path}',
+                    switched_off=True,
+                ),
+            )
+        places.append(("plugin", plugin.path, plugin.source, blockers, plugin.id, plugin.root))
+    for label, path, source, blockers, owner, root in places:
+        found = walk.read(harness, label, path, owner, root=root)
+        if found is None:
+            continue
+        if found.error is None and found.commands:
+            found = _with_trust(found, config, source, blockers)
+        walk.found.append(found)
+
+
+def with_plugin_folder(walk: Walk, harness: Harness) -> None:
+    """Its settings files, and every registration file in its folder of plugin clones."""
+    settings_files(walk, harness)
+    root = harness.plugins(walk.environ) if harness.plugins else None
+    if root and os.path.isdir(root):
+        for path in plugin_files(root):
+            walk.add(harness, "plugin", path)
+
+
+def _with_trust(
+    found: Found, config: codex_state.Config, source: str, blockers: tuple[Blocker, ...]
+) -> Found:
+    if config.error is not None:
+        blockers += (
+            Blocker(
+                f"{config.path} does not parse ({config.error}): Codex will not start",
+                f"fix {config.path}",
+            ),
+        )
+    elif config.hooks_off():
+        blockers += (
+            Blocker(
+                f"{config.path} turns hooks off ([features] hooks = false)",
+                f"remove that line from {config.path}",
+                switched_off=True,
+            ),
+        )
+    notes = []
+    for verdict in codex_state.judge_trust(config, source, found.document, ours.is_ours):
+        argv = ours.command_argv(verdict.command) or ours.split(verdict.command)
+        line = f"{' '.join(argv[1:])}: {verdict.summary}"
+        if verdict.runs:
+            notes.append(line)
+        else:
+            blockers += (Blocker(line, codex_state.TRUST_FIX),)
+    return replace(found, blockers=blockers, notes=tuple(notes))
+
+
+def discover(environ: Mapping[str, str], project: str, harnesses: Iterable[Harness]) -> list[Found]:
+    """Every existing settings or plugin file of these harnesses, each read once, in their order."""
+    walk = Walk(environ, project)
+    order: dict[str, int] = {}
+    for harness in harnesses:
+        order[harness.key] = len(order)
+        harness.finds(walk, harness)
+    return sorted(walk.found, key=lambda item: order[item.harness.key])
+
+
+def registered_in(harness: Harness, environ: Mapping[str, str], project: str) -> list[str]:
+    """Every file of this harness with our commands that the user has not switched off."""
+    return [
+        os.path.realpath(item.path)
+        for item in discover(environ, project, [harness])
+        if item.commands
+        and not item.yields_to_install
+        and not any(blocker.switched_off for blocker in item.blockers)
+    ]

@@ -1,0 +1,94 @@
+"""Reading and replacing a harness's settings file without taking it over.
+
+The file is the user's (or the harness's): `install` and `uninstall` change
+its content, never what it is. So, for `install`, `uninstall` and `doctor`:
+
+- only a regular file is read, through lich_hooks/base/safefile.py (a symlink is
+  followed: dotfile managers link settings files), opened O_NONBLOCK and
+  checked on the open descriptor, so a FIFO or a device in its place is
+  refused at once instead of hanging the command;
+- every reader uses the same size limit, so a file `install` accepts is one
+  `doctor` can read;
+- the replacement is written next to it and renamed over it atomically, with
+  the old file's owner, group and mode set on it first: root running
+  `install` on a user's settings leaves them the user's;
+- a file its owner made read-only (no owner write bit) is refused with a
+  message saying so, unless the user passes --force.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from lich_hooks.base import safefile
+from lich_hooks.human.settings.ours import Refused
+
+# Far above any real settings file (a 20,000-hook file is about 1.6 MiB), low
+# enough that a runaway file cannot make `install` or `doctor` eat the memory.
+SETTINGS_LIMIT = 16 << 20
+
+
+def read_bytes(path: str, limit: int = SETTINGS_LIMIT) -> bytes | None:
+    """The file's bytes; None when it does not exist; Refused when it is not a
+    regular file, is larger than `limit`, or cannot be read."""
+    try:
+        return safefile.read_regular(path, limit, follow=True)
+    except FileNotFoundError:
+        return None
+    except safefile.NotRegular as error:
+        raise Refused(f"{path} is {error.kind}, not a settings file; nothing was changed") from None
+    except safefile.TooLarge:
+        raise Refused(f"{path} is larger than {limit >> 20} MiB; nothing was changed") from None
+    except OSError as error:
+        raise Refused(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def check_writable(path: str, force: bool) -> None:
+    """Refused when the existing file is read-only to its owner and not forced."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return
+    if os.name != "nt" and not info.st_mode & stat.S_IWUSR and not force:
+        raise Refused(
+            f"{path} is read-only (mode {stat.S_IMODE(info.st_mode):o}): its owner made it so; "
+            "nothing was changed. Make it writable, or run this again with --force"
+        )
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def replace(path: str, data: bytes, like: str | None = None) -> None:
+    """Replace `path` with `data` atomically, keeping owner, group and mode.
+
+    They are taken from `like` (default: `path` itself); a file that did not
+    exist gets the usual 0666 & ~umask and the writer's owner. OSError when
+    the directory refuses, or when the owner cannot be kept (then nothing
+    changed).
+    """
+    try:
+        info: os.stat_result | None = os.stat(like or path)
+    except FileNotFoundError:
+        info = None
+    directory = os.path.dirname(path)
+    os.makedirs(directory or ".", exist_ok=True)
+
+    def keep_owner_and_mode(fd: int) -> None:
+        if os.name == "nt":
+            return
+        if info is None:
+            os.fchmod(fd, 0o666 & ~_umask())
+            return
+        if (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+            os.fchown(fd, info.st_uid, info.st_gid)
+        os.fchmod(fd, stat.S_IMODE(info.st_mode))  # after the chown, which may clear set-id bits
+
+    # A path-based Dir: the settings file's directory is the user's, and may be a symlink.
+    safefile.Dir(directory or ".", None).write(
+        os.path.basename(path), data, prepare=keep_owner_and_mode
+    )

@@ -1,0 +1,238 @@
+"""The harness registry: one entry per harness the human commands know.
+
+An entry carries everything about its harness that `install`, `uninstall`,
+`doctor` and `demo` need: its provider id and name, where its file lives per
+scope, its kind (kinds.py: a settings file with command hooks, or a module
+file), how ours is found in it and what stops the harness running it
+(discovery.py's finder), the next steps `install` prints, and the scenarios
+`demo` runs. Every list a person sees (install's choices, doctor's fix texts)
+is read from HARNESSES; tests/registrations/test_registry.py fails when a
+provider that has a registration is missing here, or has no route on the hook
+side (lich_hooks/base/harnesses.py, which the hot path reads without importing this).
+
+All locations come from one `environ` mapping and one project directory
+(locations.py), so tests (and `doctor`) can point every harness at a scratch home.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from lich_hooks.base.homes import (
+    claude_config_dir,
+    codex_home,
+    config_home,
+    omp_agent_dir,
+    settings_home,
+)
+from lich_hooks.human.settings import discovery, registrations, scenarios
+from lich_hooks.human.settings.kinds import Harness, ModuleHarness, SettingsHarness
+from lich_hooks.human.settings.versions import Verified
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from lich_hooks.human.settings.kinds import Scope
+
+
+def _claude_path(scope: Scope, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        return os.path.join(project, ".claude", "settings.json")
+    return os.path.join(claude_config_dir(environ), "settings.json")
+
+
+def _codex_path(scope: Scope, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        return os.path.join(project, ".codex", "hooks.json")
+    return os.path.join(codex_home(environ), "hooks.json")
+
+
+def _crush_path(scope: Scope, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        # Crush reads `.crush.json` before `crush.json`: edit the one in use.
+        for name in (".crush.json", "crush.json"):
+            candidate = os.path.join(project, name)
+            if os.path.exists(candidate):
+                return candidate
+        return os.path.join(project, "crush.json")
+    override = environ.get("CRUSH_GLOBAL_CONFIG")
+    if override:
+        return os.path.join(override, "crush.json")
+    if sys.platform == "win32" and environ.get("LOCALAPPDATA"):
+        return os.path.join(environ["LOCALAPPDATA"], "crush", "crush.json")
+    base = environ.get("XDG_CONFIG_HOME") or os.path.join(settings_home(environ), ".config")
+    return os.path.join(base, "crush", "crush.json")
+
+
+def _antigravity_path(scope: Scope, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        return os.path.join(project, ".agents", "hooks.json")
+    return os.path.join(settings_home(environ), ".gemini", "config", "hooks.json")
+
+
+def _claude_also(environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
+    return [("project local settings", os.path.join(project, ".claude", "settings.local.json"))]
+
+
+def _crush_also(environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
+    # Crush loads both; install edits only the first that exists.
+    return [
+        ("project settings", os.path.join(project, name)) for name in (".crush.json", "crush.json")
+    ]
+
+
+def _antigravity_plugins(environ: Mapping[str, str]) -> str:
+    return os.path.join(settings_home(environ), ".gemini", "antigravity-cli", "plugins")
+
+
+def _opencode_folder(scope: Scope, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        return os.path.join(project, ".opencode", "plugins")
+    return os.path.join(config_home(environ), "opencode", "plugins")
+
+
+def _omp_folder(scope: Scope, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        return os.path.join(project, ".omp", "extensions")
+    return os.path.join(omp_agent_dir(environ), "extensions")
+
+
+# --- what install prints next, per harness (the executable as the shell spells it) -----
+
+
+def _claude_next(scope: Scope, exe: str) -> list[str]:
+    # json.dumps: the lines are pasted into settings.json, and a quoted path has quotes.
+    status = json.dumps({"type": "command", "command": f"{exe} status-line"}, ensure_ascii=False)
+    wrapped = json.dumps(f"{exe} status-line -- <your command>", ensure_ascii=False)
+    return [
+        "Next: start a new Claude Code session (or review them with /hooks).",
+        "To show lich workers in the status line, add to the same file:",
+        f'  "statusLine": {status}',
+        f"  (with a status line command already there: {wrapped})",
+    ]
+
+
+def _codex_next(scope: Scope, exe: str) -> list[str]:
+    steps = [
+        "Next: Codex runs new or changed hooks only once you trust them: start codex and "
+        'choose "Trust all and continue" when it shows "Hooks need review" (or run /hooks).',
+        "Until then Codex skips them without a word; `lich-hook doctor` tells you which.",
+    ]
+    if scope == "project":
+        steps.append("Project hooks load only when Codex trusts this project's .codex folder.")
+    return steps
+
+
+def _crush_next(scope: Scope, exe: str) -> list[str]:
+    return ["Next: restart Crush; the first tool call of each session reports it to lich."]
+
+
+def _antigravity_next(scope: Scope, exe: str) -> list[str]:
+    return [
+        "Next: restart Antigravity (agy); its first model call in a lich card reports it.",
+        "Antigravity ignores a hooks.json it cannot parse as a whole: keep it strict JSON.",
+    ]
+
+
+def _opencode_next(scope: Scope, exe: str) -> list[str]:
+    return [
+        "Next: start opencode in a lich card; a new session reports at once, a continued "
+        "one (-c, -s, the session list) with its next message."
+    ]
+
+
+def _omp_next(scope: Scope, exe: str) -> list[str]:
+    return ["Next: start omp in a lich card; a new, resumed or forked session reports at once."]
+
+
+HARNESSES: dict[str, Harness] = {
+    harness.key: harness
+    for harness in (
+        SettingsHarness(
+            key="claude",
+            title="Claude Code",
+            locate=_claude_path,
+            next_steps=_claude_next,
+            scenarios=scenarios.claude,
+            shipped_file="hooks/hooks.json",
+            registration=lambda: {"hooks": registrations.claude_hooks()},
+            also_reads=_claude_also,
+            finds=discovery.claude_code,
+            off_switch="disableAllHooks",
+            plugin_remove="claude plugin uninstall {id}{scope}",
+            verified=Verified(
+                "claude", ("@anthropic-ai/claude-code",), "2.1.45", "2.1.332", runs_version=True
+            ),
+        ),
+        SettingsHarness(
+            key="codex",
+            title="Codex",
+            locate=_codex_path,
+            next_steps=_codex_next,
+            scenarios=scenarios.codex,
+            shipped_file="codex-hooks.json",
+            registration=lambda: {"hooks": registrations.codex_hooks()},
+            finds=discovery.codex,
+            plugin_remove="codex plugin remove {id}",
+            verified=Verified("codex", ("@openai/codex",), "0.156.1", "0.171.0"),
+        ),
+        SettingsHarness(
+            key="crush",
+            title="Crush",
+            locate=_crush_path,
+            next_steps=_crush_next,
+            scenarios=scenarios.crush,
+            shipped_file="crush-hooks.json",
+            registration=lambda: {"hooks": registrations.crush_hooks()},
+            jsonc=True,
+            also_reads=_crush_also,
+        ),
+        SettingsHarness(
+            key="antigravity",
+            title="Antigravity",
+            locate=_antigravity_path,
+            next_steps=_antigravity_next,
+            scenarios=scenarios.antigravity,
+            shipped_file="hooks.json",
+            registration=registrations.antigravity_hooks,
+            plugins=_antigravity_plugins,
+            finds=discovery.with_plugin_folder,
+            named_hook="lich",
+        ),
+        ModuleHarness(
+            key="opencode",
+            title="opencode",
+            locate=_opencode_folder,
+            next_steps=_opencode_next,
+            scenarios=scenarios.opencode,
+            template="opencode-plugin.js",
+            file_name="lich-hooks.js",
+            module_word="plugin",
+            # opencode-ai, or its platform package (opencode-linux-x64, …) run directly
+            verified=Verified("opencode", ("opencode",), "1.18.33", "1.18.33"),
+        ),
+        ModuleHarness(
+            key="omp",
+            title="omp",
+            locate=_omp_folder,
+            next_steps=_omp_next,
+            scenarios=scenarios.omp,
+            template="omp-extension.ts",
+            file_name="lich-hooks.ts",
+            module_word="extension",
+            verified=Verified("omp", ("@oh-my-pi/pi-coding-agent",), "18.2.3", "18.2.3"),
+        ),
+    )
+}
+
+# The same entries by kind, for the code that needs one kind's own fields.
+SETTINGS = {k: h for k, h in HARNESSES.items() if isinstance(h, SettingsHarness)}
+MODULES = {k: h for k, h in HARNESSES.items() if isinstance(h, ModuleHarness)}
+
+
+def discover(environ: Mapping[str, str], project: str) -> list[discovery.Found]:
+    """Every existing settings or plugin file of every settings harness, each read once."""
+    return discovery.discover(environ, project, SETTINGS.values())

@@ -1,0 +1,117 @@
+"""What `install` found, so that `uninstall` can put it back (docs/install.md).
+
+Removing our entries leaves their containers (`"hooks": {…}`, an event's
+list) empty. Whether such a container goes with them depends on who made it:
+one `install` created goes; one the user had (`"hooks": {}`, `"PreToolUse":
+[]`, perhaps under a comment of theirs) stays, as install found it. The
+settings file cannot say which (Codex rejects unknown keys), so install notes
+the containers it created in the state directory, one record per settings
+file, `installed/<file>`. Without a record (an install by an older
+lich-hook, or a state directory that could not hold one) an empty container
+goes, as before, unless a comment sits on it: then it stays, because a person
+wrote there, and uninstall never refuses over a comment.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.base.homes import file_key
+from lich_hooks.hook import state
+
+# Imported by state/prune.py's table in the detached sender: stdlib `json` only
+# where a record is read or written (docs/performance.md).
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    Path = tuple[str, ...]
+
+INSTALLED = ("installed",)
+RECORD_LIMIT = 1 << 16
+# state/prune.py's rule: a record a year old, or beyond the newest 200, goes
+# (uninstall then falls back to "an empty container without a comment goes").
+PRUNED = (("installed", 365 * 86400.0, 200, False, ()),)
+
+
+def containers(document: object, depth: int = 2) -> dict[Path, type]:
+    """Key paths (below the top level, down to `depth`) of every object and list."""
+    found: dict[Path, type] = {}
+
+    def visit(value: object, path: Path) -> None:
+        if not isinstance(value, dict) or len(path) >= depth:
+            return
+        for key, item in value.items():
+            if isinstance(item, (dict, list)):
+                below = (*path, key)
+                found[below] = type(item)
+                visit(item, below)
+
+    visit(document, ())
+    return found
+
+
+def created(old: object, new: object) -> set[Path]:
+    """The containers `new` has that `old` did not: what an install made."""
+    before = containers(old)
+    return {path for path in containers(new) if path not in before}
+
+
+def restore(new: object, old: object, paths: set[Path]) -> object:
+    """`new` with each container in `paths` that it lost put back empty, in its old place."""
+    if not isinstance(new, dict) or not isinstance(old, dict):
+        return new
+    result: dict[str, object] = {}
+    for key, value in old.items():
+        if key in new:
+            kept = new[key]
+            below = {path[1:] for path in paths if len(path) > 1 and path[0] == key}
+            result[key] = restore(kept, value, below) if below else kept
+        elif (key,) in paths and isinstance(value, (dict, list)):
+            below = {path[1:] for path in paths if len(path) > 1 and path[0] == key}
+            result[key] = restore({} if isinstance(value, dict) else [], value, below)
+    for key, value in new.items():
+        if key not in result:
+            result[key] = value
+    return result
+
+
+def _name(path: str) -> str:
+    return file_key(path)
+
+
+def read(environ: Mapping[str, str], path: str) -> set[Path] | None:
+    """The containers install created in the settings file at `path`; None: no record."""
+    import json
+
+    raw = state.read(environ, INSTALLED, _name(path), RECORD_LIMIT)
+    if raw is None:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or value.get("path") != path:
+        return None
+    paths = value.get("created")
+    if not isinstance(paths, list):
+        return None
+    return {
+        tuple(item)
+        for item in paths
+        if isinstance(item, list) and item and all(isinstance(part, str) for part in item)
+    }
+
+
+def write(environ: Mapping[str, str], path: str, made: set[Path]) -> None:
+    """Best-effort: a state directory that refuses leaves uninstall its fallback rule."""
+    import json
+
+    data = json.dumps({"path": path, "created": sorted(list(item) for item in made)})
+    try:
+        state.write(environ, INSTALLED, _name(path), data.encode("utf-8"))
+    except OSError:
+        pass
+
+
+def forget(environ: Mapping[str, str], path: str) -> None:
+    state.remove(environ, INSTALLED, _name(path))

@@ -1,0 +1,125 @@
+"""The module files opencode and omp load: their text and how one of ours is told apart.
+
+Neither harness has command hooks; both load JavaScript/TypeScript files from a
+folder. The package ships one thin module for each (lich_hooks/modules/),
+which only picks the moment and the id and runs this installation's
+`lich-hook SessionStart <provider>` detached with `{"session_id": id}` on
+stdin; every rule lives in Python (docs/harnesses.md, docs/session-start.md).
+
+Here is everything about those files that is not I/O: the text `install`
+writes (the template with the absolute path of `lich-hook` put in), how a file
+of ours is recognised (its first line, the marker), which `lich-hook` a module
+runs; and `read`, the one look at the disk that install and doctor share.
+Where each harness loads its module per scope is its registry entry's
+(harnesses.py); what install does with the file is kinds.ModuleHarness's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from importlib import resources
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from lich_hooks.human.settings.kinds import ModuleHarness
+
+    FoundKind = Literal["missing", "file", "other"]
+
+# The first line of every module we write starts with this; nothing else is ours.
+MARKER = "// lich-hooks module: "
+PLACEHOLDER = "@LICH_HOOK@"
+EVENT = "SessionStart"
+_PATH_LINE = re.compile(r"^const LICH_HOOK(?:: string)? = (\".*\");?$", re.MULTILINE)
+_ARGS_LINE = re.compile(r"^const ARGS = (\[.*\]);?$", re.MULTILINE)
+
+
+def template(harness: ModuleHarness) -> str:
+    return (resources.files("lich_hooks") / "modules" / harness.template).read_text("utf-8")
+
+
+def render(harness: ModuleHarness, executable: str) -> str:
+    """The module text that runs `executable` (a JSON string is a JavaScript string literal)."""
+    text = template(harness)
+    assert text.startswith(MARKER) and text.count(PLACEHOLDER) == 1
+    return text.replace(PLACEHOLDER, json.dumps(executable))
+
+
+def is_ours(text: str) -> bool:
+    """A module file we wrote: its first line is our marker (any version of it)."""
+    return text.startswith(MARKER)
+
+
+def executable_of(text: str) -> str | None:
+    """The absolute `lich-hook` path a module of ours runs, None when it names none."""
+    match = _PATH_LINE.search(text)
+    if match is None:
+        return None
+    try:
+        value = json.loads(match.group(1))
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def command_of(text: str) -> str | None:
+    """The command a module runs, spelled as a registration would (`lich-hook <event> <provider>`).
+
+    Read from the module's own `ARGS` line, so demo shows what the shipped file runs.
+    """
+    match = _ARGS_LINE.search(text)
+    if match is None:
+        return None
+    try:
+        args = json.loads(match.group(1))
+    except ValueError:
+        return None
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return None
+    return " ".join(["lich-hook", *args])
+
+
+class Found:
+    """What is at a module path: kind `missing`, `file` (with its text) or `other`."""
+
+    def __init__(self, kind: FoundKind, text: str | None = None, why: str = "") -> None:
+        self.kind = kind
+        self.text = text
+        self.why = why
+
+
+# The one look at the disk that install and doctor share.
+READ_LIMIT = 1 << 20
+
+
+def read(path: str) -> Found:
+    """What is at `path`, without following a symlink or blocking on a FIFO."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return Found("missing")
+    except OSError as error:
+        return Found("other", why=f"cannot look at {path}: {error.strerror or error}")
+    if stat.S_ISLNK(info.st_mode):
+        return Found("other", why=f"{path} is a symlink: left as it is")
+    if not stat.S_ISREG(info.st_mode):
+        return Found("other", why=f"{path} is not a regular file: left as it is")
+    from lich_hooks.human.settings import files
+    from lich_hooks.human.settings.ours import Refused
+
+    try:
+        # Settings files' reader: O_NONBLOCK, and the regular-file check again on the
+        # open file, so a FIFO swapped in after the lstat cannot block us either.
+        data = files.read_bytes(path, READ_LIMIT)
+    except Refused as error:
+        return Found("other", why=str(error))
+    if data is None:
+        return Found("missing")
+    try:
+        return Found("file", data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return Found("other", why=f"{path} is not UTF-8 text, so not ours: left as it is")

@@ -1,0 +1,278 @@
+"""Which entries in a harness's settings are ours, and the merge that puts ours in
+or takes them out (`install`, `uninstall`, `doctor`; docs/install.md).
+
+The merge is plain data in, plain data out: the text-preserving write lives in
+settings/jsontext.py, the file handling in settings/kinds.py.
+
+"Ours" is decided by the command, never by an extra key: Codex rejects unknown
+keys and Antigravity silently discards them. A handler is ours when its command
+is exactly `<…/lich-hook> <event> [<provider>]` — the shipped registrations
+(`lich-hook SessionStart claude`) and every absolute path an older `install`
+wrote, from any virtualenv. Where hooks are named objects (Antigravity's), the
+one the registry entry names (`named_hook`, "lich") is ours as a whole.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+
+from lich_hooks.base.harnesses import DEFAULT_PROVIDER
+from lich_hooks.human.settings import registrations
+from lich_hooks.human.settings.jsontext import walk
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from lich_hooks.human.settings.kinds import SettingsHarness as Harness
+
+EXECUTABLE_NAMES = ("lich-hook", "lich-hook.exe")
+_WORD = re.compile(r"[A-Za-z][A-Za-z_-]*")
+
+
+class Refused(Exception):
+    """The file's content is not a shape we can merge into safely: leave it alone."""
+
+
+# --- the executable and our commands ----------------------------------------------
+
+
+def this_executable() -> str:
+    """The absolute path of this installation's `lich-hook` console script.
+
+    The script installed next to the running interpreter (a virtualenv's or
+    pipx's bin/Scripts directory) is the one that imports this very package:
+    never a pyenv shim or whatever `python3` is first on PATH. sys.executable is
+    deliberately not resolved: a venv's python is a symlink to the base one.
+    """
+    bin_dir = os.path.dirname(os.path.abspath(sys.executable))
+    names = ("lich-hook.exe", "lich-hook") if sys.platform == "win32" else ("lich-hook",)
+    for name in names:
+        candidate = os.path.join(bin_dir, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0) in EXECUTABLE_NAMES and os.path.isfile(argv0):
+        return os.path.abspath(argv0)
+    import sysconfig
+
+    scripts = sysconfig.get_path("scripts")
+    for name in names:
+        candidate = os.path.join(scripts, name)
+        if os.path.isfile(candidate):
+            return candidate
+    raise Refused(
+        "cannot find this installation's lich-hook script next to "
+        f"{sys.executable}; reinstall lich-hooks (pipx install <path or git URL of lich-hooks>)"
+    )
+
+
+def quote(path: str) -> str:
+    """`path` as one word for the shell the harness runs commands with."""
+    if sys.platform == "win32":
+        return f'"{path}"' if (" " in path or "&" in path) else path
+    return shlex.quote(path)
+
+
+def split(command: str) -> list[str]:
+    try:
+        return shlex.split(command, posix=sys.platform != "win32")
+    except ValueError:
+        return command.split()
+
+
+def launcher_argv(argv: list[str]) -> list[str] | None:
+    """A plugin's hook, `sh "${…PLUGIN_ROOT}/plugin/lich-hook" <event> <provider>`, without sh."""
+    if len(argv) in (3, 4) and argv[0] == "sh":
+        if argv[1].replace("\\", "/").endswith("/" + registrations.PLUGIN_LAUNCHER):
+            return argv[1:]
+    return None
+
+
+def command_argv(value: object) -> list[str] | None:
+    """The argv of a handler's command when it is one of ours, else None.
+
+    A plugin's launcher command counts, as the argv it hands the launcher.
+    """
+    if not isinstance(value, str):
+        return None
+    argv = split(value)
+    argv = launcher_argv(argv) or argv
+    if len(argv) not in (2, 3) or os.path.basename(argv[0].strip('"')) not in EXECUTABLE_NAMES:
+        return None
+    # `lich-hook <event> [<provider>]` and nothing else: a compound shell command
+    # that merely starts with lich-hook is someone's own, and stays.
+    if not all(_WORD.fullmatch(arg) for arg in argv[1:]) or argv[1] == "status-line":
+        return None
+    return argv
+
+
+def provider(command: str) -> str | None:
+    """The provider one of our commands runs for (omitted means claude); None: not ours."""
+    argv = command_argv(command)
+    if argv is None:
+        return None
+    return argv[2].lower() if len(argv) == 3 else DEFAULT_PROVIDER
+
+
+def is_ours(handler: object) -> bool:
+    return isinstance(handler, dict) and command_argv(handler.get("command")) is not None
+
+
+def with_executable(value: object, executable: str) -> object:
+    """A registration (from registrations.py) whose commands run `executable`."""
+    if isinstance(value, dict):
+        result: dict[str, object] = {}
+        for key, item in value.items():
+            argv = command_argv(item) if key == "command" else None
+            if argv is not None:
+                result[key] = " ".join([quote(executable), *argv[1:]])
+            else:
+                result[key] = with_executable(item, executable)
+        return result
+    if isinstance(value, list):
+        return [with_executable(item, executable) for item in value]
+    return value
+
+
+def desired(harness: Harness, executable: str) -> dict[str, object]:
+    value = with_executable(harness.registration(), executable)
+    assert isinstance(value, dict)
+    return value
+
+
+# --- the merge ---------------------------------------------------------------------
+
+
+def _strip(entries: list[object]) -> tuple[list[object], int | None]:
+    """`entries` without our handlers, and the index where our first entry stood.
+
+    An entry is either a handler (`command` in it: Crush, Antigravity's flat
+    events) or a group `{matcher, hooks: [handler…]}`. A group left empty by
+    the removal was ours and goes; a group with someone else's handlers stays
+    with only theirs.
+    """
+    kept: list[object] = []
+    at: int | None = None
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("hooks"), list):
+            handlers = entry["hooks"]
+            theirs = [h for h in handlers if not is_ours(h)]
+            if len(theirs) == len(handlers):
+                kept.append(entry)
+                continue
+            if theirs:
+                kept.append({**entry, "hooks": theirs})
+            if at is None:
+                at = len(kept)  # ours goes after a group we shared with someone
+        elif is_ours(entry):
+            if at is None:
+                at = len(kept)
+        else:
+            kept.append(entry)
+    return kept, at
+
+
+def merge_events(
+    events: dict[str, object], wanted: Mapping[str, object], where: str
+) -> dict[str, object]:
+    """`events` (event name → entries) with ours removed and `wanted` put in.
+
+    Our entries are replaced where they stood, so a re-run changes nothing and
+    an upgrade keeps its place among others' hooks; new ones are appended.
+    """
+    result: dict[str, object] = {}
+    for name, entries in events.items():
+        if not isinstance(entries, list):
+            if name in wanted:
+                raise Refused(f"{where}.{name} is not a list")
+            result[name] = entries
+            continue
+        kept, at = _strip(entries)
+        if name in wanted:
+            ours = wanted[name]
+            assert isinstance(ours, list)
+            index = len(kept) if at is None else at
+            result[name] = kept[:index] + list(ours) + kept[index:]
+        elif kept or at is None:
+            result[name] = kept
+    for name, ours in wanted.items():
+        if name not in events:
+            result[name] = ours
+    return result
+
+
+def merge(harness: Harness, document: object, executable: str | None) -> dict[str, object]:
+    """The settings document with our registration for `executable` (None: removed)."""
+    if document is None:
+        document = {}
+    if not isinstance(document, dict):
+        raise Refused("the file's top level is not a JSON object")
+    want = desired(harness, executable) if executable else {}
+    if harness.named_hook is not None:
+        return _merge_named(document, want, harness.named_hook)
+    result = dict(document)
+    hooks = document.get("hooks")
+    wanted = want.get("hooks", {})
+    assert isinstance(wanted, dict)
+    if hooks is None:
+        if wanted:
+            result["hooks"] = dict(wanted)
+        return result
+    if not isinstance(hooks, dict):
+        raise Refused('"hooks" is not a JSON object')
+    merged = merge_events(hooks, wanted, "hooks")
+    if merged or not hooks or wanted:
+        result["hooks"] = merged
+    else:
+        del result["hooks"]  # only ours were there
+    return result
+
+
+def _merge_named(
+    document: dict[str, object], want: dict[str, object], named: str
+) -> dict[str, object]:
+    """Named hooks: the one named `named` replaced or removed whole; our handlers out of
+    everyone else's."""
+    result: dict[str, object] = {}
+    for name, hook in document.items():
+        if name == named:
+            if named in want:
+                result[name] = want[named]
+            continue
+        if isinstance(hook, dict):
+            cleaned: dict[str, object] = {}
+            changed = False
+            for key, value in hook.items():
+                if isinstance(value, list):
+                    kept, at = _strip(value)
+                    changed = changed or at is not None
+                    if kept or at is None:
+                        cleaned[key] = kept
+                else:
+                    cleaned[key] = value
+            if cleaned or not changed:
+                result[name] = cleaned
+        else:
+            result[name] = hook
+    for name, hook in want.items():
+        if name not in result:
+            result[name] = hook
+    return result
+
+
+# --- what doctor reads ---------------------------------------------------------------
+
+
+def our_commands(document: object) -> list[str]:
+    """Every command of ours anywhere in a settings document."""
+    found = []
+    for value in walk(document):
+        if isinstance(value, dict) and is_ours(value):
+            command = value["command"]
+            assert isinstance(command, str)
+            found.append(command)
+    return found

@@ -1,0 +1,160 @@
+"""The registration files this repository ships (docs/harnesses.md), as data.
+
+One source for all of them: the files at the repository root are rendered from
+here (`python -m lich_hooks.human.settings.registrations`), a test keeps them byte-identical,
+and `demo` and `install` read the same data, so what we test is what users run.
+
+Timeouts are seconds. The Agent/Task PreToolUse waits on `lich open`, whose
+own limit is lich_process.OPEN_SECONDS (120 s), so its registration allows
+more; every other hook is done in well under a second and gets a few seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from lich_hooks import __version__
+
+COMMAND = "lich-hook"
+QUICK_TIMEOUT = 5
+AGENT_TIMEOUT = 150
+AGENT_MATCHER = "Agent|Task|TaskStop"
+DESCRIPTION = "Reports sessions, worker answers and agent cards to lich."
+
+
+# The plugin's copy of the package is the plugin (a marketplace entry's `source`,
+# so Claude Code and Codex copy this folder, not the whole clone); its hooks start
+# plugin/lich-hook there, which needs no pip install (docs/install.md).
+PLUGIN_SOURCE = "./lich_hooks"
+PLUGIN_ROOT_VARIABLE = {"claude": "CLAUDE_PLUGIN_ROOT", "codex": "PLUGIN_ROOT"}
+PLUGIN_LAUNCHER = "plugin/lich-hook"
+
+
+def command(event: str, provider: str) -> str:
+    return f"{COMMAND} {event} {provider}"
+
+
+def plugin_command(event: str, provider: str) -> str:
+    """`sh "${<root variable>}/plugin/lich-hook" <event> <provider>`: run by sh, so a copy
+    that lost its mode bits still runs; the variable is the harness's plugin root."""
+    return f'sh "${{{PLUGIN_ROOT_VARIABLE[provider]}}}/{PLUGIN_LAUNCHER}" {event} {provider}'
+
+
+def as_plugin(hooks: dict[str, object]) -> dict[str, object]:
+    """The same registration with each command run from the plugin's own copy."""
+    result: dict[str, object] = {}
+    for event, groups in hooks.items():
+        assert isinstance(groups, list)
+        copied = []
+        for group in groups:
+            assert isinstance(group, dict)
+            handlers = []
+            for handler in group["hooks"]:
+                argv = handler["command"].split()
+                handlers.append({**handler, "command": plugin_command(argv[1], argv[2])})
+            copied.append({**group, "hooks": handlers})
+        result[event] = copied
+    return result
+
+
+def _claude_style(
+    event: str, provider: str, timeout: int, matcher: str | None = None
+) -> dict[str, object]:
+    group: dict[str, object] = {}
+    if matcher is not None:
+        group["matcher"] = matcher
+    group["hooks"] = [{"type": "command", "command": command(event, provider), "timeout": timeout}]
+    return group
+
+
+def claude_hooks() -> dict[str, object]:
+    """Claude Code: the `hooks` object of a plugin's hooks/hooks.json or settings.json."""
+    return {
+        "SessionStart": [_claude_style("SessionStart", "claude", QUICK_TIMEOUT)],
+        "Stop": [_claude_style("Stop", "claude", QUICK_TIMEOUT)],
+        "PreToolUse": [_claude_style("PreToolUse", "claude", AGENT_TIMEOUT, matcher=AGENT_MATCHER)],
+    }
+
+
+def codex_hooks() -> dict[str, object]:
+    """Codex: same shape as Claude Code's; only SessionStart has a job there."""
+    return {"SessionStart": [_claude_style("SessionStart", "codex", QUICK_TIMEOUT)]}
+
+
+def crush_hooks() -> dict[str, object]:
+    """Crush: flat entries; no matcher, so every tool call can carry the first report."""
+    return {"PreToolUse": [{"command": command("PreToolUse", "crush"), "timeout": QUICK_TIMEOUT}]}
+
+
+def antigravity_hooks() -> dict[str, object]:
+    """Antigravity: one named hook; PreInvocation takes a flat list of handlers."""
+    return {
+        "lich": {
+            "PreInvocation": [
+                {
+                    "type": "command",
+                    "command": command("PreInvocation", "antigravity"),
+                    "timeout": QUICK_TIMEOUT,
+                }
+            ]
+        }
+    }
+
+
+def files() -> dict[str, object]:
+    """Every registration file, by its path relative to the repository root."""
+    plugin = {
+        "name": "lich-hooks",
+        "version": __version__,
+        "description": DESCRIPTION,
+        "author": {"name": "lich-hooks"},
+        "license": "MIT",
+    }
+    return {
+        "hooks/hooks.json": {"description": DESCRIPTION, "hooks": claude_hooks()},
+        ".claude-plugin/plugin.json": plugin,
+        ".claude-plugin/marketplace.json": {
+            "name": "lich-hooks",
+            "description": DESCRIPTION,  # `claude plugin validate --strict` requires one
+            "owner": {"name": "lich-hooks"},
+            "plugins": [
+                {"name": "lich-hooks", "source": PLUGIN_SOURCE, "description": DESCRIPTION}
+            ],
+        },
+        "codex-hooks.json": {"hooks": codex_hooks()},
+        ".codex-plugin/plugin.json": {**plugin, "hooks": "./codex-hooks.json"},
+        "crush-hooks.json": {"hooks": crush_hooks()},
+        "hooks.json": antigravity_hooks(),
+        # the plugin the marketplace installs: the package folder itself
+        "lich_hooks/.claude-plugin/plugin.json": {**plugin, "hooks": "./plugin/claude-hooks.json"},
+        "lich_hooks/plugin/claude-hooks.json": {
+            "description": DESCRIPTION,
+            "hooks": as_plugin(claude_hooks()),
+        },
+        "lich_hooks/.codex-plugin/plugin.json": {**plugin, "hooks": "./plugin/codex-hooks.json"},
+        "lich_hooks/plugin/codex-hooks.json": {"hooks": as_plugin(codex_hooks())},
+    }
+
+
+def render(value: object) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def write(root: str) -> list[str]:
+    written = []
+    for relative, value in files().items():
+        path = os.path.join(root, relative)
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        # newline="\n": the files are byte-identical to render() on every platform
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(render(value))
+        written.append(relative)
+    return written
+
+
+if __name__ == "__main__":
+    import sys
+
+    for name in write(sys.argv[1] if len(sys.argv) > 1 else "."):
+        print(name)

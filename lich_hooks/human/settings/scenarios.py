@@ -1,0 +1,209 @@
+"""What `lich-hook demo` runs for each harness: harness-shaped payloads, one hook run each.
+
+Each registry entry (harnesses.py) names its function here; demo runs every
+entry's scenarios in the registry's order through the shipped registration's
+command, against its stand-in lich. A scenario's command is
+`lich-hook <event> <the entry's key>`, and demo checks that the shipped file
+or module really runs it.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.human.settings import modules
+
+
+class Demo:
+    """What the scenarios may use: the demo's folder and its stand-in `lich` executable."""
+
+    def __init__(self, cwd: str, lich_bin: str) -> None:
+        self.cwd = cwd
+        self.lich_bin = lich_bin
+
+
+class Scenario:
+    """One hook run: its event, what the harness sends on stdin, which extra variables."""
+
+    def __init__(
+        self,
+        event: str,
+        payload: dict[str, object],
+        note: str = "",
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.event = event
+        self.payload = payload
+        self.note = note
+        self.env = env or {}
+
+
+CLAUDE_SESSION = "5b0c8f0e-3d1a-4c2e-9f7a-2b6d1e8c4a10"
+CODEX_SESSION = "018f9c5a-0000-7000-9a3b-1c2d3e4f5c01"
+CRUSH_SESSION = "db3492a0-4a6b-4335-8c0b-d4cc43fc4cb0"
+ANTIGRAVITY_CONVERSATION = "7bb32ee5-e8e3-42cd-a13c-849723bc4e57"
+
+
+def claude(demo: Demo) -> list[Scenario]:
+    """A session, a non-worker and a worker Stop, an Agent call and its TaskStop."""
+    claude_base = {"session_id": CLAUDE_SESSION, "transcript_path": "", "cwd": demo.cwd}
+    card_env = {
+        "LICH_BIN": demo.lich_bin,
+        "LICH_SUBAGENT_DEPTH": "0",
+        "CLAUDE_CODE_SESSION_ATTENDED": "1",
+    }
+
+    def stop(message: str) -> dict[str, object]:
+        """Claude Code's Stop payload for a turn that ended with `message`."""
+        return {
+            **claude_base,
+            "hook_event_name": "Stop",
+            "stop_hook_active": False,
+            "last_assistant_message": message,
+            "background_tasks": [],
+        }
+
+    agent_call = {
+        **claude_base,
+        "permission_mode": "auto",
+        "hook_event_name": "PreToolUse",
+        "tool_use_id": "toolu_01DemoFl4ky",
+    }
+    return [
+        Scenario(
+            "SessionStart",
+            {**claude_base, "hook_event_name": "SessionStart", "source": "startup"},
+            "A conversation starts in a lich card.",
+        ),
+        Scenario(
+            "Stop",
+            stop("Done."),
+            "A turn ends in a top-level session: it is no worker, so nothing answers.",
+            env={"LICH_SUBAGENT_DEPTH": "0", "CLAUDE_CODE_SESSION_ATTENDED": "1"},
+        ),
+        Scenario(
+            "PreToolUse",
+            {
+                **agent_call,
+                "tool_name": "Agent",
+                "tool_input": {
+                    "description": "Fix the flaky test",
+                    "prompt": "Find why test_login is flaky and fix it.",
+                    "subagent_type": "general-purpose",
+                },
+            },
+            "The model starts a general-purpose subagent; lich takes the task as a card.",
+            env=card_env,
+        ),
+        Scenario(
+            "PreToolUse",
+            {**agent_call, "tool_name": "TaskStop", "tool_input": {"task_id": "fix-flaky-7"}},
+            "The model stops that worker with TaskStop.",
+            env=card_env,
+        ),
+        Scenario(
+            "Stop",
+            stop("Rewrote docs/cli.md; the tests pass."),
+            "A worker's turn ends: its last message is the answer to its task.",
+            env={"LICH_SUBAGENT_DEPTH": "1", "CLAUDE_CODE_SESSION_ATTENDED": "1"},
+        ),
+    ]
+
+
+def codex(demo: Demo) -> list[Scenario]:
+    """A session starts."""
+    return [
+        Scenario(
+            "SessionStart",
+            {
+                "session_id": CODEX_SESSION,
+                "transcript_path": None,
+                "cwd": demo.cwd,
+                "hook_event_name": "SessionStart",
+                "model": "gpt-5.5",
+                "permission_mode": "default",
+                "source": "startup",
+            },
+            "A Codex session starts in a lich card.",
+        ),
+    ]
+
+
+def crush(demo: Demo) -> list[Scenario]:
+    """The first tool call reports the session; the next one sends nothing."""
+    return [
+        Scenario(
+            "PreToolUse",
+            {
+                "session_id": CRUSH_SESSION,
+                "cwd": demo.cwd,
+                "hook_event_name": "PreToolUse",
+                "tool_name": "bash",
+                "tool_input": {"command": "ls"},
+            },
+            "The session's first tool call.",
+        ),
+        Scenario(
+            "PreToolUse",
+            {
+                "session_id": CRUSH_SESSION,
+                "cwd": demo.cwd,
+                "hook_event_name": "PreToolUse",
+                "tool_name": "view",
+                "tool_input": {"file_path": "README.md"},
+            },
+            "The next tool call: the session was already reported.",
+        ),
+    ]
+
+
+def antigravity(demo: Demo) -> list[Scenario]:
+    """The first model call reports the conversation; the next one sends nothing."""
+    return [
+        Scenario(
+            "PreInvocation",
+            {"conversationId": ANTIGRAVITY_CONVERSATION, "hook_event_name": "PreInvocation"},
+            "The conversation's first model call.",
+        ),
+        Scenario(
+            "PreInvocation",
+            {"conversationId": ANTIGRAVITY_CONVERSATION, "hook_event_name": "PreInvocation"},
+            "The next model call: the conversation was already reported.",
+        ),
+    ]
+
+
+# What the opencode and omp modules send (no Node or Bun needed to show it).
+OPENCODE_SESSION = "ses_dd3c012a1ffeI0xakA9Xos0n4j"
+OMP_SESSION = "01a22c51-6760-7535-8f18-3c1900286b44"
+OMP_NEW_SESSION = "01a22c51-d79d-7651-8660-5da4b3bc5f86"
+
+
+def opencode(demo: Demo) -> list[Scenario]:
+    """What the plugin sends, run as the plugin runs it (no Node or Bun needed)."""
+    return [
+        Scenario(
+            modules.EVENT,
+            {"session_id": OPENCODE_SESSION},
+            "A top-level session is created (a subagent's never reports).",
+        ),
+        Scenario(
+            modules.EVENT,
+            {"session_id": OPENCODE_SESSION},
+            "`opencode run -c` continues a session: its first message reports it.",
+        ),
+    ]
+
+
+def omp(demo: Demo) -> list[Scenario]:
+    """What the extension sends, run as the extension runs it (no Bun needed)."""
+    return [
+        Scenario(
+            modules.EVENT,
+            {"session_id": OMP_SESSION},
+            "A session starts (a task subagent's never reports).",
+        ),
+        Scenario(
+            modules.EVENT,
+            {"session_id": OMP_NEW_SESSION},
+            "/new switches to a new session (so do /resume and /fork).",
+        ),
+    ]

@@ -1,0 +1,160 @@
+"""The harness releases this package was verified on, and the release a user has installed.
+
+Each registry entry (harnesses.py) carries its `Verified` range: `doctor`
+warns outside it, and docs/harnesses.md's "Supported versions" table shows the
+same ranges (tests/operator/test_supported_versions.py keeps the two, and the
+real-client matrix that verified them, in agreement).
+
+The installed version is read from files only where a file says it: the
+`package.json` of the npm package the command on `PATH` resolves into, or the
+native installer's `…/claude/versions/<version>` file name. Only Claude Code's
+native binary is ever run (`claude --version`: about 30 ms, writes nothing);
+Codex's `--version` creates helper files in `CODEX_HOME`, and opencode's and
+omp's take a second, so those are never started.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+
+from lich_hooks.human.settings import files
+from lich_hooks.human.settings.ours import Refused
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+VERSION_TIMEOUT = 2.0
+PACKAGE_JSON_LIMIT = 64 * 1024
+MAX_PARENTS = 6  # from the binary up to its package's folder
+_NUMBER = re.compile(r"(\d+(?:\.\d+)+)")
+_NATIVE = re.compile(r"[/\\]claude[/\\]versions[/\\](\d+(?:\.\d+)+)$")
+
+
+class Verified:
+    """A harness's command, its npm packages, and the range of releases verified."""
+
+    __slots__ = ("command", "newest", "oldest", "packages", "runs_version")
+
+    def __init__(
+        self,
+        command: str,
+        packages: tuple[str, ...],
+        oldest: str,
+        newest: str,
+        runs_version: bool = False,
+    ) -> None:
+        self.command = command
+        self.packages = packages  # npm names, platform packages included
+        self.oldest = oldest
+        self.newest = newest
+        self.runs_version = runs_version  # `<command> --version` is fast and writes nothing
+
+    def contains(self, version: str) -> bool:
+        return version_key(self.oldest) <= version_key(version) <= version_key(self.newest)
+
+    @property
+    def range(self) -> str:
+        return self.oldest if self.oldest == self.newest else f"{self.oldest} – {self.newest}"
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """`0.171.0-linux-x64` → (0, 171, 0): numbers only, a platform or pre-release tag ignored."""
+    found = _NUMBER.search(version)
+    return tuple(int(part) for part in found.group(1).split(".")) if found else ()
+
+
+class Installed:
+    """What doctor found: the command's path and the version (None: could not be read)."""
+
+    __slots__ = ("path", "source", "version")
+
+    def __init__(self, path: str, version: str | None, source: str) -> None:
+        self.path = path
+        self.version = version
+        self.source = source  # where the version came from, for the report
+
+
+def installed(harness: Verified, environ: Mapping[str, str]) -> Installed | None:
+    """The harness's command on `environ`'s PATH and its version; None when not on PATH."""
+    found = shutil.which(harness.command, path=environ.get("PATH", os.defpath))
+    if found is None:
+        return None
+    real = os.path.realpath(found)
+    native = _NATIVE.search(real)
+    if native:
+        return Installed(found, native.group(1), real)
+    package = _package_version(real, harness.packages)
+    if package is not None:
+        return Installed(found, *package)
+    if harness.runs_version and not _is_script(real):
+        shown = _run_version(real, environ)
+        if shown is not None:
+            return Installed(found, shown, f"{harness.command} --version")
+    return Installed(found, None, "")
+
+
+def _package_version(path: str, packages: tuple[str, ...]) -> tuple[str, str] | None:
+    """The version in the nearest package.json above `path` that is one of `packages`."""
+    folder = os.path.dirname(path)
+    for _ in range(MAX_PARENTS):
+        candidate = os.path.join(folder, "package.json")
+        data = _read(candidate)
+        if data is not None:
+            try:
+                manifest = json.loads(data)
+            except ValueError:
+                manifest = None
+            if isinstance(manifest, dict):
+                name, version = manifest.get("name"), manifest.get("version")
+                ours = isinstance(name, str) and any(
+                    name == p or name.startswith(p + "-") for p in packages
+                )
+                if ours:
+                    if isinstance(version, str) and version_key(version):
+                        return ".".join(map(str, version_key(version))), candidate
+                    return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    return None
+
+
+def _read(path: str) -> bytes | None:
+    """A package.json's bytes, bounded; never through a symlink or from a non-regular file."""
+    if os.path.islink(path):
+        return None
+    try:
+        return files.read_bytes(path, PACKAGE_JSON_LIMIT)
+    except Refused:
+        return None
+
+
+def _is_script(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(2) == b"#!"
+    except OSError:
+        return True
+
+
+def _run_version(path: str, environ: Mapping[str, str]) -> str | None:
+    try:
+        proc = subprocess.run(
+            [path, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=VERSION_TIMEOUT,
+            check=False,
+            env=dict(environ),
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = _NUMBER.search(proc.stdout) if proc.returncode == 0 else None
+    return found.group(1) if found else None

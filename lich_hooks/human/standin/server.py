@@ -1,0 +1,185 @@
+"""The stand-in listener: a loopback HTTP server that answers like lich.
+
+It checks the token (401), the endpoint (404), the body against the contracts
+(400 with lich's reason), and answers 204 to what lich would take. Every
+request is kept, taken or not, so callers can show or assert on it.
+
+`lich-hook doctor` probes the listener with a deliberately invalid body and a
+`X-Lich-Hook-Probe: doctor` header: it gets lich's usual answer (400, or 401
+for a bad token), and `listen` shows it as a probe, not as a broken report.
+A client that hangs up mid-request is that client's business: no traceback.
+"""
+
+from __future__ import annotations
+
+import secrets
+import socket
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from lich_hooks.human.standin import PROBE_HEADER
+from lich_hooks.human.standin.contracts import MAX_BODY, validate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+class Received:
+    """One request as lich saw it."""
+
+    __slots__ = ("accepted", "body", "endpoint", "headers", "path", "reason", "status", "token")
+
+    def __init__(
+        self,
+        path: str,
+        endpoint: str,
+        token: str | None,
+        headers: dict[str, str],
+        body: bytes,
+        status: int,
+        accepted: dict[str, object] | None,
+        reason: str | None,
+    ) -> None:
+        self.path = path
+        self.endpoint = endpoint
+        self.token = token
+        self.headers = headers
+        self.body = body
+        self.status = status
+        self.accepted = accepted
+        self.reason = reason
+
+    @property
+    def probe(self) -> str | None:
+        """Who probed (`doctor`), when this request is a probe rather than a report."""
+        return self.headers.get(PROBE_HEADER.lower()) or None
+
+    def summary(self) -> str:
+        if self.probe is not None:
+            verdict = "refused the token" if self.status == 401 else "token accepted"
+            return f"probe from {self.probe} on /{self.endpoint}: {verdict} (not a report)"
+        what = self.accepted if self.accepted is not None else self.reason
+        return f"POST /{self.endpoint} -> {self.status} {what}"
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
+    ) -> None:
+        """A client that hangs up (reset, broken pipe) is not our error: stay quiet."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
+class StandIn:
+    """Run with `with StandIn() as lich:`; `lich.port`, `lich.token`, `lich.wait(n)`."""
+
+    def __init__(
+        self,
+        port: int = 0,
+        token: str | None = None,
+        on_request: Callable[[Received], None] | None = None,
+    ) -> None:
+        self.token = token or secrets.token_urlsafe(16)
+        self.received: list[Received] = []
+        self._changed = threading.Condition()
+        self._on_request = on_request
+        self._server = _Server(("127.0.0.1", port), self._handler())
+        self.port: int = self._server.server_address[1]
+        # A short poll interval: close() (every test, every demo) waits one interval.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    def env(self, card: str = "card-1") -> dict[str, str]:
+        """The variables lich would export into a card's terminal."""
+        return {"LICH_PORT": str(self.port), "LICH_TOKEN": self.token, "LICH_SESSION_ID": card}
+
+    def __enter__(self) -> StandIn:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def wait(self, count: int = 1, timeout: float = 5.0) -> list[Received]:
+        """Block until `count` requests arrived (or `timeout`); returns all so far."""
+        with self._changed:
+            self._changed.wait_for(lambda: len(self.received) >= count, timeout)
+            return list(self.received)
+
+    def _record(self, received: Received) -> None:
+        with self._changed:
+            self.received.append(received)
+            self._changed.notify_all()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        standin = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                parts = urlsplit(self.path)
+                endpoint = parts.path.lstrip("/")
+                tokens = parse_qs(parts.query).get("token")
+                token = tokens[0] if tokens else None
+                length = _content_length(self.headers.get("Content-Length"))
+                body = self.rfile.read(min(length, MAX_BODY + 1)) if length and length > 0 else b""
+                reason: str | None
+                if length is None:
+                    # Nothing tells where the body ends: answer, and read no further.
+                    status, accepted, reason = 400, None, "invalid Content-Length"
+                    self.close_connection = True
+                elif token != standin.token:
+                    status, accepted, reason = 401, None, "bad token"
+                else:
+                    reply = validate(endpoint, body)
+                    status, accepted, reason = reply.status, reply.accepted, reply.reason
+                # Recorded before answering: a client that has its answer (and a
+                # test that waits on that client) must find the request here.
+                received = Received(
+                    self.path,
+                    endpoint,
+                    token,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    body,
+                    status,
+                    accepted,
+                    reason,
+                )
+                standin._record(received)
+                self.send_response(status)
+                if status != 204:
+                    self.send_header("Content-Length", str(len((reason or "").encode())))
+                self.end_headers()
+                if status != 204 and reason:
+                    self.wfile.write(reason.encode())
+                self.wfile.flush()
+                # Shown only after the client has its answer: a slow or broken
+                # printer (listen's stdout) must not hold or fail the request.
+                if standin._on_request is not None:
+                    standin._on_request(received)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        return Handler
+
+
+def _content_length(value: str | None) -> int | None:
+    """The header's length (0 when absent); None when it is no decimal length at all."""
+    if value is None:
+        return 0
+    value = value.strip()
+    return int(value) if value.isascii() and value.isdigit() else None
