@@ -34,8 +34,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def plugin_main(args: list[str]) -> int:
-    """A plugin's hook (plugin/boot.py): the hook runner, told it is the plugin, which stands
-    down where the `install` route runs the same event (routes.py)."""
+    """A plugin's hook (plugin/boot.py): the hook runner, told it is the plugin (beside an
+    `install` entry, the first run to claim an event acts: hook/claim.py)."""
     from lich_hooks.hook import run as hook
 
     return finish(hook.main_from_argv(args, plugin=True), True)

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
     from typing import Literal
+
+    from lich_hooks.base.commandline import Guard
 
     JobName = Literal["session-start", "worker-answer", "agent-cards"]
     SharedName = Literal["codex-daemon", "crush-server"]
@@ -133,3 +136,162 @@ def default_stdout(provider: str | None, event: str | None) -> bytes:
     if provider is None or event is None:
         return b""
     return DEFAULT_STDOUT.get(provider, {}).get(event, b"")
+
+
+# --- each script-hook harness's registration, as plain data --------------------------
+#
+# What the hook side and the human side both know about a harness that runs our
+# registered command (docs/harnesses.md): the guard its shell evaluates
+# (base/commandline.py), where its settings live per scope, the switch that turns all of
+# a file's hooks off, its plugin root variable, and the person's line and fix a SessionStart
+# prints when our program cannot start. The registry (human/settings/harnesses.py) adds
+# behaviour; nothing here imports anything.
+
+SCOPES = ("user", "project")
+
+
+def _claude_settings(scope: str, environ: Mapping[str, str], project: str) -> str:
+    import os
+
+    from lich_hooks.base.homes import claude_config_dir
+
+    if scope == "project":
+        return os.path.join(project, ".claude", "settings.json")
+    return os.path.join(claude_config_dir(environ), "settings.json")
+
+
+def _codex_settings(scope: str, environ: Mapping[str, str], project: str) -> str:
+    import os
+
+    from lich_hooks.base.homes import codex_home
+
+    if scope == "project":
+        return os.path.join(project, ".codex", "hooks.json")
+    return os.path.join(codex_home(environ), "hooks.json")
+
+
+def _crush_settings(scope: str, environ: Mapping[str, str], project: str) -> str:
+    import os
+    import sys
+
+    from lich_hooks.base.homes import settings_home
+
+    if scope == "project":
+        # Crush reads `.crush.json` before `crush.json`: edit the one in use.
+        for name in (".crush.json", "crush.json"):
+            candidate = os.path.join(project, name)
+            if os.path.exists(candidate):
+                return candidate
+        return os.path.join(project, "crush.json")
+    override = environ.get("CRUSH_GLOBAL_CONFIG")
+    if override:
+        return os.path.join(override, "crush.json")
+    if sys.platform == "win32" and environ.get("LOCALAPPDATA"):
+        return os.path.join(environ["LOCALAPPDATA"], "crush", "crush.json")
+    base = environ.get("XDG_CONFIG_HOME") or os.path.join(settings_home(environ), ".config")
+    return os.path.join(base, "crush", "crush.json")
+
+
+def _antigravity_settings(scope: str, environ: Mapping[str, str], project: str) -> str:
+    import os
+
+    from lich_hooks.base.homes import settings_home
+
+    if scope == "project":
+        return os.path.join(project, ".agents", "hooks.json")
+    return os.path.join(settings_home(environ), ".gemini", "config", "hooks.json")
+
+
+_REINSTALL = "reinstall lich-hooks (pipx install <path or git URL of lich-hooks>)"
+
+
+class Registration:
+    """One script-hook harness's registration data (see the comment above)."""
+
+    __slots__ = ("guard", "key", "off_switch", "plugin_fix", "plugin_root", "settings", "title")
+
+    def __init__(
+        self,
+        key: str,
+        title: str,
+        guard: Guard,
+        settings: Callable[[str, Mapping[str, str], str], str],
+        off_switch: str | None = None,
+        plugin_root: str | None = None,
+        plugin_fix: str | None = None,
+    ) -> None:
+        self.key = key
+        self.title = title
+        # base/commandline.py: who evaluates the guard and what it lets through
+        self.guard = guard
+        # (scope, environ, project) -> the settings file `install --scope` writes
+        self.settings = settings
+        self.off_switch = off_switch
+        self.plugin_root = plugin_root
+        self.plugin_fix = plugin_fix
+
+    def says_on(self, event: str) -> bool:
+        """Does this event's command tell the person, once per session, that it cannot run?
+
+        SessionStart runs once per conversation start; the other events (every turn, every
+        tool call) stay silent."""
+        return event == "SessionStart" and self.guard in ("card", "login")
+
+    def missing(self, program: str, where: str | None) -> str:
+        """The person's line when `program` (an installed `lich-hook`) cannot start."""
+        from lich_hooks.base.commandline import safe_message
+
+        what = program if safe_message(program) else "its lich-hook"
+        if "/" not in program and "\\" not in program:
+            what = "lich-hook (on PATH)"
+            fix = f"{_REINSTALL} so lich-hook is on PATH"
+        else:
+            fix = f"{_REINSTALL}, then run lich-hook install {self.key} again"
+        if where is not None and safe_message(where):
+            fix += f"; or remove the lich-hook hooks from {where}"
+        return (
+            f"lich-hooks cannot report this session to lich: {what} is missing or cannot "
+            f"start (uninstalled, or its Python was removed). Fix: {fix}. Then start a new "
+            "session."
+        )
+
+    def plugin_missing(self) -> str:
+        """The person's line when the plugin's own folder is gone (a deleted clone)."""
+        return (
+            "lich-hooks cannot report this session to lich: the plugin folder "
+            f"{self.title} runs it from is gone (a moved or deleted clone). Fix: "
+            f"{self.plugin_fix}. Then start a new session."
+        )
+
+
+# provider -> its registration data; every script-hook harness install writes for.
+REGISTRATIONS: dict[str, Registration] = {
+    row.key: row
+    for row in (
+        Registration(
+            "claude",
+            "Claude Code",
+            "card",
+            _claude_settings,
+            off_switch="disableAllHooks",
+            plugin_root="CLAUDE_PLUGIN_ROOT",
+            plugin_fix="claude plugin uninstall lich-hooks@lich-hooks, then add the marketplace "
+            "from a current clone and install lich-hooks@lich-hooks again",
+        ),
+        Registration(
+            "codex",
+            "Codex",
+            "login",
+            _codex_settings,
+            plugin_root="PLUGIN_ROOT",
+            plugin_fix="codex plugin remove lich-hooks@lich-hooks, then add it again from a "
+            "current clone",
+        ),
+        Registration("crush", "Crush", "server", _crush_settings),
+        Registration("antigravity", "Antigravity", "answer", _antigravity_settings),
+    )
+}
+
+# The harnesses with a plugin route beside the `install` route: where both can fire for
+# one event, the hook claims it (hook/claim.py).
+PLUGIN_ROUTES = tuple(key for key, row in REGISTRATIONS.items() if row.plugin_root)

@@ -60,13 +60,15 @@ def run(
 ) -> int:
     """Run one hook event. Always returns 0.
 
-    `plugin`: run by a plugin's own copy (routes.py), which stands down where
-    the `install` route's entry runs the same event.
+    `plugin`: run by a plugin's own copy (logged; beside an `install` entry the first
+    run to claim an event acts: hook/claim.py).
     """
     log = RunLog(environ, started)
     event = harness.fold_event(event_arg)
     provider = harness.fold_provider(provider_arg)
     log.set(event=event or event_arg, provider=provider or provider_arg)
+    if plugin:
+        log.set(route="plugin")
     fallback = harness.default_stdout(provider, event)
     outcome = Outcome("nothing-to-do")
     ctx: Context | None = None
@@ -78,12 +80,7 @@ def run(
         else:
             assert event is not None and provider is not None
             ctx = Context(event, provider, route, environ, LichEnv(environ), log, stdin_fd)
-            covering = _install_route(ctx) if plugin else None
-            if covering is not None:
-                outcome = Outcome("install-route-runs")
-                log.set(install_route=covering)
-            else:
-                outcome = JOBS[route.job](ctx)
+            outcome = JOBS[route.job](ctx)
     except BaseException as error:
         outcome = Outcome("internal-error")
         log.set(error=f"{type(error).__name__}: {error}")
@@ -124,21 +121,6 @@ def _prune_after(environ: Mapping[str, str], inline: bool) -> None:
         from lich_hooks.hook.state import prune
 
         prune.after_run(environ, time.time(), inline)
-
-
-def _install_route(ctx: Context) -> str | None:
-    """The settings file whose `install` entry runs this event here (the plugin then stands
-    down), or None. Outside lich nothing reports either way, so nothing is read."""
-    if not ctx.env.can_report and ctx.route.shared is None:  # a shared process finds its card later
-        return None
-    from lich_hooks.hook import plugin_route as routes
-
-    tool = None
-    if ctx.event == "PreToolUse":
-        payload = ctx.payload()
-        tool = payload.text("tool_name") if payload is not None else None
-    project = ctx.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-    return routes.install_route_runs(ctx.provider, ctx.event, tool, ctx.environ, project)
 
 
 def _call(callback: Callable[[], None] | None) -> None:

@@ -31,7 +31,7 @@ try:
         sys.modules["lich_hooks"] = package
         spec.loader.exec_module(package)
     from lich_hooks import cli
-    from lich_hooks.hook import plugin_route as routes  # noqa: F401 - a copy missing them is broken
+    from lich_hooks.hook import claim  # noqa: F401 - a copy missing it is broken
 
     if sys.argv[1:2] == ["SessionStart"]:
         from lich_hooks.hook.jobs import session_start  # noqa: F401 - the job this event runs
@@ -47,18 +47,16 @@ if plugin_main is None:
     if args[:1] == ["SessionStart"] and all(
         environ.get(name) for name in ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
     ):
-        fix = (
-            "claude plugin uninstall lich-hooks@lich-hooks && "
-            "claude plugin install lich-hooks@lich-hooks"
-        )
-        if args[1:2] == ["codex"]:
-            fix = (
-                "codex plugin remove lich-hooks@lich-hooks && "
-                "codex plugin add lich-hooks@lich-hooks"
-            )
+        try:  # the harness's own fix, from the one table (a copy this broken may lack it)
+            from lich_hooks.base.harnesses import REGISTRATIONS
+
+            fix = REGISTRATIONS[args[1] if len(args) > 1 else "claude"].plugin_fix
+        except BaseException:
+            fix = None
+        fix = fix or "remove the lich-hooks plugin and install it again"
         message = (
             f"lich-hooks cannot report this session to lich: its plugin copy in {root} is "
-            f"incomplete. Fix: {fix}, then start a new session."
+            f"incomplete. Fix: {fix}. Then start a new session."
         )
         import json
 

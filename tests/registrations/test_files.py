@@ -33,7 +33,8 @@ from typing import Any
 import pytest
 
 from lich_hooks import __version__
-from lich_hooks.base.harnesses import fold_event, fold_provider
+from lich_hooks.base import commandline
+from lich_hooks.base.harnesses import REGISTRATIONS, fold_event, fold_provider
 from lich_hooks.hook.jobs.agent_cards import lich_process
 from lich_hooks.human.settings import registrations
 from lich_hooks.human.settings.harnesses import SETTINGS
@@ -222,18 +223,21 @@ def test_every_command_names_its_event_and_harness() -> None:
     commands = _commands()
     assert {relative for relative, _, _ in commands} == set(PROVIDER_OF)
     for relative, event, command in commands:
-        argv = shlex.split(command)
+        found = commandline.parse(command)
+        assert found is not None, command
         provider = PROVIDER_OF[relative]
+        # the guard the harness's own shell evaluates (base/commandline.py)
+        assert found.guard == REGISTRATIONS[provider].guard
         if relative in PLUGIN_FILES:
             # the plugin's own copy, started by sh (a copy that lost its mode bits still runs)
-            assert argv[:2] == ["sh", f"${{{ROOT_VARIABLE[provider]}}}/plugin/lich-hook"]
-            argv = argv[1:]
+            assert found.launcher
+            assert found.program == f"${{{ROOT_VARIABLE[provider]}}}/plugin/lich-hook"
         else:
-            assert argv[0] == "lich-hook"  # the console script on PATH: no plugin-root variable
-            assert "$" not in command
-        assert fold_event(argv[1]) == fold_event(event)
-        assert fold_provider(argv[2]) == provider
-        assert command.isascii()
+            # the console script on PATH: no plugin-root variable
+            assert (found.program, found.launcher) == ("lich-hook", False)
+        assert fold_event(found.event) == fold_event(event)
+        assert fold_provider(found.provider) == provider
+        assert command.isascii() and "\\" not in command
 
 
 def test_every_shipped_command_has_a_route() -> None:
@@ -243,7 +247,7 @@ def test_every_shipped_command_has_a_route() -> None:
     from lich_hooks.human.settings import modules
     from lich_hooks.human.settings.harnesses import MODULES
 
-    argvs = [shlex.split(command)[-2:] for _, _, command in _commands()]
+    argvs = [commandline.parse(command).argv()[1:] for _, _, command in _commands()]  # type: ignore[union-attr]
     for module in MODULES.values():
         command = modules.command_of(modules.template(module))
         assert command is not None

@@ -49,7 +49,7 @@ def test_every_entry_ships_a_registration_that_runs_it(key: str) -> None:
 def test_every_entry_has_its_route_on_the_hook_side(key: str) -> None:
     assert key in harness.PROVIDERS
     for command in HARNESSES[key].shipped_commands():
-        event = harness.fold_event(shlex.split(command)[1])
+        event = harness.fold_event((ours.command_argv(command) or shlex.split(command))[1])
         assert event is not None and harness.route(key, event) is not None, command
 
 

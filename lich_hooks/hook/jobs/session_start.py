@@ -42,6 +42,12 @@ def run(ctx: Context) -> Outcome:
     conversation = payload.session_id
     if conversation is None:
         return Outcome("no-session-id")
+    from lich_hooks.hook import claim
+
+    # /clear and resume start another conversation, compact repeats this one: each firing
+    # is claimed once between the plugin and an `install` entry (hook/claim.py).
+    if not claim.claim(ctx, f"{conversation}\n{payload.text('source') or ''}", env.card):
+        return Outcome("other-route-acts")
     report = body(env.card, conversation, ctx.provider)
     remembered = f"{ctx.provider}\n{conversation}"
     deduped = ctx.route.deduped

@@ -72,6 +72,11 @@ def run(ctx: Context) -> Outcome:
     report = body(env.card, message)
     if report is None:
         return Outcome("too-large")
+    from lich_hooks.hook import claim
+
+    # The turn: its conversation and its answer (hook/claim.py).
+    if not claim.claim(ctx, f"{payload.session_id}\n{claim.stamp(report)}"):
+        return Outcome("other-route-acts")
     return Outcome(
         "unanswered" if "unanswered" in report else "answer", endpoint=ENDPOINT, body=report
     )

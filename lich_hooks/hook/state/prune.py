@@ -47,12 +47,15 @@ MINE = float("inf")  # the "when" of a record this process wrote
 
 def table() -> tuple[Rule, ...]:
     """Every record's rule, from the modules that write them."""
+    from lich_hooks.hook import claim
     from lich_hooks.hook.jobs import session_record
     from lich_hooks.hook.jobs.agent_cards import record
     from lich_hooks.hook.shared.codex import moves
     from lich_hooks.human.settings import install_record
 
-    return session_record.PRUNED + record.PRUNED + install_record.PRUNED + moves.PRUNED
+    return (
+        session_record.PRUNED + record.PRUNED + install_record.PRUNED + moves.PRUNED + claim.PRUNED
+    )
 
 
 def after_run(environ: Mapping[str, str], now: float, inline: bool = False) -> None:

@@ -67,13 +67,9 @@ class Found:
 
     @property
     def yields_to_install(self) -> bool:
-        """A plugin that runs its own copy stands down wherever an `install` entry runs the
-        same event (routes.py): beside one it never makes an event run twice."""
-        return (
-            self.plugin
-            and bool(self.commands)
-            and all(ours.launcher_argv(ours.split(command)) for command in self.commands)
-        )
+        """A plugin that runs its own copy claims each event against an `install` entry
+        (hook/claim.py): beside one it never makes an event run twice."""
+        return self.plugin and bool(self.commands) and all(_launched(c) for c in self.commands)
 
     @property
     def runs(self) -> bool:
@@ -164,6 +160,11 @@ class Walk:
         found = self.read(harness, label, path)
         if found is not None:
             self.found.append(found)
+
+
+def _launched(command: str) -> bool:
+    found = ours.registered(command)
+    return found is not None and found.launcher
 
 
 def settings_files(walk: Walk, harness: Harness) -> None:

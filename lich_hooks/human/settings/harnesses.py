@@ -10,23 +10,19 @@ is read from HARNESSES; tests/registrations/test_registry.py fails when a
 provider that has a registration is missing here, or has no route on the hook
 side (lich_hooks/base/harnesses.py, which the hot path reads without importing this).
 
-All locations come from one `environ` mapping and one project directory
-(locations.py), so tests (and `doctor`) can point every harness at a scratch home.
+All locations come from one `environ` mapping and one project directory (the
+settings files, off-switches and plugin roots are base/harnesses.py's REGISTRATIONS,
+plain data the hook side reads too), so tests and `doctor` can point every harness
+at a scratch home.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
 
-from lich_hooks.base.homes import (
-    claude_config_dir,
-    codex_home,
-    config_home,
-    omp_agent_dir,
-    settings_home,
-)
+from lich_hooks.base.harnesses import REGISTRATIONS
+from lich_hooks.base.homes import config_home, omp_agent_dir, settings_home
 from lich_hooks.human.settings import discovery, registrations, scenarios
 from lich_hooks.human.settings.kinds import Harness, ModuleHarness, SettingsHarness
 from lich_hooks.human.settings.versions import Verified
@@ -36,41 +32,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from lich_hooks.human.settings.kinds import Scope
-
-
-def _claude_path(scope: Scope, environ: Mapping[str, str], project: str) -> str:
-    if scope == "project":
-        return os.path.join(project, ".claude", "settings.json")
-    return os.path.join(claude_config_dir(environ), "settings.json")
-
-
-def _codex_path(scope: Scope, environ: Mapping[str, str], project: str) -> str:
-    if scope == "project":
-        return os.path.join(project, ".codex", "hooks.json")
-    return os.path.join(codex_home(environ), "hooks.json")
-
-
-def _crush_path(scope: Scope, environ: Mapping[str, str], project: str) -> str:
-    if scope == "project":
-        # Crush reads `.crush.json` before `crush.json`: edit the one in use.
-        for name in (".crush.json", "crush.json"):
-            candidate = os.path.join(project, name)
-            if os.path.exists(candidate):
-                return candidate
-        return os.path.join(project, "crush.json")
-    override = environ.get("CRUSH_GLOBAL_CONFIG")
-    if override:
-        return os.path.join(override, "crush.json")
-    if sys.platform == "win32" and environ.get("LOCALAPPDATA"):
-        return os.path.join(environ["LOCALAPPDATA"], "crush", "crush.json")
-    base = environ.get("XDG_CONFIG_HOME") or os.path.join(settings_home(environ), ".config")
-    return os.path.join(base, "crush", "crush.json")
-
-
-def _antigravity_path(scope: Scope, environ: Mapping[str, str], project: str) -> str:
-    if scope == "project":
-        return os.path.join(project, ".agents", "hooks.json")
-    return os.path.join(settings_home(environ), ".gemini", "config", "hooks.json")
 
 
 def _claude_also(environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
@@ -154,14 +115,14 @@ HARNESSES: dict[str, Harness] = {
         SettingsHarness(
             key="claude",
             title="Claude Code",
-            locate=_claude_path,
+            locate=REGISTRATIONS["claude"].settings,
             next_steps=_claude_next,
             scenarios=scenarios.claude,
             shipped_file="hooks/hooks.json",
             registration=lambda: {"hooks": registrations.claude_hooks()},
             also_reads=_claude_also,
             finds=discovery.claude_code,
-            off_switch="disableAllHooks",
+            off_switch=REGISTRATIONS["claude"].off_switch,
             plugin_remove="claude plugin uninstall {id}{scope}",
             verified=Verified(
                 "claude", ("@anthropic-ai/claude-code",), "2.1.45", "2.1.332", runs_version=True
@@ -170,7 +131,7 @@ HARNESSES: dict[str, Harness] = {
         SettingsHarness(
             key="codex",
             title="Codex",
-            locate=_codex_path,
+            locate=REGISTRATIONS["codex"].settings,
             next_steps=_codex_next,
             scenarios=scenarios.codex,
             shipped_file="codex-hooks.json",
@@ -182,7 +143,7 @@ HARNESSES: dict[str, Harness] = {
         SettingsHarness(
             key="crush",
             title="Crush",
-            locate=_crush_path,
+            locate=REGISTRATIONS["crush"].settings,
             next_steps=_crush_next,
             scenarios=scenarios.crush,
             shipped_file="crush-hooks.json",
@@ -193,7 +154,7 @@ HARNESSES: dict[str, Harness] = {
         SettingsHarness(
             key="antigravity",
             title="Antigravity",
-            locate=_antigravity_path,
+            locate=REGISTRATIONS["antigravity"].settings,
             next_steps=_antigravity_next,
             scenarios=scenarios.antigravity,
             shipped_file="hooks.json",

@@ -210,7 +210,7 @@ class SettingsHarness(Harness):
             return unchanged
         new_document: object
         try:
-            new_document = ours.merge(self, document, executable)
+            new_document = ours.merge(self, document, executable, path)
         except Refused as error:
             raise Refused(f"{path}: {error}; nothing was changed") from None
         made = install_record.read(environ, path)

@@ -6,19 +6,19 @@ settings/jsontext.py, the file handling in settings/kinds.py.
 
 "Ours" is decided by the command, never by an extra key: Codex rejects unknown
 keys and Antigravity silently discards them. A handler is ours when its command
-is exactly `<…/lich-hook> <event> [<provider>]` — the shipped registrations
-(`lich-hook SessionStart claude`) and every absolute path an older `install`
-wrote, from any virtualenv. Where hooks are named objects (Antigravity's), the
-one the registry entry names (`named_hook`, "lich") is ours as a whole.
+is one base/commandline.py reads as ours: the guarded form this release writes,
+or exactly `<…/lich-hook> <event> [<provider>]` as the shipped registrations and
+an older `install` wrote them, from any virtualenv. Where hooks are named objects
+(Antigravity's), the one the registry entry names (`named_hook`, "lich") is ours as a whole.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import sys
 
+from lich_hooks.base import commandline
 from lich_hooks.base.harnesses import DEFAULT_PROVIDER
 from lich_hooks.human.settings import registrations
 from lich_hooks.human.settings.jsontext import walk
@@ -29,8 +29,7 @@ if TYPE_CHECKING:
 
     from lich_hooks.human.settings.kinds import SettingsHarness as Harness
 
-EXECUTABLE_NAMES = ("lich-hook", "lich-hook.exe")
-_WORD = re.compile(r"[A-Za-z][A-Za-z_-]*")
+EXECUTABLE_NAMES = commandline.EXECUTABLE_NAMES
 
 
 class Refused(Exception):
@@ -71,7 +70,7 @@ def this_executable() -> str:
 
 
 def quote(path: str) -> str:
-    """`path` as one word for the shell the harness runs commands with."""
+    """`path` as one word for the shell the harness runs commands with (what install prints)."""
     if sys.platform == "win32":
         return f'"{path}"' if (" " in path or "&" in path) else path
     return shlex.quote(path)
@@ -84,62 +83,69 @@ def split(command: str) -> list[str]:
         return command.split()
 
 
-def launcher_argv(argv: list[str]) -> list[str] | None:
-    """A plugin's hook, `sh "${…PLUGIN_ROOT}/plugin/lich-hook" <event> <provider>`, without sh."""
-    if len(argv) in (3, 4) and argv[0] == "sh":
-        if argv[1].replace("\\", "/").endswith("/" + registrations.PLUGIN_LAUNCHER):
-            return argv[1:]
-    return None
+def registered(value: object) -> commandline.Registered | None:
+    """What a handler's command of ours runs (either form, base/commandline.py), else None."""
+    return commandline.parse(value)
 
 
 def command_argv(value: object) -> list[str] | None:
-    """The argv of a handler's command when it is one of ours, else None.
+    """`[program, event, provider?]` of a command of ours, else None.
 
-    A plugin's launcher command counts, as the argv it hands the launcher.
+    A plugin's launcher command counts, as the argv it hands the launcher
+    (`${…PLUGIN_ROOT}/plugin/lich-hook`, event, provider).
     """
-    if not isinstance(value, str):
-        return None
-    argv = split(value)
-    argv = launcher_argv(argv) or argv
-    if len(argv) not in (2, 3) or os.path.basename(argv[0].strip('"')) not in EXECUTABLE_NAMES:
-        return None
-    # `lich-hook <event> [<provider>]` and nothing else: a compound shell command
-    # that merely starts with lich-hook is someone's own, and stays.
-    if not all(_WORD.fullmatch(arg) for arg in argv[1:]) or argv[1] == "status-line":
-        return None
-    return argv
+    found = commandline.parse(value)
+    return found.argv() if found is not None else None
 
 
 def provider(command: str) -> str | None:
     """The provider one of our commands runs for (omitted means claude); None: not ours."""
-    argv = command_argv(command)
-    if argv is None:
+    found = commandline.parse(command)
+    if found is None:
         return None
-    return argv[2].lower() if len(argv) == 3 else DEFAULT_PROVIDER
+    return found.provider.lower() if found.provider else DEFAULT_PROVIDER
 
 
 def is_ours(handler: object) -> bool:
-    return isinstance(handler, dict) and command_argv(handler.get("command")) is not None
+    return isinstance(handler, dict) and commandline.parse(handler.get("command")) is not None
 
 
-def with_executable(value: object, executable: str) -> object:
-    """A registration (from registrations.py) whose commands run `executable`."""
+def as_written(executable: str, provider: str) -> str:
+    """The program as the harness's shell reads it: Claude Code on Windows runs Git Bash,
+    which reads `C:/…` (and Claude Code turns every backslash into `/` anyway)."""
+    if sys.platform == "win32" and provider == "claude":
+        return executable.replace("\\", "/")
+    return executable
+
+
+def with_executable(value: object, executable: str, where: str | None = None) -> object:
+    """A registration (from registrations.py) whose commands run `executable`, in the
+    guarded form (base/commandline.py); `where` is the settings file it goes to.
+
+    On Windows a Codex handler also gets `command_windows`, which Codex runs under
+    `%COMSPEC% /C` there (docs/harnesses.md)."""
     if isinstance(value, dict):
         result: dict[str, object] = {}
         for key, item in value.items():
-            argv = command_argv(item) if key == "command" else None
-            if argv is not None:
-                result[key] = " ".join([quote(executable), *argv[1:]])
-            else:
-                result[key] = with_executable(item, executable)
+            found = commandline.parse(item) if key == "command" else None
+            if found is not None:
+                named = (found.provider or DEFAULT_PROVIDER).lower()
+                program = as_written(executable, named)
+                result[key] = registrations.command(found.event, named, program, where)
+                if sys.platform == "win32" and named == "codex":
+                    result["command_windows"] = registrations.windows_command(
+                        found.event, named, executable
+                    )
+            elif key != "command_windows" or not isinstance(value.get("command"), str):
+                result[key] = with_executable(item, executable, where)
         return result
     if isinstance(value, list):
-        return [with_executable(item, executable) for item in value]
+        return [with_executable(item, executable, where) for item in value]
     return value
 
 
-def desired(harness: Harness, executable: str) -> dict[str, object]:
-    value = with_executable(harness.registration(), executable)
+def desired(harness: Harness, executable: str, where: str | None = None) -> dict[str, object]:
+    value = with_executable(harness.registration(), executable, where)
     assert isinstance(value, dict)
     return value
 
@@ -205,13 +211,16 @@ def merge_events(
     return result
 
 
-def merge(harness: Harness, document: object, executable: str | None) -> dict[str, object]:
-    """The settings document with our registration for `executable` (None: removed)."""
+def merge(
+    harness: Harness, document: object, executable: str | None, where: str | None = None
+) -> dict[str, object]:
+    """The settings document with our registration for `executable` (None: removed);
+    `where`: the file it is written to (named in the person's line)."""
     if document is None:
         document = {}
     if not isinstance(document, dict):
         raise Refused("the file's top level is not a JSON object")
-    want = desired(harness, executable) if executable else {}
+    want = desired(harness, executable, where) if executable else {}
     if harness.named_hook is not None:
         return _merge_named(document, want, harness.named_hook)
     result = dict(document)

@@ -15,6 +15,8 @@ import json
 import os
 
 from lich_hooks import __version__
+from lich_hooks.base import commandline
+from lich_hooks.base.harnesses import REGISTRATIONS
 
 COMMAND = "lich-hook"
 QUICK_TIMEOUT = 5
@@ -27,18 +29,32 @@ DESCRIPTION = "Reports sessions, worker answers and agent cards to lich."
 # so Claude Code and Codex copy this folder, not the whole clone); its hooks start
 # plugin/lich-hook there, which needs no pip install (docs/install.md).
 PLUGIN_SOURCE = "./lich_hooks"
-PLUGIN_ROOT_VARIABLE = {"claude": "CLAUDE_PLUGIN_ROOT", "codex": "PLUGIN_ROOT"}
-PLUGIN_LAUNCHER = "plugin/lich-hook"
 
 
-def command(event: str, provider: str) -> str:
-    return f"{COMMAND} {event} {provider}"
+def command(event: str, provider: str, program: str = COMMAND, where: str | None = None) -> str:
+    """The guarded command (base/commandline.py) running `program` for `event`; `where`:
+    the settings file it is written to, named in the person's line when it cannot start."""
+    row = REGISTRATIONS.get(provider)
+    if row is None:  # a module harness's (opencode, omp): its module runs the plain command
+        return f"{program} {event} {provider}"
+    message = row.missing(program, where) if row.says_on(event) else None
+    return commandline.render(row.guard, program, event, provider, message)
+
+
+def windows_command(event: str, provider: str, program: str) -> str:
+    """Codex's `command_windows` (run by `%COMSPEC% /C`) for the same registration."""
+    row = REGISTRATIONS[provider]
+    message = row.missing(program, None) if row.says_on(event) else None
+    return commandline.render(commandline.CMD, program, event, provider, message)
 
 
 def plugin_command(event: str, provider: str) -> str:
-    """`sh "${<root variable>}/plugin/lich-hook" <event> <provider>`: run by sh, so a copy
-    that lost its mode bits still runs; the variable is the harness's plugin root."""
-    return f'sh "${{{PLUGIN_ROOT_VARIABLE[provider]}}}/{PLUGIN_LAUNCHER}" {event} {provider}'
+    """The same guard around the plugin's launcher, run by sh from the harness's plugin
+    root (so a copy that lost its mode bits still runs)."""
+    row = REGISTRATIONS[provider]
+    assert row.plugin_root is not None
+    message = row.plugin_missing() if row.says_on(event) else None
+    return commandline.render(row.guard, COMMAND, event, provider, message, row.plugin_root)
 
 
 def as_plugin(hooks: dict[str, object]) -> dict[str, object]:
@@ -51,8 +67,9 @@ def as_plugin(hooks: dict[str, object]) -> dict[str, object]:
             assert isinstance(group, dict)
             handlers = []
             for handler in group["hooks"]:
-                argv = handler["command"].split()
-                handlers.append({**handler, "command": plugin_command(argv[1], argv[2])})
+                found = commandline.parse(handler["command"])
+                assert found is not None and found.provider is not None
+                handlers.append({**handler, "command": plugin_command(found.event, found.provider)})
             copied.append({**group, "hooks": handlers})
         result[event] = copied
     return result

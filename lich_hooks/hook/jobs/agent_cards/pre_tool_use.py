@@ -51,6 +51,8 @@ def _agent(ctx: Context, data: dict[str, object]) -> Outcome:
     ctx.log.set(probes=probes.ran)
     if decision.kind == decide.NATIVE:
         return Outcome(f"native:{decision.reason}")
+    if not _claimed(ctx, data):
+        return Outcome("other-route-acts")
     if decision.kind == decide.TOAST:
         from lich_hooks.hook.jobs.agent_cards import verdict
 
@@ -60,6 +62,15 @@ def _agent(ctx: Context, data: dict[str, object]) -> Outcome:
         return Outcome(f"toast:{decision.reason}", stdout=stdout)
     assert decision.call is not None and env.bin is not None and env.card is not None
     return _open(ctx, decision.call, probes, env.bin, env.card)
+
+
+def _claimed(ctx: Context, data: dict[str, object]) -> bool:
+    """Is this run the one that acts on this tool call (hook/claim.py)? The other route's
+    run stays silent: Claude Code takes the one deny (docs/install.md)."""
+    from lich_hooks.hook import claim
+
+    tool_use_id = data.get("tool_use_id")
+    return claim.claim(ctx, tool_use_id if isinstance(tool_use_id, str) else None)
 
 
 def _description(data: dict[str, object]) -> str:
@@ -114,6 +125,8 @@ def _task_stop(ctx: Context, data: dict[str, object]) -> Outcome:
         # is first on PATH (or in the cwd), and an impostor's exit 0 would read
         # as "stopped". No verdict: Claude Code's own TaskStop answers.
         return Outcome("native:lich-bin-unusable")
+    if not _claimed(ctx, data):
+        return Outcome("other-route-acts")
     return _stop(ctx, worker, task_id, env.bin, env.card)
 
 

@@ -13,9 +13,10 @@ import os
 import shutil
 import subprocess
 
+from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.base.safefile import same_file
 from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
-from lich_hooks.human.settings import discovery, kinds, modules, ours, registrations
+from lich_hooks.human.settings import discovery, kinds, modules, ours
 from lich_hooks.human.settings.harnesses import HARNESSES, MODULES, discover
 
 TYPE_CHECKING = False
@@ -54,10 +55,10 @@ def judge_command(
     plugin's own copy, and any command in a plugin that fails is fixed on the
     plugin, never by `install` (which would leave the plugin's entry failing).
     """
-    argv = ours.split(command)
-    launched = ours.launcher_argv(argv)
-    if launched is not None and found is not None and found.root is not None:
-        return judge_launcher(launched, environ, found, project or os.getcwd())
+    registered = ours.registered(command)
+    argv = registered.argv() if registered is not None else ours.split(command)
+    if registered is not None and registered.launcher and found is not None and found.root:
+        return judge_launcher(argv, environ, found, project or os.getcwd())
     program, what = argv[0], " ".join(argv[1:])
     if os.path.isabs(program):
         target: str | None = program
@@ -121,15 +122,12 @@ LAUNCHER_TIMEOUT = 10.0
 def judge_launcher(
     argv: list[str], environ: Mapping[str, str], found: discovery.Found, project: str
 ) -> Check:
-    """A plugin hook that runs the plugin's own copy: is the copy whole, is there a Python,
-    and does it stand down for the `install` route (routes.py, the rule the hook follows)?"""
-    from lich_hooks.hook import plugin_route as routes
-
+    """A plugin hook that runs the plugin's own copy: is the copy whole, is there a Python?"""
     harness = found.harness
     assert found.root is not None
-    variable = registrations.PLUGIN_ROOT_VARIABLE.get(harness.key, "CLAUDE_PLUGIN_ROOT")
+    variable = REGISTRATIONS[harness.key].plugin_root or "CLAUDE_PLUGIN_ROOT"
     launcher = argv[0].replace("${" + variable + "}", found.root)
-    event, what = argv[1], " ".join(argv[1:])
+    what = " ".join(argv[1:])
     remove = _plugin_remove(found)
     if not os.path.isfile(launcher) or not os.path.isfile(
         os.path.join(os.path.dirname(launcher), "boot.py")
@@ -149,24 +147,9 @@ def judge_launcher(
             "reports nothing (the hook stays silent)",
             "install Python 3.10 or newer, then start a new session",
         )
-    tools: list[str | None] = [None]
-    if event == "PreToolUse":
-        matchers = [m for m, _ in routes.entries(found.document, event)]
-        tools = [t for m in matchers if isinstance(m, str) for t in m.split("|")] or [None]
-    covering = {
-        tool: routes.install_route_runs(harness.key, event, tool, environ, project)
-        for tool in tools
-    }
-    stood_down = sorted({path for path in covering.values() if path})
-    if stood_down and all(covering.values()):
-        return Check(
-            what, OK, f"stands down: {', '.join(stood_down)} runs it (one report, not two)"
-        )
-    summary = f"runs the plugin's own copy with {python}"
-    if stood_down:
-        names = ", ".join(str(t) for t, path in covering.items() if path)
-        summary += f"; stands down for {names} ({', '.join(stood_down)} runs those)"
-    return Check(what, OK, summary)
+    # Beside an `install` entry for the same event, the first of the two to claim the
+    # event acts and the other stays silent (hook/claim.py): one report, never none.
+    return Check(what, OK, f"runs the plugin's own copy with {python}")
 
 
 def _launcher_python(launcher: str, environ: Mapping[str, str]) -> str:

@@ -1,0 +1,321 @@
+"""The one writer and reader of a command this package registers (docs/harnesses.md, "The
+registered command").
+
+Every registered command is a guard the harness's own shell evaluates before anything of
+ours starts, so a missing or broken `lich-hook` never shows an error line and, where the
+hook runs in the card's own environment, nothing starts outside lich:
+
+    card     (Claude Code)    [ -z "$LICH_PORT" ] || RUN E P 2>/dev/null || TAIL
+    server   (Crush)          [ -z "$LICH_PORT$CRUSH_CLIENT_SERVER" ] || RUN E P 2>/dev/null || :
+    answer   (Antigravity)    [ -n "$LICH_PORT" ] && RUN E P 2>/dev/null || printf '{}'
+    login    (Codex, $SHELL -lc: any login shell, so one POSIX `sh -c` inside)
+             sh -c 'RUN E P 2>/dev/null || [ -z "$LICH_PORT" ] || echo "$1"' PROG MSG
+    cmd      (Codex's command_windows, %COMSPEC% /C)
+             "PROG" E P 2>nul || if defined LICH_PORT echo MSG
+
+RUN is the program as one shell word (an absolute path, `lich-hook` on PATH) or a plugin's
+launcher (`sh "${ROOT}/plugin/lich-hook"`). TAIL echoes the person's one line (a JSON
+`systemMessage`) on SessionStart, else `:`. No backslash anywhere: Claude Code on Windows
+turns every one into `/` before Git Bash reads the command. Our program itself always exits
+0, so a non-zero status here means it could not start (deleted, its `#!` interpreter gone:
+127).
+
+A command is ours when it renders back to itself from what `parse` read out of it (so a
+command that only looks like ours — `lich-hook Stop claude && notify-send done` — is never
+taken), or when it is the plain `<…/lich-hook> <event> [<provider>]` an older release wrote.
+Standard library and string work only: the registry, doctor and the hook side all read it.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Guard = Literal["card", "server", "answer", "login", "cmd"]
+
+CARD: Guard = "card"
+SERVER: Guard = "server"
+ANSWER: Guard = "answer"
+LOGIN: Guard = "login"
+CMD: Guard = "cmd"
+
+EXECUTABLE_NAMES = ("lich-hook", "lich-hook.exe")
+LAUNCHER = "plugin/lich-hook"
+_WORD = re.compile(r"[A-Za-z][A-Za-z_-]*")
+# What a person's line may hold: it passes through sh quoting, JSON, Claude Code's
+# backslash rewrite on Windows and cmd.exe's echo unchanged.
+_SAFE_MESSAGE = re.compile(r"[A-Za-z0-9 .,:;/()@+=_~<>\[\]#-]*")
+_QUIET = "2>/dev/null"
+
+
+class Registered:
+    """What one registered command of ours runs.
+
+    `program`: the absolute path or PATH word of `lich-hook`, or for a plugin's launcher its
+    path as written (`${CLAUDE_PLUGIN_ROOT}/plugin/lich-hook`, `launcher` set). `guard`: None
+    for the plain form an older release wrote. `message`: the person's line it prints when
+    the program cannot start (inside lich), or None.
+    """
+
+    __slots__ = ("event", "guard", "launcher", "message", "program", "provider")
+
+    def __init__(
+        self,
+        program: str,
+        event: str,
+        provider: str | None,
+        guard: Guard | None = None,
+        message: str | None = None,
+        launcher: bool = False,
+    ) -> None:
+        self.program = program
+        self.event = event
+        self.provider = provider
+        self.guard = guard
+        self.message = message
+        self.launcher = launcher
+
+    def argv(self) -> list[str]:
+        """`[program, event, provider?]`: what the command hands our program."""
+        return [self.program, self.event] + ([self.provider] if self.provider else [])
+
+    def __repr__(self) -> str:
+        return f"Registered({self.argv()!r}, guard={self.guard!r}, launcher={self.launcher})"
+
+
+# --- writing ---------------------------------------------------------------------------
+
+
+def system_message(text: str) -> str:
+    """The JSON a harness shows a person (`systemMessage`), for a text `safe_message` allows."""
+    if not safe_message(text):
+        raise ValueError(f"not a registrable message: {text!r}")
+    return '{"systemMessage": "' + text + '"}'
+
+
+def safe_message(text: str) -> bool:
+    """Can this text ride in a registered command on every shell and OS unchanged?"""
+    return bool(text) and _SAFE_MESSAGE.fullmatch(text) is not None
+
+
+def launcher_word(variable: str) -> str:
+    """A plugin's launcher, run by sh (a copy that lost its mode bits still runs)."""
+    return f'sh "${{{variable}}}/{LAUNCHER}"'
+
+
+def render(
+    guard: Guard,
+    program: str,
+    event: str,
+    provider: str,
+    message: str | None = None,
+    launcher: str | None = None,
+) -> str:
+    """The registered command running `program` (a path or PATH word; with `launcher`, the
+    plugin root variable whose launcher runs) for `event`, under `guard`.
+
+    `message` (SessionStart only): the person's line printed inside lich when the program
+    cannot start; its text must pass `safe_message`.
+    """
+    said = system_message(message) if message is not None else None
+    if guard == CMD:
+        run = f'"{program}"' if launcher is None else launcher_word(launcher)
+        tail = f" || if defined LICH_PORT echo {said}" if said else ""
+        return f"{run} {event} {provider} 2>nul{tail}"
+    if guard == LOGIN:
+        run = '"$0"' if launcher is None else launcher_word(launcher)
+        tail = ' || [ -z "$LICH_PORT" ] || echo "$1"' if said else ""
+        script = f"{run} {event} {provider} {_QUIET}{tail}"
+        words = [shlex.quote(script), shlex.quote(program) if launcher is None else "sh"]
+        if said:
+            words.append(shlex.quote(said))
+        return "sh -c " + " ".join(words)
+    run = shlex.quote(program) if launcher is None else launcher_word(launcher)
+    core = f"{run} {event} {provider} {_QUIET}"
+    if guard == ANSWER:
+        return f"[ -n \"$LICH_PORT\" ] && {core} || printf '{{}}'"
+    if guard == SERVER:
+        return f'[ -z "$LICH_PORT$CRUSH_CLIENT_SERVER" ] || {core} || :'
+    tail = f"echo {shlex.quote(said)}" if said else ":"
+    return f'[ -z "$LICH_PORT" ] || {core} || {tail}'
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def parse(command: object) -> Registered | None:
+    """What a registered command of ours runs; None when it is not ours."""
+    if not isinstance(command, str):
+        return None
+    text = command.strip()
+    found = _guarded(text)
+    if found is not None:
+        return found
+    return _plain(text)
+
+
+def _guarded(text: str) -> Registered | None:
+    """A guard form, recognised only when it renders back to exactly `text`."""
+    for found in _login(text) + _cmd(text) + _posix(text):
+        if not _plausible(found):
+            continue
+        assert found.guard is not None
+        launcher = _launcher_variable(found.program) if found.launcher else None
+        try:
+            again = render(
+                found.guard,
+                found.program,
+                found.event,
+                found.provider or "",
+                found.message,
+                launcher,
+            )
+        except ValueError:
+            continue
+        if again == text:
+            return found
+    return None
+
+
+def _split(text: str) -> list[str] | None:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return None
+
+
+def _message_of(said: str | None) -> str | None:
+    prefix, suffix = '{"systemMessage": "', '"}'
+    if said is None or not (said.startswith(prefix) and said.endswith(suffix)):
+        return None
+    return said[len(prefix) : -len(suffix)]
+
+
+def _core(words: list[str], guard: Guard) -> tuple[Registered, list[str]] | None:
+    """`RUN E P 2>/dev/null` at the front of `words`, and what follows it."""
+    launcher = words[:1] == ["sh"] and len(words) > 1 and words[1].endswith("/" + LAUNCHER)
+    start = 1 if launcher else 0
+    if len(words) < start + 4 or words[start + 3] != _QUIET:
+        return None
+    found = Registered(words[start], words[start + 1], words[start + 2], guard, None, launcher)
+    return found, words[start + 4 :]
+
+
+def _posix(text: str) -> list[Registered]:
+    words = _split(text)
+    if words is None or len(words) < 6:
+        return []
+    head = words[:5]
+    guard: Guard
+    if head == ["[", "-z", "$LICH_PORT", "]", "||"]:
+        guard = CARD
+    elif head == ["[", "-z", "$LICH_PORT$CRUSH_CLIENT_SERVER", "]", "||"]:
+        guard = SERVER
+    elif head == ["[", "-n", "$LICH_PORT", "]", "&&"]:
+        guard = ANSWER
+    else:
+        return []
+    core = _core(words[5:], guard)
+    if core is None:
+        return []
+    found, rest = core
+    if guard == CARD and rest[:2] == ["||", "echo"] and len(rest) == 3:
+        found.message = _message_of(rest[2])
+    return [found]
+
+
+def _login(text: str) -> list[Registered]:
+    words = _split(text)
+    if words is None or len(words) not in (4, 5) or words[:2] != ["sh", "-c"]:
+        return []
+    inner = _split(words[2])
+    if inner is None:
+        return []
+    core = _core(inner, LOGIN)
+    if core is None:
+        return []
+    found, _ = core
+    if found.launcher:
+        if words[3] != "sh":
+            return []
+    elif found.program == "$0":
+        found.program = words[3]
+    else:
+        return []
+    found.message = _message_of(words[4]) if len(words) == 5 else None
+    return [found]
+
+
+_CMD = re.compile(
+    r'(?:"(?P<program>[^"]+)"|sh "(?P<launcher>[^"]+)") (?P<event>\S+) (?P<provider>\S+) 2>nul'
+    r'(?: \|\| if defined LICH_PORT echo \{"systemMessage": "(?P<message>[^"]*)"\})?'
+)
+
+
+def _cmd(text: str) -> list[Registered]:
+    match = _CMD.fullmatch(text)
+    if match is None:
+        return []
+    launcher = match["launcher"] is not None
+    program = match["launcher"] if launcher else match["program"]
+    return [Registered(program, match["event"], match["provider"], CMD, match["message"], launcher)]
+
+
+def _launcher_variable(path: str) -> str | None:
+    match = re.fullmatch(r"\$\{([A-Z_]+)\}/" + re.escape(LAUNCHER), path)
+    return match[1] if match else None
+
+
+def _plausible(found: Registered) -> bool:
+    if not _words_ok([found.event] + ([found.provider] if found.provider else [])):
+        return False
+    if found.launcher:
+        return _launcher_variable(found.program) is not None
+    return _program_ok(found.program)
+
+
+def _words_ok(words: list[str]) -> bool:
+    return all(_WORD.fullmatch(word) for word in words) and words[0] != "status-line"
+
+
+def _program_ok(program: str) -> bool:
+    name = program.replace("\\", "/").rsplit("/", 1)[-1]
+    return name in EXECUTABLE_NAMES
+
+
+def _plain(text: str) -> Registered | None:
+    """The plain `<…/lich-hook> <event> [<provider>]` (POSIX or Windows quoting), or an
+    older plugin's `sh "${ROOT}/plugin/lich-hook" <event> <provider>`."""
+    argv = _split(text)
+    if argv is None or (argv and argv[0].startswith("\\")) or _windows_path(text):
+        argv = _split_windows(text)
+    if argv is None:
+        return None
+    launcher = len(argv) in (3, 4) and argv[0] == "sh" and argv[1].endswith("/" + LAUNCHER)
+    if launcher:
+        argv = argv[1:]
+        if _launcher_variable(argv[0]) is None:
+            return None
+    elif len(argv) not in (2, 3) or not _program_ok(argv[0]):
+        return None
+    if not _words_ok(argv[1:]):
+        return None
+    return Registered(argv[0], argv[1], argv[2] if len(argv) == 3 else None, None, None, launcher)
+
+
+def _windows_path(text: str) -> bool:
+    return re.match(r'"?[A-Za-z]:\\', text) is not None
+
+
+def _split_windows(text: str) -> list[str] | None:
+    """The words of a command cmd.exe would read: a double-quoted first word, then spaces."""
+    if text.startswith('"'):
+        end = text.find('"', 1)
+        if end < 0:
+            return None
+        return [text[1:end], *text[end + 1 :].split()]
+    return text.split()

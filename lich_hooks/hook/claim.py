@@ -1,0 +1,99 @@
+"""Two routes, one act: the first hook to claim an event acts, the other stays silent
+(docs/install.md, "Both routes at once").
+
+Claude Code and Codex can run our hook twice for one event: the plugin's copy and an
+`install` entry (or two `install` scopes). Neither can tell from settings files whether the
+other will really run (an entry whose `#!` interpreter is gone, one under a SessionStart
+`"matcher": "startup"`, a disabled plugin), so each decides at run time: just before it
+acts, a run creates a claim file named after the event's identity with O_EXCL; the run
+that made it acts, a run that finds it made within CLAIM_SECONDS stays silent (no report,
+no card, no verdict). Whatever state the other route is in, one run acts.
+
+The identity is what both runs of one firing share and a later firing does not: the tool
+call's `tool_use_id` (PreToolUse), the conversation and its `source` (SessionStart: /clear
+and resume start a new one, compact repeats it within the card), the turn's answer (Stop).
+A claim the state directory cannot hold counts as won: two reports, never none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+
+from lich_hooks.base.harnesses import PLUGIN_ROUTES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lich_hooks.hook.outcome import Context
+
+PARTS = ("claims",)
+# Both runs of one firing start together (Claude Code runs matching hooks in parallel)
+# or, one after the other, within a hook's timeout; a claim older than this is an
+# earlier firing's (a conversation resumed again later in the same card reports again).
+CLAIM_SECONDS = 60.0
+# Pruned with the other records (state/prune.py): far more than a day of claims never
+# piles up, and a claim is useless after CLAIM_SECONDS.
+PRUNED = (("claims", 3600.0, 2000, False, ()),)
+
+
+def name(ctx: Context, identity: str, card: str | None = None) -> str:
+    """The claim's file name: the same for both routes of one firing, nothing readable."""
+    key = "\0".join((ctx.provider, ctx.event, card or ctx.env.card or "", identity))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+
+
+def claim(
+    ctx: Context, identity: str | None, card: str | None = None, now: float | None = None
+) -> bool:
+    """True: this run acts on the event. False: the other route's run already claimed it.
+
+    Only harnesses with two routes claim; an event without an identity is not claimed.
+    `card`: the card the run acts for, when it is not the hook's own (a shared process).
+    """
+    if ctx.provider not in PLUGIN_ROUTES or not identity:
+        return True
+    from lich_hooks.hook import state
+
+    when = time.time() if now is None else now
+    label = name(ctx, identity, card)
+    try:
+        directory = state.open_dir(ctx.environ, PARTS, create=True)
+    except OSError:
+        return True
+    try:
+        for _ in range(3):
+            if directory.create(label, b""):
+                state.WRITTEN.add((PARTS, label))
+                ctx.log.set(claim="won")
+                return True
+            info = directory.lstat(label)
+            if info is None:
+                continue  # pruned between the two calls: try again
+            if 0 <= when - info.st_mtime < CLAIM_SECONDS:
+                ctx.log.set(claim="taken")
+                return False
+            # An earlier firing's claim: moved aside by exactly one of the runs that saw it
+            # stale (rename is atomic), so two of them never both make a fresh one.
+            tomb = f".{label}.{os.getpid()}.{os.urandom(4).hex()}"
+            try:
+                os.rename(
+                    directory.at(label),
+                    directory.at(tomb),
+                    src_dir_fd=directory.fd,
+                    dst_dir_fd=directory.fd,
+                )
+            except FileNotFoundError:
+                continue
+            directory.unlink(tomb)
+        return True
+    except OSError:
+        return True
+    finally:
+        directory.close()
+
+
+def stamp(value: object) -> str:
+    """A short digest of a payload value, for identities built from text."""
+    data = value if isinstance(value, str) else repr(value)
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()[:16]
