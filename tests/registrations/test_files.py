@@ -249,7 +249,7 @@ def test_every_shipped_command_has_a_route() -> None:
 
     argvs = [commandline.parse(command).argv()[1:] for _, _, command in _commands()]  # type: ignore[union-attr]
     for module in MODULES.values():
-        command = modules.command_of(modules.template(module))
+        command = modules.command_of(modules.template(module.template))
         assert command is not None
         argvs.append(shlex.split(command)[1:])
     for event, provider in argvs:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from typing import Literal
 
     from lich_hooks.base.payload import Payload
-    from lich_hooks.hook.shared.codex.decide import Attribution, Runner
+    from lich_hooks.hook.shared.core import Attribution, Runner
 
 ENDPOINT = "session-start"
 
@@ -148,12 +148,12 @@ def _shared_runner(
     """What who_runs() found, as the attribution needs it: None when the harness
     runs the hook as its own child (the hook's own card), a refusal when nothing
     above the hook can be told apart, else the shared process's pid and the payload."""
-    from lich_hooks.hook.shared.codex import decide
+    from lich_hooks.hook.shared import core
 
-    if runner.kind == decide.OWN:
+    if runner.kind == core.OWN:
         return None
     ctx.log.set(**{f"{harness_name}_runner": runner.why})
-    if runner.kind == decide.UNKNOWN:
+    if runner.kind == core.UNKNOWN:
         ctx.log.debug(f"not reporting: {runner.why}")
         return Outcome(f"{harness_name}-runner-unknown")
     payload = ctx.payload()

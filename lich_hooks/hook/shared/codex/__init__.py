@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from lich_hooks.hook.shared.codex.decide import AttributionDecision
+    from lich_hooks.hook.shared.core import AttributionDecision
 
 UNSUPPORTED: AttributionDecision = "codex-daemon-unsupported"
 PROBE_FAILED: AttributionDecision = "codex-daemon-probe-failed"

@@ -51,50 +51,17 @@ docs/harnesses.md (Codex) explains the daemon and these limits to users.
 
 from __future__ import annotations
 
-from lich_hooks.base.lichenv import LichEnv
+from lich_hooks.hook.shared import core
+from lich_hooks.hook.shared.core import OWN, UNKNOWN, Attribution, Runner, normalise, one_card
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Mapping, Sequence
-    from typing import Literal
+    from collections.abc import Collection, Mapping, Sequence
 
-    RunnerKind = Literal["own", "daemon", "server", "unknown"]  # server: crush_server's
-    # The run log's `decision` for a hook under the Codex daemon or a crush server
-    # (docs/harnesses.md; crush_server/decide.py names its own).
-    AttributionDecision = Literal[
-        "codex-daemon-card",
-        "codex-daemon-no-client",
-        "codex-daemon-client-outside-lich",
-        "codex-daemon-client-unreadable",
-        "codex-daemon-client-invalid",
-        "codex-daemon-several-cards",
-        "codex-daemon-moved-here",
-        "codex-daemon-no-cwd",
-        "codex-daemon-no-record",
-        "codex-daemon-unsupported",
-        "codex-daemon-probe-failed",
-        "crush-server-card",
-        "crush-server-client-outside-lich",
-        "crush-server-client-unreadable",
-        "crush-server-client-invalid",
-        "crush-server-several-cards",
-        "crush-server-no-cwd",
-        "crush-server-no-workspace",
-        "crush-server-session-elsewhere",
-        "crush-server-no-client",
-        "crush-server-unsupported",
-        "crush-server-probe-failed",
-    ]
-    # one_card()'s words: found, outside lich, unreadable, invalid, several cards
-    Words = tuple[
-        AttributionDecision,
-        AttributionDecision,
-        AttributionDecision,
-        AttributionDecision,
-        AttributionDecision,
-    ]
+    from lich_hooks.hook.shared.core import AttributionDecision, RunnerKind, Words
 
-LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
+__all__ = ["OWN", "UNKNOWN", "Attribution", "Runner", "normalise", "one_card"]
+
 CODEX_NAMES = ("codex", "codex.exe")
 CD_FLAGS = ("-C", "--cd")
 # Subcommands whose TUI runs a session that may live in another directory.
@@ -107,11 +74,8 @@ FRESH_SOURCES = ("startup", "clear")
 # Sources that keep the conversation where it already runs: they move nobody.
 STAYING_SOURCES = (*FRESH_SOURCES, "compact")
 
-# runner() verdicts
-# a codex client runs the hook, or no codex at all: the hook's env is the card's
-OWN: RunnerKind = "own"
+# runner() verdict beside core's OWN and UNKNOWN
 DAEMON: RunnerKind = "daemon"  # the shared app-server runs it: find the card among its clients
-UNKNOWN: RunnerKind = "unknown"  # the ancestry could not be read: cannot tell which
 
 
 def is_codex(argv: Sequence[str]) -> bool:
@@ -133,20 +97,6 @@ def is_app_server(argv: Sequence[str]) -> bool:
     return is_codex(argv) and len(argv) > 1 and argv[1] == "app-server"
 
 
-class Runner:
-    """Who runs this hook: OWN, DAEMON (with its pid) or UNKNOWN, and the evidence."""
-
-    __slots__ = ("kind", "pid", "why")
-
-    def __init__(self, kind: RunnerKind, why: str, pid: int | None = None) -> None:
-        self.kind = kind
-        self.why = why
-        self.pid = pid
-
-    def __repr__(self) -> str:
-        return f"Runner({self.kind!r}, {self.why!r}, pid={self.pid})"
-
-
 def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
     """Classify the hook's ancestry, nearest first, as the probe read it (None: unreadable).
 
@@ -154,46 +104,19 @@ def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
     above it, and a codex started from a tool command under the daemon has the
     daemon further up but runs its own hooks as its children.
     """
-    return nearest(ancestors, (is_app_server, DAEMON, "codex app-server"), (is_codex, "codex"))
+    return core.nearest(ancestors, (is_app_server, DAEMON, "codex app-server"), (is_codex, "codex"))
 
 
-def nearest(
-    ancestors: Sequence[tuple[int, Sequence[str]]] | None,
-    shared: tuple[Callable[[Sequence[str]], bool], RunnerKind, str],
-    own: tuple[Callable[[Sequence[str]], bool], str],
-) -> Runner:
-    """The runner for any harness that may run hooks in a shared process (Codex's
-    daemon, Crush's server): the nearest of its processes above the hook decides.
+class Client(core.Client):
+    """One codex process connected to the daemon, as the probe recorded it (core.Client).
 
-    `shared` is (is that process, its kind, how a person names it), `own` is (is a
-    process of the harness, its name).
-    """
-    if ancestors is None:
-        return Runner(UNKNOWN, "the hook's parent processes cannot be read on this system")
-    is_shared, kind, shared_name = shared
-    is_own, name = own
-    for pid, argv in ancestors:
-        if is_shared(argv):
-            return Runner(kind, f"{shared_name} {pid} runs this hook", pid)
-        if is_own(argv):
-            return Runner(OWN, f"{name} process {pid} runs this hook as its child")
-    return Runner(OWN, f"no {name} process among the hook's parents")
-
-
-class Client:
-    """One codex process connected to the daemon, as the probe recorded it.
-
-    `cwd` is its working directory (None: gone or unreadable); `lich` holds its
-    LICH_PORT/LICH_TOKEN/LICH_SESSION_ID (only those; absent keys are absent)
-    or is None when its environment could not be read. `resumed_dir` is the
-    recorded directory of the session a `codex resume|fork <id>` names, when
-    the probe found it. `started` (its start time) makes `(pid, started)` name
-    this process and no later one; `unscanned` says why its open files were
-    not read (then it may or may not be connected: it competes for its
-    directory and is never named).
+    `resumed_dir` is the recorded directory of the session a `codex
+    resume|fork <id>` names, when the probe found it. `unscanned` says why its
+    open files were not read (then it may or may not be connected: it competes
+    for its directory and is never named).
     """
 
-    __slots__ = ("argv", "cwd", "lich", "pid", "resumed_dir", "started", "unscanned")
+    __slots__ = ("resumed_dir", "unscanned")
 
     def __init__(
         self,
@@ -203,28 +126,9 @@ class Client:
         lich: Mapping[str, str] | None,
         resumed_dir: str | None = None,
     ) -> None:
-        self.pid = pid
-        self.argv = list(argv)
-        self.cwd = cwd
-        self.lich = lich
+        super().__init__(pid, argv, cwd, lich)
         self.resumed_dir = resumed_dir
-        self.started: int | None = None
         self.unscanned: str | None = None
-
-    @property
-    def identity(self) -> tuple[int, int] | None:
-        """(pid, start time): this process for its whole life, None when its start is unknown."""
-        return None if self.started is None else (self.pid, self.started)
-
-    def __repr__(self) -> str:
-        return f"Client({self.pid}, cwd={self.cwd!r})"
-
-
-def normalise(path: str) -> str:
-    """Lexically normal absolute form (no filesystem access: the probe resolved symlinks)."""
-    import posixpath
-
-    return posixpath.normpath(path)
 
 
 def conversation_dir(client: Client) -> str | None:
@@ -288,31 +192,6 @@ def possible_dirs(client: Client) -> set[str] | None:
     if session is None or client.resumed_dir is None:
         return None
     return {here, normalise(client.resumed_dir)}
-
-
-class Attribution:
-    """The card a daemon-run hook reports for, or why it reports nothing.
-
-    `lich` is the chosen client's LICH_* (a report can be built from it with
-    LichEnv), None on a refusal. `decision` is the word the run log records.
-    """
-
-    __slots__ = ("client", "decision", "lich", "why")
-
-    def __init__(
-        self,
-        decision: AttributionDecision,
-        why: str,
-        lich: Mapping[str, str] | None = None,
-        client: int | None = None,
-    ) -> None:
-        self.decision = decision
-        self.why = why
-        self.lich = lich
-        self.client = client
-
-    def __repr__(self) -> str:
-        return f"Attribution({self.decision!r}, {self.why!r}, client={self.client})"
 
 
 FOUND: AttributionDecision = "codex-daemon-card"
@@ -415,72 +294,6 @@ def choose(
     return one_card(members, where, WORDS, f"{len(here)} codex clients", (MOVED, moved_note))
 
 
-def one_card(
-    members: Sequence[tuple[str, Mapping[str, str] | None, int | None, str | None]],
-    where: str,
-    words: Words,
-    who: str,
-    moved: tuple[AttributionDecision, str | None] | None = None,
-) -> Attribution:
-    """The one card every member names, or why none: the rule any shared process shares.
-
-    `members` are (label, LICH_* or None if unreadable, pid, why it cannot be
-    judged or None) of everything that may own the conversation (Codex's
-    client TUIs; a Crush workspace's environment and its clients). A member
-    outside lich, unjudgeable, with an unreadable or invalid environment, or
-    a second card among them: nobody is named. `words` are the caller's
-    decisions (WORDS here); `who` names the members as a group for the message
-    ("2 codex clients"); `moved`, when its note is set, is the decision and
-    reason that replace "several cards" (Codex: a client may have moved a
-    conversation here).
-    """
-    found, outside, unreadable, invalid, several = words
-    cards: dict[tuple[str, str, str], tuple[str, int | None]] = {}
-    for label, lich, pid, problem in members:
-        if problem is not None:
-            return Attribution(unreadable, f"{label} {where}: {problem}")
-        if lich is None:
-            return Attribution(unreadable, f"{label} {where}: environment unreadable")
-        card = lich.get("LICH_SESSION_ID")
-        if not any(lich.get(key) for key in LICH_KEYS):
-            # a client outside lich shares the directory: the conversation may be its own
-            return Attribution(outside, f"{label} {where} is not in lich")
-        env = LichEnv(lich)
-        if not env.can_report:
-            bad = [key for key in LICH_KEYS if not _valid(env, key)]
-            return Attribution(
-                invalid,
-                f"{label} {where} (card {card!r}): missing or invalid {', '.join(bad)}",
-            )
-        assert env.card is not None and env.token is not None
-        cards.setdefault((env.card, str(env.port), env.token), (label, pid))
-    if len(cards) > 1:
-        names = sorted({card for card, _, _ in cards})
-        if moved is not None and moved[1] is not None:
-            return Attribution(
-                moved[0],
-                f"{who} {where} belong to {len(cards)} different cards "
-                f"({', '.join(names)}): {moved[1]}",
-            )
-        return Attribution(
-            several,
-            f"{who} {where} belong to {len(cards)} different cards "
-            f"({', '.join(names)}): cannot tell whose conversation this is",
-        )
-    [(card, port, token)] = cards
-    label, pid = cards[(card, port, token)]
-    lich = {"LICH_SESSION_ID": card, "LICH_PORT": port, "LICH_TOKEN": token}
-    return Attribution(found, f"card {card} from {label} {where}", lich, pid)
-
-
 def _can_run_in(client: Client, want: str) -> bool:
     dirs = possible_dirs(client)
     return dirs is None or want in dirs
-
-
-def _valid(env: LichEnv, key: str) -> bool:
-    if key == "LICH_PORT":
-        return env.port is not None
-    if key == "LICH_TOKEN":
-        return env.token is not None
-    return env.card is not None

@@ -1,8 +1,10 @@
 """What the Codex attribution reads from the system: the hook's ancestry, the daemon's clients.
 
-This is the I/O half of `decide.py`; it only records, decide.py judges.
-Linux reads /proc and asks the kernel for Unix-socket peers over
-NETLINK_SOCK_DIAG; other systems with a `ps` (macOS, the BSDs) can see the
+This is the I/O half of `decide.py`; it only records, decide.py judges. The
+readers Crush's probe shares (ancestry, sockets, environment, sock_diag) are in
+../proc.py; this adds the daemon's clients and the sessions it holds. Linux
+reads /proc and asks the kernel for Unix-socket peers over NETLINK_SOCK_DIAG;
+other systems with a `ps` (macOS, the BSDs) can see the
 ancestry but not the daemon's clients, so there a daemon-run hook is refused.
 
 Cost matters: this runs on Codex's SessionStart, inside the user's first turn.
@@ -34,120 +36,45 @@ from __future__ import annotations
 import os
 
 from lich_hooks.base import procfs
-from lich_hooks.hook.shared.codex.decide import LICH_KEYS, Client, is_app_server, is_codex, switcher
+from lich_hooks.hook.shared import proc as shared_proc
+from lich_hooks.hook.shared.codex.decide import Client, is_app_server, is_codex, switcher
+from lich_hooks.hook.shared.proc import (
+    PEER_BATCH,
+    PROC,
+    ProbeError,
+    TooManyFiles,
+    can_list_clients,
+    environ_of,
+    fd_targets,
+    lich_environ,
+    socket_inodes,
+    unix_peers,
+)
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+__all__ = [
+    "PEER_BATCH",
+    "PROC",
+    "ProbeError",
+    "TooManyFiles",
+    "can_list_clients",
+    "environ_of",
+    "fd_targets",
+    "lich_environ",
+    "socket_inodes",
+    "unix_peers",
+]
 
-PROC = "/proc"
-MAX_ANCESTORS = 32
-PS_TIMEOUT = 2.0
 SESSION_META_LIMIT = 1 << 20  # a rollout's first line (session_meta) is a few kB
-# Open files read per process. A TUI holds ~30, a daemon ~40 plus two per client and per
-# loaded session; 4,096 of them cost ~20 ms to read.
-MAX_FDS = 4096
-# Up to this many daemon sockets, one exact lookup each, in one send: each reply takes
-# ~1 KiB of the netlink socket's receive queue (rmem_default is 208 KiB; all replies of
-# ~256 lookups did not fit). More: one dump, read until done.
-PEER_BATCH = 64
-
-# linux/netlink.h, linux/sock_diag.h, linux/unix_diag.h
-NETLINK_SOCK_DIAG = 4
-SOCK_DIAG_BY_FAMILY = 20
-NLM_F_REQUEST = 0x1
-NLM_F_DUMP = 0x300  # NLM_F_ROOT | NLM_F_MATCH
-ALL_STATES = 0xFFFFFFFF
-NLMSG_ERROR = 2
-NLMSG_DONE = 3
-UDIAG_SHOW_PEER = 0x4
-UNIX_DIAG_PEER = 2
-NO_COOKIE = 0xFFFFFFFF
 
 
-class ProbeError(Exception):
-    """The system would not tell us what the attribution needs (reported as a refusal)."""
+def ancestors(start: int, proc: str = PROC) -> list[tuple[int, list[str]]] | None:
+    """(pid, argv) from `start` upwards, up to and including the nearest codex."""
+    return shared_proc.ancestors(start, proc, is_codex)
 
 
-# --- the hook's ancestry ------------------------------------------------------------------
-
-
-def ancestors(
-    start: int, proc: str = PROC, stop: Callable[[Sequence[str]], bool] = is_codex
-) -> list[tuple[int, list[str]]] | None:
-    """(pid, argv) from `start` upwards, up to and including the nearest harness process
-    (`stop`: codex by default; crush_server/ asks for crush); None: unreadable."""
-    if not os.path.isdir(proc):
-        return _ps_ancestors(start, stop)
-    chain: list[tuple[int, list[str]]] = []
-    pid = start
-    for _ in range(MAX_ANCESTORS):
-        if pid < 1:
-            break
-        argv = procfs.cmdline(pid, proc)
-        if argv is None:
-            break
-        chain.append((pid, argv))
-        if stop(argv) or pid == 1:  # PID 1 can be the harness itself, in a container
-            break
-        parent = procfs.parent(pid, proc)
-        if parent is None or parent == pid:
-            break
-        pid = parent
-    return chain
-
-
-def _ps_ancestors(
-    start: int, stop: Callable[[Sequence[str]], bool] = is_codex
-) -> list[tuple[int, list[str]]] | None:
-    """The same from one `ps` call, where there is no /proc (macOS). Arguments split on spaces:
-    enough to see `codex app-server`, which is all this is used for."""
-    import shutil
-    import subprocess
-
-    ps = shutil.which("ps")
-    if ps is None:
-        return None
-    try:
-        out = subprocess.run(
-            [ps, "-A", "-o", "pid=,ppid=,command="],
-            capture_output=True,
-            timeout=PS_TIMEOUT,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        ).stdout.decode("utf-8", "replace")
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return parse_ps(out, start, stop)
-
-
-def parse_ps(
-    out: str, start: int, stop: Callable[[Sequence[str]], bool] = is_codex
-) -> list[tuple[int, list[str]]] | None:
-    table: dict[int, tuple[int, list[str]]] = {}
-    for line in out.splitlines():
-        parts = line.split(None, 2)
-        if len(parts) < 3 or not (parts[0].isdigit() and parts[1].isdigit()):
-            continue
-        table[int(parts[0])] = (int(parts[1]), parts[2].split())
-    if start not in table:
-        return None
-    chain: list[tuple[int, list[str]]] = []
-    pid = start
-    for _ in range(MAX_ANCESTORS):
-        if pid <= 1 or pid not in table:
-            break
-        parent, argv = table[pid]
-        chain.append((pid, argv))
-        if stop(argv):
-            break
-        pid = parent
-    return chain
-
-
-def can_list_clients(proc: str = PROC) -> bool:
-    """Only Linux (a /proc with fd links, and sock_diag) can name the daemon's clients."""
-    return os.path.isdir(f"{proc}/self/fd")
+def parse_ps(out: str, start: int) -> list[tuple[int, list[str]]] | None:
+    """The same from `ps -A -o pid=,ppid=,command=` output."""
+    return shared_proc.parse_ps(out, start, is_codex)
 
 
 class Snapshot:
@@ -182,7 +109,7 @@ def snapshot(daemon: int, proc: str = PROC) -> Snapshot:
         raise ProbeError(f"it {error}") from None
     if targets is None:
         raise ProbeError(f"cannot read the sockets of codex app-server {daemon}")
-    mine = _sockets(targets)
+    mine = shared_proc.sockets(targets)
     peers = unix_peers(sorted(mine))
     rollouts = _rollouts(targets)
     me = os.getpid()
@@ -279,189 +206,5 @@ def _named_codex(pid: int, proc: str) -> bool:
     return procfs.comm(pid, proc) in CODEX_NAMES
 
 
-class TooManyFiles(ProbeError):
-    """A process holds more open files than the probe reads on a hook's path."""
-
-
-def fd_targets(pid: int, proc: str = PROC, limit: int | None = None) -> list[str] | None:
-    """What a process's open file descriptors point at; None when they cannot be read.
-
-    Raises TooManyFiles past `limit` (default MAX_FDS) descriptors, counted
-    before any is read: the fd directory's size is its count on Linux 6.2+,
-    and the listing's length elsewhere.
-    """
-    cap = MAX_FDS if limit is None else limit
-    base = f"{proc}/{pid}/fd"
-    try:
-        size = os.stat(base).st_size
-        if size > cap:
-            raise TooManyFiles(f"holds {size} open files (more than the {cap} read)")
-        fds = os.listdir(base)
-    except OSError:
-        return None
-    if len(fds) > cap:
-        raise TooManyFiles(f"holds {len(fds)} open files (more than the {cap} read)")
-    found = []
-    for fd in fds:
-        try:
-            found.append(os.readlink(f"{base}/{fd}"))
-        except OSError:
-            continue
-    return found
-
-
-def socket_inodes(pid: int, proc: str = PROC) -> set[int] | None:
-    """Inodes of the sockets among a process's open files; None when its fds cannot be read.
-
-    TooManyFiles past MAX_FDS, as fd_targets."""
-    targets = fd_targets(pid, proc)
-    return None if targets is None else _sockets(targets)
-
-
-def _sockets(targets: list[str]) -> set[int]:
-    found = set()
-    for link in targets:
-        if link.startswith("socket:[") and link.endswith("]"):
-            try:
-                found.add(int(link[8:-1]))
-            except ValueError:
-                continue
-    return found
-
-
 def _cwd(pid: int, proc: str) -> str | None:
     return procfs.cwd(pid, proc)
-
-
-def lich_environ(pid: int, proc: str = PROC) -> dict[str, str] | None:
-    """The LICH_PORT/LICH_TOKEN/LICH_SESSION_ID a process started with; None if unreadable."""
-    return environ_of(pid, LICH_KEYS, proc)
-
-
-def environ_of(pid: int, keys: Sequence[str], proc: str = PROC) -> dict[str, str] | None:
-    """Those of `keys` in the environment a process started with; None if unreadable.
-
-    Decoded the way os.environ decodes (surrogateescape), so a token of
-    non-UTF-8 bytes is sent byte for byte like an inherited one would be.
-    """
-    try:
-        with open(f"{proc}/{pid}/environ", "rb") as handle:
-            raw = handle.read()
-    except OSError:
-        return None
-    wanted = {key.encode(): key for key in keys}
-    found: dict[str, str] = {}
-    for item in raw.split(b"\0"):
-        key, sep, value = item.partition(b"=")
-        if sep and key in wanted:
-            found[wanted[key]] = os.fsdecode(value)
-    return found
-
-
-def unix_peers(inodes: Sequence[int], batch: int = PEER_BATCH) -> set[int]:
-    """The peer inode of each given Unix socket (listening ones have none), via sock_diag.
-
-    Up to `batch` sockets: one exact lookup each (UDIAG_SHOW_PEER by inode),
-    all in one send, every reply read. More: the kernel walks all its Unix
-    sockets for each exact lookup (1,000 of them cost ~10 ms here), so one
-    dump of every socket in this network namespace, read until NLMSG_DONE,
-    keeps the ones asked for (~1 ms per 1,000 sockets). Either way the
-    replies waiting in the socket never exceed what one recv takes.
-    """
-    if not inodes:
-        return set()
-    import _socket
-
-    try:
-        sock = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW, NETLINK_SOCK_DIAG)
-    except OSError as error:
-        raise ProbeError(f"no NETLINK_SOCK_DIAG ({error.strerror or error})") from None
-    try:
-        sock.settimeout(1.0)
-        peers: set[int] = set()
-        if len(inodes) > batch:
-            sock.send(_request(0, NLM_F_REQUEST | NLM_F_DUMP, 1, ALL_STATES))
-            wanted = set(inodes)
-            while not _parse_replies(sock.recv(1 << 16), peers, wanted):
-                pass
-            return peers
-        sock.send(
-            b"".join(_request(inode, NLM_F_REQUEST, seq) for seq, inode in enumerate(inodes, 1))
-        )
-        answered = 0
-        while answered < len(inodes):
-            data = sock.recv(1 << 16)
-            if not data:
-                raise ProbeError("sock_diag closed before answering")
-            answered += _count_replies(data, peers)
-        return peers
-    except OSError as error:
-        raise ProbeError(f"sock_diag failed ({error.strerror or error})") from None
-    finally:
-        sock.close()
-
-
-def _request(inode: int, flags: int, seq: int, states: int = 0) -> bytes:
-    """One SOCK_DIAG_BY_FAMILY request for AF_UNIX with UDIAG_SHOW_PEER."""
-    import _socket
-    import _struct
-
-    req = _struct.pack(
-        "=BBHIIIII", _socket.AF_UNIX, 0, 0, states, inode, UDIAG_SHOW_PEER, NO_COOKIE, NO_COOKIE
-    )
-    return _struct.pack("=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY, flags, seq, 0) + req
-
-
-def _count_replies(data: bytes, peers: set[int]) -> int:
-    """Add every UNIX_DIAG_PEER in one recv's messages to `peers`; how many replies it held."""
-    count = [0]
-    _parse_replies(data, peers, None, count)
-    return count[0]
-
-
-def _parse_replies(
-    data: bytes, peers: set[int], wanted: set[int] | None, count: list[int] | None = None
-) -> bool:
-    """Add the UNIX_DIAG_PEER of each reply in `data` (of a socket in `wanted`, if given).
-
-    True when the messages end the answer: NLMSG_DONE, or an error for the
-    dump (an error for one exact lookup is that socket gone: skipped). An
-    empty recv ends it too.
-    """
-    import _struct
-
-    if not data:
-        return True
-    offset = 0
-    while offset + 16 <= len(data):
-        length, kind, _flags, _seq, _port = _struct.unpack_from("=IHHII", data, offset)
-        if length < 16:
-            break
-        if count is not None and kind in (SOCK_DIAG_BY_FAMILY, NLMSG_ERROR, NLMSG_DONE):
-            count[0] += 1
-        if kind == NLMSG_DONE:
-            return True
-        if kind == NLMSG_ERROR and wanted is not None:
-            raise ProbeError("sock_diag refused to list the Unix sockets")
-        if kind == SOCK_DIAG_BY_FAMILY and length >= 32:
-            # unix_diag_msg: family, type, state, pad (4 bytes), ino, cookie[2] = 16 bytes
-            (inode,) = _struct.unpack_from("=I", data, offset + 20)
-            if wanted is None or inode in wanted:
-                _add_peer(data, offset + 32, offset + length, peers)
-        offset += (length + 3) & ~3
-    return False
-
-
-def _add_peer(data: bytes, attr: int, end: int, peers: set[int]) -> None:
-    """The UNIX_DIAG_PEER among one reply's attributes (data[attr:end]), if any."""
-    import _struct
-
-    while attr + 4 <= end:
-        attr_len, attr_type = _struct.unpack_from("=HH", data, attr)
-        if attr_len < 4:
-            return
-        if attr_type == UNIX_DIAG_PEER and attr_len >= 8:
-            (peer,) = _struct.unpack_from("=I", data, attr + 4)
-            if peer:
-                peers.add(peer)
-        attr += (attr_len + 3) & ~3

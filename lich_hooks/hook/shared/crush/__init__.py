@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 
-from lich_hooks.hook.shared.codex.probe import ancestors
 from lich_hooks.hook.shared.crush import decide, probe
+from lich_hooks.hook.shared.proc import ancestors
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

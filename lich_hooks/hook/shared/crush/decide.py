@@ -28,13 +28,14 @@ same directory joins that workspace and its own environment is dropped
 
 from __future__ import annotations
 
-from lich_hooks.hook.shared.codex.decide import (
+from lich_hooks.hook.shared.core import (
     OWN,
     UNKNOWN,
     Attribution,
     Client,
     Runner,
     nearest,
+    normalise,
     one_card,
 )
 
@@ -42,7 +43,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from lich_hooks.hook.shared.codex.decide import AttributionDecision, RunnerKind, Words
+    from lich_hooks.hook.shared.core import AttributionDecision, Member, RunnerKind, Words
 
 __all__ = ["OWN", "SERVER", "UNKNOWN", "Attribution", "Client", "Runner", "Workspace"]
 
@@ -125,12 +126,6 @@ class Workspace:
         return f"Workspace({self.id!r}, {self.path!r})"
 
 
-def normalise(path: str) -> str:
-    import posixpath
-
-    return posixpath.normpath(path)
-
-
 def workspace_at(workspaces: Sequence[Workspace], cwd: str) -> Workspace | Attribution:
     """The server's one workspace in `cwd` (the directory Crush runs the hook in), or why none."""
     want = normalise(cwd)
@@ -173,7 +168,7 @@ def choose(
             NO_CLIENT,
             f"none of the crush server's {len(clients)} connected crush client(s) works in {want}",
         )
-    members: list[tuple[str, Mapping[str, str] | None, int | None, str | None]] = [
+    members: list[Member] = [
         (
             f"crush workspace {workspace.id}'s environment (its first client's)",
             workspace.lich,

@@ -8,8 +8,8 @@ the hook's environment, which under the server is the server's: `--host` if
 the server was started with one, else `$XDG_RUNTIME_DIR` (else `$TMPDIR`,
 else /tmp) `/crush-<uid>.sock`, and /tmp when that path passes 104 bytes.
 
-The clients are read as for Codex (codex_daemon/probe.py, whose sock_diag and
-/proc readers this reuses): the crush processes holding a Unix socket whose
+The clients are read as for Codex (../proc.py holds the sock_diag and /proc
+readers both share): the crush processes holding a Unix socket whose
 peer is one of the server's. Standard library only, on `_socket`: this runs on
 the hook path whenever a Crush server runs the hook.
 """
@@ -19,27 +19,28 @@ from __future__ import annotations
 import os
 
 from lich_hooks.base import procfs
-from lich_hooks.hook.shared.codex.probe import (
+from lich_hooks.hook.shared.core import LICH_KEYS, Client
+from lich_hooks.hook.shared.crush.decide import Workspace, host_flag, is_crush, is_server
+from lich_hooks.hook.shared.proc import (
+    PROC,
     ProbeError,
+    can_list_clients,
     environ_of,
     lich_environ,
     socket_inodes,
     unix_peers,
 )
-from lich_hooks.hook.shared.crush.decide import Client, Workspace, host_flag, is_crush, is_server
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-PROC = "/proc"
 MAX_SOCKET_PATH = 104  # Crush's maxUnixSocketPathLen
 FALLBACK_DIR = "/tmp"  # noqa: S108 - where Crush itself puts the socket: read, never written
 API_SECONDS = 1.0  # the whole exchange with the server, per request
 MAX_RESPONSE = 16 * 1024 * 1024  # a workspace list carries each workspace's whole config
-LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
 
-__all__ = ["ProbeError", "environ_of", "lich_environ"]
+__all__ = ["PROC", "ProbeError", "can_list_clients", "environ_of", "lich_environ"]
 
 
 def socket_path(server_argv: list[str] | None, environ: Mapping[str, str]) -> str:
@@ -144,11 +145,6 @@ def holds_session(socket: str, workspace: str, session: str) -> bool:
     if status == 404:
         return False
     raise ProbeError(f"the crush server answered a session lookup with {status}")
-
-
-def can_list_clients(proc: str = PROC) -> bool:
-    """Only Linux (a /proc with fd links, and sock_diag) can name the server's clients."""
-    return os.path.isdir(f"{proc}/self/fd")
 
 
 def clients(server: int, proc: str = PROC) -> list[Client]:

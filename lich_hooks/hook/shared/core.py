@@ -1,0 +1,225 @@
+"""The attribution core both shared processes use: who runs the hook, and one card or none.
+
+Codex's daemon (`codex/`) and Crush's server (`crush/`) are two
+implementations beside this: each decides, by its own rules, which members
+may own a conversation; this module only says who runs the hook (`nearest`)
+and whether those members name exactly one card (`one_card`). A change to
+one harness's rules stays in its folder. docs/harnesses.md explains both.
+"""
+
+from __future__ import annotations
+
+from lich_hooks.base.lichenv import LichEnv
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Literal
+
+    RunnerKind = Literal["own", "daemon", "server", "unknown"]
+    # The run log's `decision` for a hook under the Codex daemon or a crush server
+    # (docs/harnesses.md): each implementation names its own.
+    AttributionDecision = Literal[
+        "codex-daemon-card",
+        "codex-daemon-no-client",
+        "codex-daemon-client-outside-lich",
+        "codex-daemon-client-unreadable",
+        "codex-daemon-client-invalid",
+        "codex-daemon-several-cards",
+        "codex-daemon-moved-here",
+        "codex-daemon-no-cwd",
+        "codex-daemon-no-record",
+        "codex-daemon-unsupported",
+        "codex-daemon-probe-failed",
+        "crush-server-card",
+        "crush-server-client-outside-lich",
+        "crush-server-client-unreadable",
+        "crush-server-client-invalid",
+        "crush-server-several-cards",
+        "crush-server-no-cwd",
+        "crush-server-no-workspace",
+        "crush-server-session-elsewhere",
+        "crush-server-no-client",
+        "crush-server-unsupported",
+        "crush-server-probe-failed",
+    ]
+    # one_card()'s words: found, outside lich, unreadable, invalid, several cards
+    Words = tuple[
+        AttributionDecision,
+        AttributionDecision,
+        AttributionDecision,
+        AttributionDecision,
+        AttributionDecision,
+    ]
+    # one_card()'s members: (label, LICH_* or None if unreadable, pid, why unjudgeable or None)
+    Member = tuple[str, Mapping[str, str] | None, int | None, str | None]
+
+LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
+
+# runner() verdicts; each implementation adds the kind of its shared process
+OWN: RunnerKind = "own"  # the harness runs the hook as its child (or none does)
+UNKNOWN: RunnerKind = "unknown"  # the ancestry could not be read: cannot tell which
+
+
+class Runner:
+    """Who runs this hook: OWN, the shared kind (with its pid) or UNKNOWN, and the evidence."""
+
+    __slots__ = ("kind", "pid", "why")
+
+    def __init__(self, kind: RunnerKind, why: str, pid: int | None = None) -> None:
+        self.kind = kind
+        self.why = why
+        self.pid = pid
+
+    def __repr__(self) -> str:
+        return f"Runner({self.kind!r}, {self.why!r}, pid={self.pid})"
+
+
+def nearest(
+    ancestors: Sequence[tuple[int, Sequence[str]]] | None,
+    shared: tuple[Callable[[Sequence[str]], bool], RunnerKind, str],
+    own: tuple[Callable[[Sequence[str]], bool], str],
+) -> Runner:
+    """The runner for any harness that may run hooks in a shared process (Codex's
+    daemon, Crush's server): the nearest of its processes above the hook decides.
+
+    `ancestors` are (pid, argv), nearest first (None: unreadable). `shared` is
+    (is that process, its kind, how a person names it), `own` is (is a process
+    of the harness, its name).
+    """
+    if ancestors is None:
+        return Runner(UNKNOWN, "the hook's parent processes cannot be read on this system")
+    is_shared, kind, shared_name = shared
+    is_own, name = own
+    for pid, argv in ancestors:
+        if is_shared(argv):
+            return Runner(kind, f"{shared_name} {pid} runs this hook", pid)
+        if is_own(argv):
+            return Runner(OWN, f"{name} process {pid} runs this hook as its child")
+    return Runner(OWN, f"no {name} process among the hook's parents")
+
+
+class Client:
+    """One harness process connected to the shared process, as a probe recorded it.
+
+    `cwd` is its working directory (None: gone or unreadable); `lich` holds its
+    LICH_PORT/LICH_TOKEN/LICH_SESSION_ID (only those; absent keys are absent)
+    or is None when its environment could not be read. `started` (its start
+    time) makes `(pid, started)` name this process and no later one.
+    """
+
+    __slots__ = ("argv", "cwd", "lich", "pid", "started")
+
+    def __init__(
+        self, pid: int, argv: Sequence[str], cwd: str | None, lich: Mapping[str, str] | None
+    ) -> None:
+        self.pid = pid
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.lich = lich
+        self.started: int | None = None
+
+    @property
+    def identity(self) -> tuple[int, int] | None:
+        """(pid, start time): this process for its whole life, None when its start is unknown."""
+        return None if self.started is None else (self.pid, self.started)
+
+    def __repr__(self) -> str:
+        return f"Client({self.pid}, cwd={self.cwd!r})"
+
+
+class Attribution:
+    """The card a shared-process hook reports for, or why it reports nothing.
+
+    `lich` is the chosen member's LICH_* (a report can be built from it with
+    LichEnv), None on a refusal. `decision` is the word the run log records.
+    """
+
+    __slots__ = ("client", "decision", "lich", "why")
+
+    def __init__(
+        self,
+        decision: AttributionDecision,
+        why: str,
+        lich: Mapping[str, str] | None = None,
+        client: int | None = None,
+    ) -> None:
+        self.decision = decision
+        self.why = why
+        self.lich = lich
+        self.client = client
+
+    def __repr__(self) -> str:
+        return f"Attribution({self.decision!r}, {self.why!r}, client={self.client})"
+
+
+def normalise(path: str) -> str:
+    """Lexically normal absolute form (no filesystem access: the probe resolved symlinks)."""
+    import posixpath
+
+    return posixpath.normpath(path)
+
+
+def one_card(
+    members: Sequence[Member],
+    where: str,
+    words: Words,
+    who: str,
+    moved: tuple[AttributionDecision, str | None] | None = None,
+) -> Attribution:
+    """The one card every member names, or why none: the rule any shared process shares.
+
+    `members` are (label, LICH_* or None if unreadable, pid, why it cannot be
+    judged or None) of everything that may own the conversation (Codex's
+    client TUIs; a Crush workspace's environment and its clients). A member
+    outside lich, unjudgeable, with an unreadable or invalid environment, or
+    a second card among them: nobody is named. `words` are the caller's
+    decisions; `who` names the members as a group for the message ("2 codex
+    clients"); `moved`, when its note is set, is the decision and reason that
+    replace "several cards" (Codex: a client may have moved a conversation here).
+    """
+    found, outside, unreadable, invalid, several = words
+    cards: dict[tuple[str, str, str], tuple[str, int | None]] = {}
+    for label, lich, pid, problem in members:
+        if problem is not None:
+            return Attribution(unreadable, f"{label} {where}: {problem}")
+        if lich is None:
+            return Attribution(unreadable, f"{label} {where}: environment unreadable")
+        card = lich.get("LICH_SESSION_ID")
+        if not any(lich.get(key) for key in LICH_KEYS):
+            # a client outside lich shares the directory: the conversation may be its own
+            return Attribution(outside, f"{label} {where} is not in lich")
+        env = LichEnv(lich)
+        if not env.can_report:
+            bad = [key for key in LICH_KEYS if not _valid(env, key)]
+            return Attribution(
+                invalid,
+                f"{label} {where} (card {card!r}): missing or invalid {', '.join(bad)}",
+            )
+        assert env.card is not None and env.token is not None
+        cards.setdefault((env.card, str(env.port), env.token), (label, pid))
+    if len(cards) > 1:
+        names = sorted({card for card, _, _ in cards})
+        if moved is not None and moved[1] is not None:
+            return Attribution(
+                moved[0],
+                f"{who} {where} belong to {len(cards)} different cards "
+                f"({', '.join(names)}): {moved[1]}",
+            )
+        return Attribution(
+            several,
+            f"{who} {where} belong to {len(cards)} different cards "
+            f"({', '.join(names)}): cannot tell whose conversation this is",
+        )
+    [(card, port, token)] = cards
+    label, pid = cards[(card, port, token)]
+    lich = {"LICH_SESSION_ID": card, "LICH_PORT": port, "LICH_TOKEN": token}
+    return Attribution(found, f"card {card} from {label} {where}", lich, pid)
+
+
+def _valid(env: LichEnv, key: str) -> bool:
+    if key == "LICH_PORT":
+        return env.port is not None
+    if key == "LICH_TOKEN":
+        return env.token is not None
+    return env.card is not None
