@@ -266,7 +266,7 @@ def _cmd(text: str) -> list[Registered]:
 
 
 def _launcher_variable(path: str) -> str | None:
-    match = re.fullmatch(r"\$\{([A-Z_]+)\}/" + re.escape(LAUNCHER), path)
+    match = re.fullmatch(r"\$\{((?:[A-Z]+_)?PLUGIN_ROOT)\}/" + re.escape(LAUNCHER), path)
     return match[1] if match else None
 
 

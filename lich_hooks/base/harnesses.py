@@ -241,18 +241,20 @@ class Registration:
         """The person's line when `program` (an installed `lich-hook`) cannot start."""
         from lich_hooks.base.commandline import safe_message
 
-        what = program if safe_message(program) else "its lich-hook"
+        what = program if safe_message(program) else "lich-hook"
         if "/" not in program and "\\" not in program:
             what = "lich-hook (on PATH)"
             fix = f"{_REINSTALL} so lich-hook is on PATH"
         else:
             fix = f"{_REINSTALL}, then run lich-hook install {self.key} again"
+        entry = "a lich-hooks hook"
         if where is not None and safe_message(where):
+            entry += f" in {where}"
             fix += f"; or remove the lich-hook hooks from {where}"
         return (
-            f"lich-hooks cannot report this session to lich: {what} is missing or cannot "
-            f"start (uninstalled, or its Python was removed). Fix: {fix}. Then start a new "
-            "session."
+            f"lich-hooks: {entry} runs {what}, which is missing or cannot start "
+            f"(uninstalled, or its Python was removed), so that hook reports nothing to "
+            f"lich. Fix: {fix}. Then start a new session."
         )
 
     def plugin_missing(self) -> str:

@@ -28,10 +28,11 @@ if TYPE_CHECKING:
     from lich_hooks.hook.outcome import Context
 
 PARTS = ("claims",)
-# Both runs of one firing start together (Claude Code runs matching hooks in parallel)
-# or, one after the other, within a hook's timeout; a claim older than this is an
-# earlier firing's (a conversation resumed again later in the same card reports again).
-CLAIM_SECONDS = 60.0
+# Both runs of one firing start together: Claude Code 2.1.45 and 2.1.332 start matching
+# hooks side by side, within ~20 ms (tests/real_clients/test_two_hooks.py), the plugin's
+# launcher a few tens of ms later. A claim older than this is an earlier firing's (a
+# conversation resumed again in the same card reports again).
+CLAIM_SECONDS = 10.0
 # Pruned with the other records (state/prune.py): far more than a day of claims never
 # piles up, and a claim is useless after CLAIM_SECONDS.
 PRUNED = (("claims", 3600.0, 2000, False, ()),)

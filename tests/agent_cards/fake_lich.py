@@ -17,6 +17,7 @@ stderr open after lich exits.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
@@ -118,6 +119,12 @@ def session(
     return printed
 
 
+# A call of its own each time (Claude Code never repeats an id): two runs for one id are
+# the two routes' runs of one call, of which one acts (lich_hooks/hook/claim.py). The
+# first is the id the slug tests name.
+TOOL_USE_IDS = (f"toolu_{n:x}_01XyZ_9Q" if n else "toolu_01XyZ_9Q" for n in itertools.count())
+
+
 def agent_payload(
     cwd: Path | str, tool: str = "Agent", /, **tool_input: object
 ) -> dict[str, object]:
@@ -138,7 +145,7 @@ def agent_payload(
         "hook_event_name": "PreToolUse",
         "tool_name": tool,
         "tool_input": {k: v for k, v in fields.items() if v is not None},
-        "tool_use_id": "toolu_01XyZ_9Q",
+        "tool_use_id": next(TOOL_USE_IDS),
     }
 
 

@@ -62,7 +62,7 @@ def test_eight_parallel_agent_calls_are_all_recorded(
     card_env: dict[str, str], fake: FakeLich, project: Path
 ) -> None:
     fake.script(open={"json": session("pending", name="w-$PID", label="Worker $PID")})
-    payload = json.dumps(agent_payload(project)).encode()
+    payloads = [json.dumps(agent_payload(project)).encode() for _ in range(8)]  # 8 calls
     procs = [
         subprocess.Popen(
             [str(LICH_HOOK), "PreToolUse", "claude"],
@@ -73,7 +73,7 @@ def test_eight_parallel_agent_calls_are_all_recorded(
         )
         for _ in range(8)
     ]
-    outputs = [proc.communicate(payload, timeout=60) for proc in procs]
+    outputs = [proc.communicate(p, timeout=60) for proc, p in zip(procs, payloads, strict=True)]
     assert all(proc.returncode == 0 for proc in procs)
     assert all(err == b"" for _, err in outputs)
     names = {f"w-{call['pid']}" for call in fake.calls()}

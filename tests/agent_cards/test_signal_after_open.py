@@ -50,10 +50,10 @@ def test_a_signal_after_the_open_answered_never_costs_the_verdict(
     lich.chmod(0o755)
     env = {**card_env, "LICH_BIN": str(lich)}
     payload = tmp_path / "payload.json"
-    payload.write_text(json.dumps(agent_payload(project)))
     rng = random.Random(12)
     outcomes: list[str] = []
     for run in range(RUNS):
+        payload.write_text(json.dumps(agent_payload(project)))  # a call of its own each run
         sig = signal.SIGTERM if run % 4 else signal.SIGINT
         with open(payload, "rb") as stdin:
             hook = subprocess.Popen(

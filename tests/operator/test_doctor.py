@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from lich_hooks.human.settings import registrations
 from lich_hooks.human.standin.server import StandIn
 from tests.operator.conftest import Scratch
 from tests.operator.harness_state import (
@@ -18,6 +19,8 @@ from tests.operator.harness_state import (
     codex_trust,
     codex_trust_hash,
 )
+
+SHIPPED_CODEX = registrations.command("SessionStart", "codex")
 
 FAKE_LICH = """#!/bin/sh
 case "$1" in
@@ -259,7 +262,9 @@ def test_a_plugin_clone_counts_only_its_own_harness_registration(
     """A plugin folder is a clone of this repository: it carries every harness's file."""
     claude_plugin(scratch)
     codex_plugin(scratch)
-    codex_trust(scratch, CODEX_PLUGIN_KEY, codex_trust_hash("lich-hook SessionStart codex"))
+    codex_trust(
+        scratch, CODEX_PLUGIN_KEY, codex_trust_hash(registrations.command("SessionStart", "codex"))
+    )
     report = json.loads(scratch.cli("doctor", "--json", env=in_lich).stdout)
     rows = report["checks"]
     assert isinstance(rows, list)

@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from lich_hooks.human.settings import registrations
 from tests.operator.conftest import Scratch
 from tests.operator.harness_state import (
     CODEX_PLUGIN_KEY,
@@ -26,6 +27,8 @@ from tests.operator.harness_state import (
     codex_trust_hash,
 )
 from tests.operator.test_doctor import checks, in_lich, lich  # fixtures, shared
+
+SHIPPED_CODEX = registrations.command("SessionStart", "codex")
 
 __all__ = ["in_lich", "lich"]
 
@@ -152,7 +155,7 @@ def test_a_codex_plugin_counts_once_trusted_under_its_plugin_key(
     codex_trust(
         scratch,
         CODEX_PLUGIN_KEY,
-        codex_trust_hash("lich-hook SessionStart codex"),
+        codex_trust_hash(registrations.command("SessionStart", "codex")),
         extra=f'trusted_content_hash = "sha256:{"0" * 64}"\n',
     )
     code, rows = doctor(scratch, in_lich)
@@ -162,7 +165,9 @@ def test_a_codex_plugin_counts_once_trusted_under_its_plugin_key(
 
 def test_a_disabled_codex_plugin_does_not_count(scratch: Scratch, in_lich: dict[str, str]) -> None:
     codex_plugin(scratch, enabled=False)
-    codex_trust(scratch, CODEX_PLUGIN_KEY, codex_trust_hash("lich-hook SessionStart codex"))
+    codex_trust(
+        scratch, CODEX_PLUGIN_KEY, codex_trust_hash(registrations.command("SessionStart", "codex"))
+    )
     code, rows = doctor(scratch, in_lich)
     assert code == 1
     assert "turned off" in str(rows["Codex plugin"]["details"])

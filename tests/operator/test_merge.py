@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from lich_hooks.human.settings import ours
 from lich_hooks.human.settings.harnesses import SETTINGS as HARNESSES
-from lich_hooks.human.settings.ours import our_commands
+from lich_hooks.human.settings.ours import command_argv, our_commands
 from lich_hooks.human.settings.settings_file import SettingsHarness
 
 EXE = "/opt/lich hooks/bin/lich-hook"
@@ -89,7 +89,7 @@ def test_claude_install_upgrade_uninstall(document: dict[str, object]) -> None:
     installed = merge(harness, document, EXE)
     want = harness.desired(EXE)
     assert sorted(our_commands(installed)) == sorted(our_commands(want))
-    assert all(c.startswith("'/opt/lich hooks/bin/lich-hook' ") for c in our_commands(installed))
+    assert all(command_argv(c)[0] == EXE for c in our_commands(installed))  # type: ignore[index]
     assert foreign(installed) == foreign(document)
     assert merge(harness, installed, EXE) == installed  # a re-run changes nothing
     removed = merge(harness, installed, None)

@@ -123,7 +123,7 @@ def test_a_broken_copy_tells_the_person_inside_lich(tmp_path: Path, lich: StandI
     ran = run_command(plugin_command("SessionStart"), SESSION, env, cwd=tmp_path)
     assert (ran.returncode, ran.stderr) == (0, b"")
     message = json.loads(ran.stdout)["systemMessage"]
-    assert "plugin copy" in message and "claude plugin install lich-hooks@lich-hooks" in message
+    assert "plugin copy" in message and "claude plugin uninstall lich-hooks@lich-hooks" in message
     outside = plugin_env(tmp_path, root, env["PATH"])
     quiet = run_command(plugin_command("SessionStart"), SESSION, outside, cwd=tmp_path)
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, b"", b"")

@@ -23,7 +23,8 @@ DAY = 86400.0
 
 
 def files(root: Path) -> list[Path]:
-    return [p for p in root.rglob("*") if not p.is_dir()]
+    """Every record but the claims (hook/claim.py: one per report, pruned like the others)."""
+    return [p for p in root.rglob("*") if not p.is_dir() and p.parent.name != "claims"]
 
 
 def age(path: Path, seconds: float) -> None:
@@ -60,7 +61,8 @@ def seed(root: Path, cards: int, workers_per_card: int, days_old: float) -> None
 
 
 def report(env: dict[str, str], count: int) -> list[dict[str, object]]:
-    run_hook("SessionStart claude", {"session_id": SID}, env)
+    # a conversation of its own each time: one firing is reported once (hook/claim.py)
+    run_hook("SessionStart claude", {"session_id": f"{SID[:-2]}{count:02d}"}, env)
     return wait_for_log(env, count)
 
 
@@ -175,6 +177,7 @@ def test_prune_never_follows_a_symlink_out(tmp_path: Path) -> None:
 def test_every_record_directory_has_its_row_and_every_row_a_writer() -> None:
     """The table is data on the state floor: the modules that write records name their
     directory, and nothing else decides what is kept."""
+    from lich_hooks.hook import claim
     from lich_hooks.hook.jobs.agent_cards import record
     from lich_hooks.hook.shared.codex import moves
     from lich_hooks.human.settings import install_record
@@ -185,6 +188,7 @@ def test_every_record_directory_has_its_row_and_every_row_a_writer() -> None:
         record.WORKERS,
         install_record.INSTALLED[0],
         moves.PARTS[0],
+        claim.PARTS[0],
     }
     assert {name for name, *_ in prune.RULES} == writers
     assert [spared for name, *_, spared in prune.RULES if name == record.WORKERS] == [

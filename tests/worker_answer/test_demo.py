@@ -66,7 +66,7 @@ def test_verbose_adds_the_raw_bodies(tmp_path: Path) -> None:
         '"text":"Rewrote docs/cli.md; the tests pass."} -> 204'
     )
     assert body in [line.strip() for line in lines]
-    assert any(line.strip().startswith("$ lich-hook Stop claude") for line in lines)
+    assert any(line.strip().startswith("$ ") and "lich-hook Stop claude" in line for line in lines)
     assert any(line.strip().startswith("ran:    lich open --kind claude") for line in lines)
     assert any(line.strip() == "exit 0, stdout: {}" for line in lines)  # Antigravity's
     assert not any("demo --verbose" in line for line in lines)  # already verbose

@@ -28,8 +28,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from lich_hooks.human.settings.kinds import SettingsHarness as Harness
-
 EXECUTABLE_NAMES = commandline.EXECUTABLE_NAMES
 
 

@@ -1,0 +1,225 @@
+"""Two routes, one act (lich_hooks/hook/claim.py): the plugin's hook and an `install` entry
+fire for one event side by side, as Claude Code runs them (tests/real_clients/
+test_two_hooks.py measured it), and exactly one acts, whatever state the other route is in.
+
+The model: the other route is one of the states its entry can be in on a real machine — it
+runs; its program is deleted (`pipx uninstall`), lost its `#!` interpreter (a Python upgrade),
+is a 0-byte file; its venv moved; it does not fire at all (under `"matcher": "startup"` on
+/clear, in a file with `disableAllHooks`, a disabled plugin). For each, both commands run at
+once, in either start order: one report per conversation, one `lich open` per Agent call.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from lich_hooks import __version__
+from lich_hooks.base.runlog import RunLog
+from lich_hooks.hook import claim
+from lich_hooks.hook.outcome import Context
+from lich_hooks.human.settings import registrations
+from lich_hooks.human.standin.server import StandIn
+from tests.agent_cards.fake_lich import FakeLich, agent_payload, session
+from tests.support.runner import LICH_HOOK, base_env, log_records, wait_for_log
+
+ROOT = Path(__file__).resolve().parents[2]
+PLUGIN = json.loads((ROOT / "lich_hooks" / "plugin" / "claude-hooks.json").read_text())["hooks"]
+SID = "018f9c5a-0000-7000-9a3b-1c2d3e4f5c03"
+
+
+def plugin_command(event: str) -> str:
+    [group] = PLUGIN[event]
+    [handler] = group["hooks"]
+    return str(handler["command"])
+
+
+def other_route(tmp: Path, state: str) -> str | None:
+    """The `install` entry's command in `state`; None when the harness does not run it."""
+    if state in ("not-fired",):
+        return None
+    folder = tmp / "venv" / "bin"
+    folder.mkdir(parents=True, exist_ok=True)
+    program = folder / "lich-hook"
+    if state == "runs":
+        program = LICH_HOOK
+    elif state == "interpreter-gone":
+        program.write_text(f"#!{tmp}/gone/python3.11\n")
+        program.chmod(0o755)
+    elif state == "zero-bytes":
+        program.write_text("")
+        program.chmod(0o755)
+    elif state == "venv-moved":
+        shutil.copytree(LICH_HOOK.parent.parent, tmp / "old-venv", symlinks=True)
+        program = tmp / "old-venv" / "bin" / "lich-hook"
+        (tmp / "old-venv").rename(tmp / "moved-venv")
+    # "deleted": the path alone
+    return registrations.command(EVENT, "claude", str(program))
+
+
+EVENT = "SessionStart"
+STATES = ["runs", "deleted", "interpreter-gone", "zero-bytes", "venv-moved", "not-fired"]
+
+
+def plugin_env(tmp: Path, **extra: str) -> dict[str, str]:
+    root = tmp / "cache" / "lich-hooks" / __version__
+    if not root.exists():
+        shutil.copytree(
+            ROOT / registrations.PLUGIN_SOURCE, root, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    env = base_env(tmp, **extra)
+    env.update(CLAUDE_PLUGIN_ROOT=str(root), PATH="/usr/local/bin:/usr/bin:/bin")
+    return env
+
+
+def together(commands: list[str], payload: dict[str, object], env: dict[str, str]) -> None:
+    """Run the commands at once, as Claude Code runs two hooks for one event."""
+    data = json.dumps(payload).encode()
+    procs = [
+        subprocess.Popen(
+            ["/bin/sh", "-c", command],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        for command in commands
+    ]
+    for proc in procs:
+        out, err = proc.communicate(data, timeout=60)
+        assert (proc.returncode, err) == (0, b""), err
+        # silence, or (an install entry that cannot start) the person's one line
+        assert out == b"" or json.loads(out)["systemMessage"].startswith("lich-hooks: "), out
+
+
+@pytest.mark.parametrize("order", ["plugin-first", "install-first"])
+@pytest.mark.parametrize("state", STATES)
+def test_one_report_per_conversation_whatever_the_other_route(
+    tmp_path: Path, lich: StandIn, state: str, order: str
+) -> None:
+    env = plugin_env(tmp_path, **lich.env("card-1"))
+    installed = other_route(tmp_path, state)
+    commands = [plugin_command(EVENT)] + ([installed] if installed else [])
+    if order == "install-first":
+        commands.reverse()
+    runs = 2 if state == "runs" else 1  # a moved venv: its `#!` names the old place
+    for n, (conversation, source) in enumerate(
+        [(SID, "startup"), (SID[:-1] + "4", "clear"), (SID[:-1] + "4", "compact")], start=1
+    ):
+        payload = {"session_id": conversation, "source": source, "hook_event_name": EVENT}
+        together(commands, payload, env)
+        wait_for_log(env, n * runs)
+        assert len(lich.wait(n)) == n
+    time.sleep(0.3)  # a second report would have arrived by now
+    bodies = [r.accepted for r in lich.received]
+    assert [b["provider_session_id"] for b in bodies if b] == [SID, SID[:-1] + "4", SID[:-1] + "4"]
+    decisions = [r["decision"] for r in log_records(env)]
+    assert decisions.count("report") == 3
+    assert decisions.count("other-route-acts") == 3 * (runs - 1)
+
+
+def test_an_agent_call_opens_one_card(tmp_path: Path, lich: StandIn) -> None:
+    fake = FakeLich(tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    fake.script(open={"json": session("pending", path=str(project))})
+    env = plugin_env(
+        tmp_path,
+        **fake.env(),
+        **lich.env("card-1"),
+        LICH_SUBAGENT_DEPTH="0",
+        CLAUDE_CODE_SESSION_ATTENDED="1",
+        CLAUDE_CODE_ENTRYPOINT="cli",
+    )
+    installed = registrations.command("PreToolUse", "claude", str(LICH_HOOK))
+    data = json.dumps(agent_payload(project)).encode()
+    procs = [
+        subprocess.Popen(
+            ["/bin/sh", "-c", command],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        for command in (plugin_command("PreToolUse"), installed)
+    ]
+    outs = [proc.communicate(data, timeout=120) for proc in procs]
+    assert [err for _, err in outs] == [b"", b""]
+    opens = [argv for argv in fake.argvs() if argv[:1] == ["open"]]
+    assert len(opens) == 1, fake.argvs()
+    # one deny, one silence: Claude Code takes the deny (test_two_hooks.py)
+    verdicts = sorted(out for out, _ in outs)
+    assert verdicts[0] == b"" and b'"permissionDecision": "deny"' in verdicts[1].replace(
+        b'":"', b'": "'
+    )
+
+
+# --- the claim itself ----------------------------------------------------------------
+
+
+def context(state_dir: Path, provider: str = "claude", card: str = "card-1") -> Context:
+    from lich_hooks.base import harnesses
+    from lich_hooks.base.lichenv import LichEnv
+
+    environ = {
+        "LICH_HOOK_STATE_DIR": str(state_dir),
+        "LICH_PORT": "4711",
+        "LICH_TOKEN": "t",
+        "LICH_SESSION_ID": card,
+    }
+    route = harnesses.route(provider, "SessionStart")
+    assert route is not None
+    return Context("SessionStart", provider, route, environ, LichEnv(environ), RunLog(environ))
+
+
+def _race(state_dir: str, start: float, results: multiprocessing.Queue[bool]) -> None:
+    while time.time() < start:
+        pass
+    results.put(claim.claim(context(Path(state_dir)), "conversation\nstartup"))
+
+
+def test_of_many_racing_runs_exactly_one_claims(tmp_path: Path) -> None:
+    results: multiprocessing.Queue[bool] = multiprocessing.Queue()
+    start = time.time() + 0.5
+    procs = [
+        multiprocessing.Process(target=_race, args=(str(tmp_path / "state"), start, results))
+        for _ in range(8)
+    ]
+    for proc in procs:
+        proc.start()
+    won = [results.get(timeout=30) for _ in procs]
+    for proc in procs:
+        proc.join()
+    assert won.count(True) == 1
+
+
+def test_a_later_firing_claims_again_and_other_cards_are_apart(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    ctx = context(state)
+    now = time.time()
+    assert claim.claim(ctx, "s\nstartup", now=now)
+    assert not claim.claim(ctx, "s\nstartup", now=now + 1)
+    assert claim.claim(context(state, card="card-2"), "s\nstartup", now=now + 1)
+    assert claim.claim(ctx, "s\nclear", now=now + 1)
+    assert claim.claim(ctx, "s\nstartup", now=now + claim.CLAIM_SECONDS + 1)
+    names = os.listdir(state / "claims")
+    assert len(names) == 3 and all(not n.startswith(".") for n in names)
+    assert (state / "claims").stat().st_mode & 0o777 == 0o700
+    assert all((state / "claims" / n).stat().st_mode & 0o777 == 0o600 for n in names)
+
+
+def test_harnesses_without_a_second_route_and_unusable_state_always_act(tmp_path: Path) -> None:
+    crush = context(tmp_path / "state", provider="crush")
+    assert claim.claim(crush, "x") and claim.claim(crush, "x")
+    assert not (tmp_path / "state" / "claims").exists()
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    ctx = context(blocked)
+    assert claim.claim(ctx, "x") and claim.claim(ctx, "x")  # two reports, never none
