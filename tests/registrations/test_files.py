@@ -245,7 +245,7 @@ def test_every_shipped_command_has_a_route() -> None:
 
     argvs = [shlex.split(command)[-2:] for _, _, command in _commands()]
     for module in MODULES.values():
-        command = modules.command_of(modules.template(module))
+        command = modules.command_of(modules.template(module.template))
         assert command is not None
         argvs.append(shlex.split(command)[1:])
     for event, provider in argvs:

@@ -316,7 +316,9 @@ def module_rows(environ: Mapping[str, str], project: str, executable: str | None
                 continue
             ours_at.append(path)
             target = modules.executable_of(found.text)
-            current = executable is not None and found.text == modules.render(harness, executable)
+            current = executable is not None and found.text == modules.render(
+                harness.template, executable
+            )
             if target is None or not os.path.isfile(target):
                 checks.append(
                     Check(
