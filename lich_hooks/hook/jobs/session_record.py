@@ -13,21 +13,12 @@ if TYPE_CHECKING:
 # As large as anything lich takes in one body: an id that fits in a report must
 # fit here too, or it is forgotten and re-reported on every call.
 REPORTED_LIMIT = 64 * 1024
+# Their rows in state/prune.py's RULES.
 REPORTED = ("reported",)
 SENDING = ("sending",)
 # A claim outlives its sender only when the sender was killed hard: the send's
 # own deadline is 2 s, so an older claim is taken over.
 CLAIM_SECONDS = 3.0
-
-REPORTED_MAX_AGE = 30 * 86400.0
-REPORTED_MAX = 200
-CLAIM_MAX_AGE = 60.0
-# state/prune.py's rules for these records: a card that reports again after its
-# record went simply re-reports; a claim left by a sender killed hard goes.
-PRUNED = (
-    ("reported", REPORTED_MAX_AGE, REPORTED_MAX, False, ()),
-    ("sending", CLAIM_MAX_AGE, REPORTED_MAX, False, ()),
-)
 
 
 def last_reported(environ: Mapping[str, str], card: str) -> str | None:

@@ -38,12 +38,10 @@ if TYPE_CHECKING:
 
     from lich_hooks.base.safefile import Dir
 
+# Its row in state/prune.py's RULES never prunes by age or count: `prune` below
+# removes a record once its process is gone, whenever one is written.
 PARTS = ("codex-daemon",)
 MAX_RECORDS = 1024
-# state/prune.py's table: age and count never prune these (a mark must last as
-# long as its TUI stays connected, or the wrong card could be named); `prune`
-# below removes a record once its process is gone, whenever one is written.
-PRUNED = (("codex-daemon", float("inf"), 1 << 62, False, ()),)
 MARK = "m"
 SESSION = "s"
 
