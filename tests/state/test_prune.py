@@ -168,3 +168,13 @@ def test_prune_never_follows_a_symlink_out(tmp_path: Path) -> None:
     environ = {"LICH_HOOK_STATE_DIR": str(root)}
     prune.maybe_prune(environ, time.time())
     assert old.read_text() == "keep me"
+
+
+def test_the_old_codex_daemon_record_is_emptied(tmp_path: Path) -> None:
+    """Releases before the Codex rule stopped needing memory wrote `codex-daemon/` marks."""
+    root = tmp_path / "state"
+    (root / "codex-daemon").mkdir(parents=True, mode=0o700)
+    old = root / "codex-daemon" / "m-abc-123-456"
+    old.write_bytes(b"")
+    prune.maybe_prune({"LICH_HOOK_STATE_DIR": str(root)}, time.time())
+    assert not old.exists()

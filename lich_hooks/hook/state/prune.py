@@ -49,10 +49,14 @@ def table() -> tuple[Rule, ...]:
     """Every record's rule, from the modules that write them."""
     from lich_hooks.hook.jobs import session_record
     from lich_hooks.hook.jobs.agent_cards import record
-    from lich_hooks.hook.shared.codex import moves
     from lich_hooks.human.settings import install_record
 
-    return session_record.PRUNED + record.PRUNED + install_record.PRUNED + moves.PRUNED
+    return session_record.PRUNED + record.PRUNED + install_record.PRUNED + LEGACY
+
+
+# Records no release writes any more, emptied whatever their age: `codex-daemon/` held the
+# Codex attribution's marks until the rule stopped needing memory (docs/harnesses.md, Codex).
+LEGACY: tuple[Rule, ...] = (("codex-daemon", 0.0, 0, False, ()),)
 
 
 def after_run(environ: Mapping[str, str], now: float, inline: bool = False) -> None:

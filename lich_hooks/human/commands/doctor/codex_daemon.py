@@ -117,34 +117,32 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
             f"client {c.pid} in {decide.conversation_dir(c) or '(gone)'}: {describe(c.lich)}"
             for c in clients
         ]
-        shared = _shared_dirs(clients, environ)
+        shared = _shared_dirs(clients)
         summary = (
             f"Codex app-server daemon {pid} runs every interactive Codex hook for {home} and "
             f"{whose}; lich-hook reports for the client TUI working in the hook's directory, "
             "but the agent's own commands there see the daemon's variables"
         )
         if shared:
-            summary += f"; several cards share {', '.join(shared)}: their reports are dropped"
+            summary += (
+                f"; TUIs of several cards are connected, so reports from {', '.join(shared)} "
+                "are dropped"
+            )
         checks.append(Check(NAME, WARN, summary, fix, daemon=pid, carries=card, commands=rows))
     return checks
 
 
-def _shared_dirs(clients: list[decide.Client], environ: Mapping[str, str]) -> list[str]:
+def _shared_dirs(clients: list[decide.Client]) -> list[str]:
     """The directories where the attribution rules refuse for several cards.
 
-    Asked of decide.choose itself, for a new conversation in each directory a
-    client works in, so doctor names exactly the directories whose reports the
-    hook drops (a client that may run anywhere, after `codex resume --last`,
-    counts everywhere, and one the state directory's record marks as possibly
-    moved into a directory counts there).
+    Asked of decide.attribute itself, for a new conversation in each directory
+    a client works in, so doctor names exactly the directories whose reports
+    the hook drops (while TUIs of two cards are connected, all of them).
     """
-    from lich_hooks.hook.shared.codex import marked
-
     places = sorted({where for c in clients if (where := decide.conversation_dir(c)) is not None})
-    moved = marked(clients, places, environ)
     return [
         where
         for where in places
-        if decide.choose(clients, where, decide.FRESH_SOURCES[0], None, moved[where]).decision
+        if decide.attribute(clients, where, decide.FRESH_SOURCES[0]).decision
         in (decide.SEVERAL, decide.MOVED)
     ]
