@@ -112,7 +112,7 @@ def settings_home(environ: Mapping[str, str]) -> str:
     user's settings under the working directory."""
     found = home(environ)
     if found is None:
-        from lich_hooks.human.settings.ours import Refused
+        from lich_hooks.base.errors import Refused
 
         raise Refused(
             "no home directory: HOME is a relative path, or unset and the account has "

@@ -1,4 +1,5 @@
-"""doctor names a running Codex daemon, the card it carries and what lich should do."""
+"""doctor names a running Codex daemon and the card it carries; it warns only where the person
+loses something, with a fix the person can do (lich's side is in docs/harnesses.md)."""
 
 from __future__ import annotations
 
@@ -55,8 +56,8 @@ def test_a_daemon_carrying_another_card_is_reported_without_its_token(
     assert "LICH_SESSION_ID=card-A" in row.summary
     assert "another card's: this terminal is card-B" in row.summary
     assert f"reports from {tmp_path / 'a'}, {tmp_path / 'b'} are dropped" in row.summary
-    assert row.fix is not None and "codex --no-daemon" in row.fix
-    assert "codex resume --no-daemon <id>" in row.fix
+    assert row.fix == doctor_codex_daemon.SEVERAL_CARDS
+    assert "lich should" not in str(row.summary) + str(row.fix)
     commands = row.details["commands"]
     assert isinstance(commands, list) and len(commands) == 3
     assert any(f"in {tmp_path / 'b'}: LICH_SESSION_ID=card-B" in line for line in commands)
@@ -79,20 +80,27 @@ def test_another_codex_home_s_daemon_is_not_this_one(
     assert row.status == doctor.OK
 
 
-def test_the_directories_whose_reports_drop_are_named(
+def test_one_card_alone_is_ok_and_a_second_card_s_tui_drops_every_directory(
     fake: FakeCodex, tmp_path: Path, lich: StandIn
 ) -> None:
-    """One card connected reports; once a second card's TUI joins, every directory drops."""
+    """Card A started the daemon and is alone on it: nothing to do. Once card B's TUI
+    connects, either may have moved into the other's directory unseen (docs/harnesses.md,
+    Codex): both directories' reports drop, and the fix is `codex --no-daemon`."""
     home = tmp_path / "codex-home"
     home.mkdir()
-    for name in ("a", "b"):
-        (tmp_path / name).mkdir()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
     card_a = base_env(tmp_path, CODEX_HOME=str(home), **lich.env("card-A"))
     card_b = base_env(tmp_path, CODEX_HOME=str(home), **lich.env("card-B"))
     fake.start_daemon(card_a)
     fake.start_client(card_a, tmp_path / "a")
-    [row] = doctor_codex_daemon.check(card_b)
-    assert "are dropped" not in row.summary
+    [row] = doctor_codex_daemon.check(card_a)
+    assert (row.status, row.fix, row.details["commands"]) == (doctor.OK, None, [])
+    assert "each report goes to the one card whose Codex TUIs are connected" in row.summary
     fake.start_client(card_b, tmp_path / "b")
-    [row] = doctor_codex_daemon.check(card_b)
-    assert f"reports from {tmp_path / 'a'}, {tmp_path / 'b'} are dropped" in row.summary
+    for env in (card_a, card_b):
+        [row] = doctor_codex_daemon.check(env)
+        assert row.status == doctor.WARN
+        assert f"reports from {tmp_path / 'a'}, {tmp_path / 'b'} are dropped" in row.summary
+        assert row.fix == doctor_codex_daemon.SEVERAL_CARDS
+        assert "codex --no-daemon" in row.fix

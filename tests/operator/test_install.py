@@ -43,7 +43,7 @@ def commands_in(document: object) -> list[str]:
 
 
 def expected(harness: str) -> object:
-    return ours.desired(harnesses.SETTINGS[harness], EXE)
+    return harnesses.SETTINGS[harness].desired(EXE)
 
 
 @pytest.mark.parametrize("harness", HARNESSES)

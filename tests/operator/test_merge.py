@@ -9,9 +9,17 @@ from hypothesis import strategies as st
 
 from lich_hooks.human.settings import ours
 from lich_hooks.human.settings.harnesses import SETTINGS as HARNESSES
-from lich_hooks.human.settings.ours import merge, our_commands
+from lich_hooks.human.settings.ours import our_commands
+from lich_hooks.human.settings.settings_file import SettingsHarness
 
-EXE = "/opt/lich hooks/bin/lich-hook"  # a space: the command must quote it
+EXE = "/opt/lich hooks/bin/lich-hook"
+
+
+def merge(harness: SettingsHarness, document: object, executable: str | None) -> dict[str, object]:
+    return harness.merged(document, executable)
+
+
+# a space: the command must quote it
 EVENTS = ["SessionStart", "Stop", "PreToolUse", "PostToolUse"]
 MATCHERS = [None, "Bash", "Agent|Task|TaskStop", ""]
 
@@ -79,7 +87,7 @@ def pruned(document: dict[str, object]) -> dict[str, object]:
 def test_claude_install_upgrade_uninstall(document: dict[str, object]) -> None:
     harness = HARNESSES["claude"]
     installed = merge(harness, document, EXE)
-    want = ours.desired(harness, EXE)
+    want = harness.desired(EXE)
     assert sorted(our_commands(installed)) == sorted(our_commands(want))
     assert all(c.startswith("'/opt/lich hooks/bin/lich-hook' ") for c in our_commands(installed))
     assert foreign(installed) == foreign(document)

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lich_hooks.base.errors import Refused
 from lich_hooks.human.settings import modules
 from lich_hooks.human.settings.harnesses import MODULES
-from lich_hooks.human.settings.ours import Refused
 from lich_hooks.human.standin.server import StandIn
 from tests.operator.conftest import Scratch
 from tests.support.contract_check import assert_client_body
@@ -44,7 +44,7 @@ def module_path(box: Scratch, harness: str, scope: str = "user") -> Path:
 def test_the_module_names_the_executable_and_runs_session_start_for_its_provider(
     harness: str,
 ) -> None:
-    text = modules.render(MODULES[harness], EXE)
+    text = modules.render(MODULES[harness].template, EXE)
     assert modules.is_ours(text)
     assert modules.executable_of(text) == EXE
     assert modules.command_of(text) == f"lich-hook SessionStart {harness}"
@@ -55,13 +55,13 @@ def test_the_module_names_the_executable_and_runs_session_start_for_its_provider
 def test_any_path_survives_the_round_trip_through_the_module(path: str) -> None:
     """Quotes, backslashes, newlines, any script: a JSON string is a JS string literal."""
     for harness in MODULES.values():
-        text = modules.render(harness, path)
+        text = modules.render(harness.template, path)
         assert modules.executable_of(text) == path
-        assert text.count("\n") == modules.template(harness).count("\n")
+        assert text.count("\n") == modules.template(harness.template).count("\n")
 
 
 def test_the_opencode_plugin_feeds_stdin_through_argv_never_the_script() -> None:
-    text = modules.template(MODULES["opencode"])
+    text = modules.template(MODULES["opencode"].template)
     assert """'printf %s "$1" | exec "$2" "$3" "$4"'""" in text
     assert '"sh", payload, LICH_HOOK, ...ARGS' in text
 
@@ -69,7 +69,7 @@ def test_the_opencode_plugin_feeds_stdin_through_argv_never_the_script() -> None
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
 def test_node_parses_the_rendered_opencode_plugin(tmp_path: Path) -> None:
     module = tmp_path / "lich-hooks.mjs"
-    module.write_text(modules.render(MODULES["opencode"], '/a "quoted"\\path'))
+    module.write_text(modules.render(MODULES["opencode"].template, '/a "quoted"\\path'))
     checked = subprocess.run(
         ["node", "--check", str(module)], capture_output=True, text=True, check=False
     )
@@ -81,7 +81,7 @@ def test_plans_decide_from_what_is_at_the_path(tmp_path: Path) -> None:
     environ = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
     path = Path(harness.path("user", environ, str(tmp_path)))
     path.parent.mkdir(parents=True)
-    ours = modules.render(harness, EXE)
+    ours = modules.render(harness.template, EXE)
     older = ours.replace("const ARGS", "// an older version\nconst ARGS")
 
     def plan(text: str | None, exe: str | None = EXE) -> str:
@@ -119,7 +119,7 @@ def test_install_writes_the_module_and_uninstall_removes_it(
     path = module_path(scratch, harness, scope)
     ran = scratch.cli("install", harness, "--scope", scope)
     assert ran.returncode == 0, ran.stderr
-    assert path.read_text() == modules.render(MODULES[harness], EXE)
+    assert path.read_text() == modules.render(MODULES[harness].template, EXE)
     assert f"runs: {EXE} SessionStart {harness}" in ran.stdout
     assert path.stat().st_mode & 0o777 == 0o666 & ~_umask()
     again = scratch.cli("install", harness, "--scope", scope)
@@ -144,13 +144,13 @@ def test_a_reinstall_replaces_an_older_module_of_ours_keeping_its_mode(
 ) -> None:
     path = module_path(scratch, harness)
     path.parent.mkdir(parents=True)
-    old = modules.render(MODULES[harness], "/old/venv/bin/lich-hook")
+    old = modules.render(MODULES[harness].template, "/old/venv/bin/lich-hook")
     path.write_text(old + "// from an older lich-hooks\n")
     path.chmod(0o640)
     ran = scratch.cli("install", harness)
     assert ran.returncode == 0, ran.stderr
     assert "Updated" in ran.stdout
-    assert path.read_text() == modules.render(MODULES[harness], EXE)
+    assert path.read_text() == modules.render(MODULES[harness].template, EXE)
     assert path.stat().st_mode & 0o777 == 0o640
 
 
@@ -173,7 +173,7 @@ def test_a_symlink_at_the_module_path_is_refused(scratch: Scratch, harness: str)
     path = module_path(scratch, harness)
     path.parent.mkdir(parents=True)
     target = scratch.tmp / "dotfiles-module"
-    target.write_text(modules.render(MODULES[harness], EXE))
+    target.write_text(modules.render(MODULES[harness].template, EXE))
     path.symlink_to(target)
     ran = scratch.cli("install", harness)
     assert ran.returncode == 1 and "symlink" in ran.stderr
@@ -232,13 +232,14 @@ def test_doctor_shows_the_module_and_the_lich_hook_it_runs(scratch: Scratch, har
         assert rows["_ok"]["status"] is True
         # a module naming a lich-hook that is gone fails, and says how to fix it
         path = module_path(scratch, harness)
-        path.write_text(modules.render(MODULES[harness], "/gone/bin/lich-hook"))
+        path.write_text(modules.render(MODULES[harness].template, "/gone/bin/lich-hook"))
         rows = _doctor(scratch, lich)
         assert rows[f"{harness} user module"]["status"] == "fail"
         assert f"lich-hook install {harness}" in str(rows[f"{harness} user module"]["fix"])
-        assert rows["registrations"]["status"] == "fail"
+        assert "registrations" not in rows  # one cause, one failure
+        assert rows["_ok"]["status"] is False
         # an older module of ours: works, but doctor says to re-install
-        path.write_text(modules.render(MODULES[harness], EXE) + "// older\n")
+        path.write_text(modules.render(MODULES[harness].template, EXE) + "// older\n")
         rows = _doctor(scratch, lich)
         assert rows[f"{harness} user module"]["status"] == "warn"
         assert "older version" in str(rows[f"{harness} user module"]["summary"])

@@ -21,6 +21,7 @@ machine quiet enough to trust them. Imports are deterministic.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -29,7 +30,7 @@ import pytest
 
 from lich_hooks.human.standin.server import StandIn
 from tests.support.nofork import no_fork_env
-from tests.support.runner import LICH_HOOK, Stdin, base_env, run_hook, wait_for_log
+from tests.support.runner import LICH_HOOK, Stdin, base_env, run_command, run_hook, wait_for_log
 
 # Each costs more than a no-op path's whole budget (about 5 ms against
 # python -c pass's 10), or drags in something that does.
@@ -270,3 +271,68 @@ def test_parse_importtime_reads_nesting() -> None:
         "lich_hooks.hook.run",
     }
     assert decisions(stderr) == ["not-a-worker"]
+
+
+# --- the plugin's hook path: lich_hooks/plugin/boot.py, from the plugin's own copy ----------
+
+
+def _plugin_setup(
+    tmp: Path, lich: StandIn, provider: str, settings: str | None
+) -> tuple[Path, dict[str, str]]:
+    """The plugin's copy and a card's environment; `settings`: where (under HOME) an
+    `install` entry of ours for SessionStart stands, so the stand-down check reads it."""
+    from tests.registrations.test_plugin_route import copy_plugin, python_dir
+
+    root = copy_plugin(tmp)
+    env = base_env(tmp, **lich.env("card-1"))
+    env.update(PATH=python_dir(tmp), CLAUDE_PLUGIN_ROOT=str(root), PLUGIN_ROOT=str(root))
+    if settings is not None:
+        path = Path(env["HOME"]) / settings
+        path.parent.mkdir(parents=True, exist_ok=True)
+        command = f"{LICH_HOOK} SessionStart {provider}"
+        group = {"hooks": [{"type": "command", "command": command, "timeout": 5}]}
+        path.write_text(json.dumps({"hooks": {"SessionStart": [group]}}))
+    return root, env
+
+
+# case -> (provider, where an install entry stands or None, the decision the hook logs)
+PLUGIN_PATHS = {
+    "claude-reports": ("claude", None, "report"),
+    "claude-stands-down": ("claude", ".claude/settings.json", "install-route-runs"),
+    # Codex's trust check: current trust decides whether the install entry runs.
+    "codex-trust-check": ("codex", ".codex/hooks.json", None),
+}
+PLUGIN_KNOWN = {
+    "codex-trust-check": "issue 26a: plugin_route's trust check imports human/settings/codex_state"
+}
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=PLUGIN_KNOWN[case]))
+        if case in PLUGIN_KNOWN
+        else case
+        for case in PLUGIN_PATHS
+    ],
+)
+def test_the_plugin_hook_path_loads_no_human_module(
+    case: str, tmp_path: Path, lich: StandIn
+) -> None:
+    """The plugin's launcher runs `python -I -S boot.py <event> <provider>`; with its
+    stand-down check (and Codex's trust check) it stays on the hook floor and base/."""
+    provider, settings, decision = PLUGIN_PATHS[case]
+    root, env = _plugin_setup(tmp_path, lich, provider, settings)
+    boot = root / "plugin" / "boot.py"
+    command = f"python3 -I -S {boot} SessionStart {provider}"
+    payload = {"session_id": SID, "cwd": str(tmp_path), "hook_event_name": "SessionStart"}
+    [logged] = decisions(run_command(command, payload, debugged(env), cwd=tmp_path).stderr)
+    if decision is not None:
+        assert logged == decision
+    profiled_command = command.replace(" -I ", " -X importtime -I ")
+    ran = run_command(profiled_command, payload, as_users_run_it(env), cwd=tmp_path)
+    assert (ran.returncode, ran.stdout) == (0, b"")
+    modules = {name for _, name in parse_importtime(ran.stderr)}
+    assert "lich_hooks.hook.run" in modules  # the hook ran from the plugin's copy
+    assert sorted(name for name in modules if name.startswith("lich_hooks.human")) == []
+    assert sorted(modules & FORBIDDEN) == []

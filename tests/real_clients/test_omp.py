@@ -43,7 +43,7 @@ def omp_env(
     installed = lich_hook("install", "omp", env=env, cwd=project)
     assert installed.returncode == 0, installed.stderr
     extension = Path(env["HOME"]) / EXTENSION
-    assert extension.read_text() == modules.render(MODULES["omp"], str(LICH_HOOK))
+    assert extension.read_text() == modules.render(MODULES["omp"].template, str(LICH_HOOK))
     return env
 
 

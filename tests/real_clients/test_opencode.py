@@ -42,7 +42,7 @@ def opencode_env(
     installed = lich_hook("install", "opencode", env=env, cwd=project)
     assert installed.returncode == 0, installed.stderr
     plugin = Path(env["XDG_CONFIG_HOME"]) / "opencode" / "plugins" / "lich-hooks.js"
-    assert plugin.read_text() == modules.render(MODULES["opencode"], str(LICH_HOOK))
+    assert plugin.read_text() == modules.render(MODULES["opencode"].template, str(LICH_HOOK))
     return env
 
 

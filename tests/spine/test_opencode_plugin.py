@@ -64,7 +64,7 @@ STEPS = [
 
 def _drive(tmp: Path, env: dict[str, str]) -> list[dict[str, object]]:
     plugin = tmp / "lich-hooks.mjs"
-    plugin.write_text(modules.render(MODULES["opencode"], str(LICH_HOOK)))
+    plugin.write_text(modules.render(MODULES["opencode"].template, str(LICH_HOOK)))
     driver = tmp / "driver.mjs"
     driver.write_text(DRIVER)
     ran = subprocess.run(

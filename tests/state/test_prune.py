@@ -18,6 +18,8 @@ from tests.support.listeners import wait_until
 from tests.support.runner import base_env, run_hook, wait_for_log
 
 DAY = 86400.0
+# The newest `reported` records kept, from the table.
+[REPORTED_MAX] = [keep for name, _, keep, _, _ in prune.RULES if name == "reported"]
 
 
 def files(root: Path) -> list[Path]:
@@ -100,10 +102,10 @@ def test_the_newest_records_are_kept_up_to_the_count(
     lich: StandIn, lich_env: dict[str, str]
 ) -> None:
     root = Path(lich_env["LICH_HOOK_STATE_DIR"])
-    seed(root, cards=session_record.REPORTED_MAX + 150, workers_per_card=0, days_old=1)
+    seed(root, cards=REPORTED_MAX + 150, workers_per_card=0, days_old=1)
     pruned(report(lich_env, 2))
     kept = {p.name for p in (root / "reported").iterdir()}
-    assert len(kept) == session_record.REPORTED_MAX
+    assert len(kept) == REPORTED_MAX
     assert "card-1" in kept  # the one just written is the newest
     assert "old-card-00000" not in kept
 
@@ -168,6 +170,25 @@ def test_prune_never_follows_a_symlink_out(tmp_path: Path) -> None:
     environ = {"LICH_HOOK_STATE_DIR": str(root)}
     prune.maybe_prune(environ, time.time())
     assert old.read_text() == "keep me"
+
+
+def test_every_record_directory_has_its_row_and_every_row_a_writer() -> None:
+    """The table is data on the state floor: the modules that write records name their
+    directory, and nothing else decides what is kept."""
+    from lich_hooks.hook.jobs.agent_cards import record
+    from lich_hooks.human.settings import install_record
+
+    writers = {
+        session_record.REPORTED[0],
+        session_record.SENDING[0],
+        record.WORKERS,
+        install_record.INSTALLED[0],
+        "codex-daemon",  # no release writes it any more: emptied
+    }
+    assert {name for name, *_ in prune.RULES} == writers
+    assert [spared for name, *_, spared in prune.RULES if name == record.WORKERS] == [
+        (record.CHECKED,)
+    ]
 
 
 def test_the_old_codex_daemon_record_is_emptied(tmp_path: Path) -> None:

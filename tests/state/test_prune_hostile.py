@@ -15,11 +15,10 @@ import os
 import time
 from pathlib import Path
 
-from lich_hooks.hook.jobs import session_record
 from lich_hooks.human.standin.server import StandIn
 from tests.agent_cards.fake_lich import FakeLich, agent_payload, reason, session
 from tests.spine.helpers import SID
-from tests.state.test_prune import age, files, pruned, running
+from tests.state.test_prune import REPORTED_MAX, age, files, pruned, running
 from tests.support.listeners import wait_until
 from tests.support.runner import base_env, run_command, run_hook, wait_for_log
 
@@ -108,7 +107,7 @@ def test_future_dated_records_do_not_push_out_the_one_just_written(
     reported = root / "reported"
     reported.mkdir(parents=True, mode=0o700)
     ahead = time.time() + 365 * DAY
-    for i in range(session_record.REPORTED_MAX):
+    for i in range(REPORTED_MAX):
         record = reported / f"future-{i:04d}"
         record.write_text(f"crush\nconv-{i}")
         os.utime(record, (ahead, ahead))
@@ -118,7 +117,7 @@ def test_future_dated_records_do_not_push_out_the_one_just_written(
     assert records[0]["outcome"] == "taken"
     assert pruned(records) == 1  # one of the future-dated ones: the count holds
     assert (reported / "card-1").is_file()
-    assert len(list(reported.iterdir())) == session_record.REPORTED_MAX
+    assert len(list(reported.iterdir())) == REPORTED_MAX
     # The next tool call finds its record: no second report.
     run_hook("PreToolUse crush", crush, lich_env)
     assert wait_for_log(lich_env, 3)[-1]["decision"] == "already-reported"

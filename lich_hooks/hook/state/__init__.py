@@ -58,6 +58,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
+    # The environ (the state directory opened per call), or its root already open.
+    Where = Mapping[str, str] | Dir
+
 # (directory parts, name) of every record this process wrote: the run that
 # wrote a record never prunes it, whatever the clock says (state/prune.py).
 WRITTEN: set[tuple[tuple[str, ...], str]] = set()
@@ -128,24 +131,32 @@ def open_root(environ: Mapping[str, str], create: bool) -> Dir:
     return root
 
 
-def open_dir(environ: Mapping[str, str], parts: tuple[str, ...], create: bool) -> Dir:
-    """The directory `parts` inside the state directory (each part a file_key)."""
-    current = open_root(environ, create)
+def open_dir(where: Where, parts: tuple[str, ...], create: bool) -> Dir:
+    """The directory `parts` (at least one, each a file_key) inside the state directory.
+
+    `where` is the environ (the state directory is opened, then closed once
+    descended) or the root a run already opened, which stays open for its next
+    call: a job that makes several calls opens the state directory once.
+    """
+    current = where if isinstance(where, Dir) else open_root(where, create)
     try:
         for part in parts:
             nested = current.sub(part, create)
-            current.close()
+            if current is not where:
+                current.close()
             current = nested
     except BaseException:
-        current.close()
+        if current is not where:
+            current.close()
         raise
+    assert current is not where, "open_dir needs a directory below the root"
     return current
 
 
-def read(environ: Mapping[str, str], parts: tuple[str, ...], name: str, limit: int) -> bytes | None:
+def read(where: Where, parts: tuple[str, ...], name: str, limit: int) -> bytes | None:
     """A record's bytes, or None when anything is missing, odd or unreadable."""
     try:
-        directory = open_dir(environ, parts, create=False)
+        directory = open_dir(where, parts, create=False)
     except OSError:
         return None
     try:
@@ -154,9 +165,9 @@ def read(environ: Mapping[str, str], parts: tuple[str, ...], name: str, limit: i
         directory.close()
 
 
-def write(environ: Mapping[str, str], parts: tuple[str, ...], name: str, data: bytes) -> None:
+def write(where: Where, parts: tuple[str, ...], name: str, data: bytes) -> None:
     """Write a record atomically (OSError when the directory refuses)."""
-    directory = open_dir(environ, parts, create=True)
+    directory = open_dir(where, parts, create=True)
     try:
         directory.write(name, data)
     finally:
@@ -164,9 +175,9 @@ def write(environ: Mapping[str, str], parts: tuple[str, ...], name: str, data: b
     WRITTEN.add((parts, name))
 
 
-def remove(environ: Mapping[str, str], parts: tuple[str, ...], name: str) -> None:
+def remove(where: Where, parts: tuple[str, ...], name: str) -> None:
     try:
-        directory = open_dir(environ, parts, create=False)
+        directory = open_dir(where, parts, create=False)
     except OSError:
         return
     try:

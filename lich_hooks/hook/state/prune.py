@@ -1,27 +1,11 @@
-"""Keeping the state directory bounded: one table of what is pruned, run off the harness's wait.
+"""Keeping the state directory bounded: one table of what is pruned, run off the harness's
+wait; what this must hold whatever the directory looks like (off the wait, at most three
+directories open, clocks that jump) is docs/troubleshooting.md's "What lich-hook writes".
 
-Each record declares its own rule beside its code (`PRUNED` in
-jobs/session_record.py and jobs/agent_cards/record.py); `table()` gathers
-them. A rule is (directory, max age, how many to keep, nested, spared):
-entries older than the age go, and all but the newest `keep`; a nested
-directory holds one directory per card, counted together, and a card's
-directory goes once nothing but its spared names is left in it.
-
-Three things this must hold whatever the directory looks like
-(docs/troubleshooting.md, "What lich-hook writes"):
-
-- **off the wait.** A run that wrote a record calls `after_run` when it is
-  done; at most once every PRUNE_EVERY seconds (the marker's mtime says when)
-  that forks a detached pruner (detach.py), so neither the Agent verdict nor a
-  status line waits for it, however large the backlog. The detached sender,
-  already off the wait, prunes inline;
-- **bounded descriptors.** At most three directories are open at once (the
-  root, a rule's directory, one card's), so a `workers/` with more cards than
-  the open-files limit is pruned like any other;
-- **clocks that jump.** An mtime in the future counts as now (never as
-  "newest forever"), and a record this process wrote (state.WRITTEN) is never
-  pruned by it, so a backward jump cannot make a run delete what it just
-  wrote.
+A run that wrote a record calls `after_run` when its output is out; at most once
+every PRUNE_EVERY seconds that forks a detached pruner (the detached sender, already
+off the wait, prunes inline). An mtime in the future counts as now, and a record this
+process wrote (state.WRITTEN) is never pruned by it.
 """
 
 from __future__ import annotations
@@ -43,20 +27,28 @@ PRUNE_MARKER = ".pruned"
 EMPTY_CARD_SECONDS = 60.0  # a card directory left empty is kept this long (a writer may be in it)
 DAY = 86400.0
 MINE = float("inf")  # the "when" of a record this process wrote
+NEVER = float("inf")
 
-
-def table() -> tuple[Rule, ...]:
-    """Every record's rule, from the modules that write them."""
-    from lich_hooks.hook.jobs import session_record
-    from lich_hooks.hook.jobs.agent_cards import record
-    from lich_hooks.human.settings import install_record
-
-    return session_record.PRUNED + record.PRUNED + install_record.PRUNED + LEGACY
-
-
-# Records no release writes any more, emptied whatever their age: `codex-daemon/` held the
-# Codex attribution's marks until the rule stopped needing memory (docs/harnesses.md, Codex).
-LEGACY: tuple[Rule, ...] = (("codex-daemon", 0.0, 0, False, ()),)
+# Every record directory, the module that writes it, and its rule: entries older than
+# the age go, and all but the newest `keep`; a nested directory holds one directory per
+# card, counted together, and a card's directory goes once only its spared names are
+# left. A module that writes records names its directory here (tests/state holds each
+# writer to a row), so this floor never imports the modules above it.
+RULES: tuple[Rule, ...] = (
+    # hook/jobs/session_record.py: a card whose record went simply reports again
+    ("reported", 30 * DAY, 200, False, ()),
+    # the same: a report's claim, left behind only by a sender killed hard
+    ("sending", 60.0, 200, False, ()),
+    # hook/jobs/agent_cards/record.py: two weeks, the newest 200 over every card, then
+    # the card directories left without one (".checked": the status line's last look)
+    ("workers", 14 * DAY, 200, True, (".checked",)),
+    # human/settings/install_record.py: without its record, uninstall falls back to
+    # "an empty container without a comment goes"
+    ("installed", 365 * DAY, 200, False, ()),
+    # written by releases before the Codex attribution stopped needing memory between
+    # hooks (docs/harnesses.md, Codex): emptied whatever its age
+    ("codex-daemon", 0.0, 0, False, ()),
+)
 
 
 def after_run(environ: Mapping[str, str], now: float, inline: bool = False) -> None:
@@ -141,7 +133,7 @@ def prune(root: Dir, now: float, rules: tuple[Rule, ...] | None = None) -> int:
     their directory's other old entries.
     """
     removed = 0
-    for name, max_age, keep, nested, spared in table() if rules is None else rules:
+    for name, max_age, keep, nested, spared in RULES if rules is None else rules:
         try:
             directory = root.sub(name)
         except OSError:

@@ -4,8 +4,8 @@ Puts our registration where the harness loads it, running this installation
 by absolute path, and takes it out again: entries in the harness's own
 settings file, or for a module harness (opencode, omp) our module file. The
 registry entry (settings/harnesses.py) knows which, and its kind
-(settings/kinds.py) decides what would change, as a plan, before anything is
-written, and keeps each kind's promises to the user's file; this is the one
+(settings/settings_file.py, module_file.py) decides what would change, as a
+plan, before anything is written, and keeps each kind's promises to the user's file; this is the one
 flow around it: refuse (one line on stderr), say there is nothing to do, show
 the diff, or write and say what now runs, what else would run twice, and what
 to do next.
@@ -13,11 +13,11 @@ to do next.
 
 from __future__ import annotations
 
+from lich_hooks.base.errors import Refused
 from lich_hooks.human.commands.exit_codes import ExitCode
 from lich_hooks.human.commands.style import paint
-from lich_hooks.human.settings import kinds, ours
+from lich_hooks.human.settings import discovery, kinds, ours
 from lich_hooks.human.settings.harnesses import HARNESSES
-from lich_hooks.human.settings.ours import Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def run(
         assert executable is not None
         for line in harness.next_steps(scope, ours.quote(executable)):
             out(line)
-        for note in harness.also_registered(plan, environment.environ, environment.cwd):
+        for note in discovery.also_registered(harness, plan, environment.environ, environment.cwd):
             out(paint(note, "yellow", color))
     return ExitCode.OK
 

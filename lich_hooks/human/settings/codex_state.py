@@ -27,9 +27,9 @@ import os
 import re
 from dataclasses import dataclass
 
+from lich_hooks.base.errors import Refused
 from lich_hooks.base.homes import codex_home
 from lich_hooks.human.settings import files, tomlfile
-from lich_hooks.human.settings.ours import Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -16,12 +16,15 @@ import os
 from dataclasses import dataclass, replace
 
 from lich_hooks.human.settings import claude_plugins, codex_state, jsontext, ours, registrations
+from lich_hooks.human.settings.module_file import ModuleHarness
+from lich_hooks.human.settings.settings_file import SettingsHarness as Harness
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from lich_hooks.human.settings.kinds import SettingsHarness as Harness
+    from lich_hooks.human.settings.kinds import Harness as AnyHarness
+    from lich_hooks.human.settings.kinds import Plan
 
 PLUGIN_SCAN_DEPTH = 7
 # A plugin folder is a clone of this repository: the names of its registration files.
@@ -83,8 +86,8 @@ class Found:
 
 def read_document(path: str, jsonc: bool) -> object:
     """A JSON(C) file's value; a JsonTextError saying why it could not be read."""
+    from lich_hooks.base.errors import Refused
     from lich_hooks.human.settings import files
-    from lich_hooks.human.settings.ours import Refused
 
     try:
         # install's own reader and limit: a file install wrote, doctor can read,
@@ -273,7 +276,7 @@ def discover(environ: Mapping[str, str], project: str, harnesses: Iterable[Harne
     order: dict[str, int] = {}
     for harness in harnesses:
         order[harness.key] = len(order)
-        harness.finds(walk, harness)
+        (harness.finds or settings_files)(walk, harness)
     return sorted(walk.found, key=lambda item: order[item.harness.key])
 
 
@@ -285,4 +288,20 @@ def registered_in(harness: Harness, environ: Mapping[str, str], project: str) ->
         if item.commands
         and not item.yields_to_install
         and not any(blocker.switched_off for blocker in item.blockers)
+    ]
+
+
+def also_registered(
+    harness: AnyHarness, plan: Plan, environ: Mapping[str, str], project: str
+) -> list[str]:
+    """install's note for each other registration of ours this harness runs: every event
+    would run twice (a module harness: its module in the other scope)."""
+    if isinstance(harness, ModuleHarness):
+        return harness.also_loaded(plan, environ, project)
+    assert isinstance(harness, Harness)
+    return [
+        f"Note: {harness.title} also runs lich-hook from {other}; every event would run it "
+        f"twice. Keep one (lich-hook uninstall {harness.key} --scope …, or remove the plugin)."
+        for other in registered_in(harness, environ, project)
+        if other != plan.path
     ]

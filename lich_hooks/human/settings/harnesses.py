@@ -28,7 +28,9 @@ from lich_hooks.base.homes import (
     settings_home,
 )
 from lich_hooks.human.settings import discovery, registrations, scenarios
-from lich_hooks.human.settings.kinds import Harness, ModuleHarness, SettingsHarness
+from lich_hooks.human.settings.kinds import Harness
+from lich_hooks.human.settings.module_file import ModuleHarness
+from lich_hooks.human.settings.settings_file import SettingsHarness
 from lich_hooks.human.settings.versions import Verified
 
 TYPE_CHECKING = False

@@ -17,20 +17,14 @@ from __future__ import annotations
 from lich_hooks.base.homes import file_key
 from lich_hooks.hook import state
 
-# Imported by state/prune.py's table in the detached sender: stdlib `json` only
-# where a record is read or written (docs/performance.md).
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     Path = tuple[str, ...]
 
-INSTALLED = ("installed",)
+INSTALLED = ("installed",)  # its row in hook/state/prune.py's RULES
 RECORD_LIMIT = 1 << 16
-# state/prune.py's rule: a record a year old, or beyond the newest 200, goes
-# (uninstall then falls back to "an empty container without a comment goes").
-PRUNED = (("installed", 365 * 86400.0, 200, False, ()),)
 
 
 def containers(document: object, depth: int = 2) -> dict[Path, type]:

@@ -11,7 +11,7 @@ writes (the template with the absolute path of `lich-hook` put in), how a file
 of ours is recognised (its first line, the marker), which `lich-hook` a module
 runs; and `read`, the one look at the disk that install and doctor share.
 Where each harness loads its module per scope is its registry entry's
-(harnesses.py); what install does with the file is kinds.ModuleHarness's.
+(harnesses.py); what install does with the file is module_file.ModuleHarness's.
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 
-    from lich_hooks.human.settings.kinds import ModuleHarness
-
     FoundKind = Literal["missing", "file", "other"]
 
 # The first line of every module we write starts with this; nothing else is ours.
@@ -38,13 +36,14 @@ _PATH_LINE = re.compile(r"^const LICH_HOOK(?:: string)? = (\".*\");?$", re.MULTI
 _ARGS_LINE = re.compile(r"^const ARGS = (\[.*\]);?$", re.MULTILINE)
 
 
-def template(harness: ModuleHarness) -> str:
-    return (resources.files("lich_hooks") / "modules" / harness.template).read_text("utf-8")
+def template(name: str) -> str:
+    """The text of lich_hooks/modules/`name` (a registry entry's `template`)."""
+    return (resources.files("lich_hooks") / "modules" / name).read_text("utf-8")
 
 
-def render(harness: ModuleHarness, executable: str) -> str:
+def render(name: str, executable: str) -> str:
     """The module text that runs `executable` (a JSON string is a JavaScript string literal)."""
-    text = template(harness)
+    text = template(name)
     assert text.startswith(MARKER) and text.count(PLACEHOLDER) == 1
     return text.replace(PLACEHOLDER, json.dumps(executable))
 
@@ -108,8 +107,8 @@ def read(path: str) -> Found:
         return Found("other", why=f"{path} is a symlink: left as it is")
     if not stat.S_ISREG(info.st_mode):
         return Found("other", why=f"{path} is not a regular file: left as it is")
+    from lich_hooks.base.errors import Refused
     from lich_hooks.human.settings import files
-    from lich_hooks.human.settings.ours import Refused
 
     try:
         # Settings files' reader: O_NONBLOCK, and the regular-file check again on the

@@ -2,7 +2,7 @@
 or takes them out (`install`, `uninstall`, `doctor`; docs/install.md).
 
 The merge is plain data in, plain data out: the text-preserving write lives in
-settings/jsontext.py, the file handling in settings/kinds.py.
+settings/jsontext.py, the file handling in settings/settings_file.py.
 
 "Ours" is decided by the command, never by an extra key: Codex rejects unknown
 keys and Antigravity silently discards them. A handler is ours when its command
@@ -19,6 +19,7 @@ import re
 import shlex
 import sys
 
+from lich_hooks.base.errors import Refused
 from lich_hooks.base.harnesses import DEFAULT_PROVIDER
 from lich_hooks.human.settings import registrations
 from lich_hooks.human.settings.jsontext import walk
@@ -27,14 +28,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from lich_hooks.human.settings.kinds import SettingsHarness as Harness
-
 EXECUTABLE_NAMES = ("lich-hook", "lich-hook.exe")
 _WORD = re.compile(r"[A-Za-z][A-Za-z_-]*")
-
-
-class Refused(Exception):
-    """The file's content is not a shape we can merge into safely: leave it alone."""
 
 
 # --- the executable and our commands ----------------------------------------------
@@ -138,12 +133,6 @@ def with_executable(value: object, executable: str) -> object:
     return value
 
 
-def desired(harness: Harness, executable: str) -> dict[str, object]:
-    value = with_executable(harness.registration(), executable)
-    assert isinstance(value, dict)
-    return value
-
-
 # --- the merge ---------------------------------------------------------------------
 
 
@@ -205,15 +194,15 @@ def merge_events(
     return result
 
 
-def merge(harness: Harness, document: object, executable: str | None) -> dict[str, object]:
-    """The settings document with our registration for `executable` (None: removed)."""
+def merge(document: object, want: dict[str, object], named_hook: str | None) -> dict[str, object]:
+    """The settings document with ours replaced by `want` (a registration running one
+    executable, from with_executable; empty: ours removed)."""
     if document is None:
         document = {}
     if not isinstance(document, dict):
         raise Refused("the file's top level is not a JSON object")
-    want = desired(harness, executable) if executable else {}
-    if harness.named_hook is not None:
-        return _merge_named(document, want, harness.named_hook)
+    if named_hook is not None:
+        return _merge_named(document, want, named_hook)
     result = dict(document)
     hooks = document.get("hooks")
     wanted = want.get("hooks", {})

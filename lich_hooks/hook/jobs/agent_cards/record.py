@@ -4,8 +4,8 @@ One file per worker, `workers/<card>/<roster name>.json`, each written
 atomically: parallel Agent calls run their hooks at the same time, and with a
 file each they never write the same file, so no lock is needed and none can
 be left behind by a killed hook. Files are 0600 in 0700 directories, reached
-without following symlinks (state/state.py), and pruned by age and count (PRUNED,
-state/prune.py).
+without following symlinks (hook/state/), and pruned by age and count
+(hook/state/prune.py).
 
 Unlike the mod, which forgets its workers when it reloads, this record outlives
 Claude Code restarts: TaskStop and the status line still know a worker opened
@@ -45,15 +45,11 @@ if TYPE_CHECKING:
 SUFFIX = ".json"
 CHECKED = ".checked"  # when the status line last asked lich (dot: never a worker's file)
 RECORD_LIMIT = 1 << 16
-WORKERS_MAX_AGE = 14 * 86400.0
-WORKERS_MAX = 200  # worker files over all cards
-# state/prune.py's rule: records older than two weeks and all but the newest
-# WORKERS_MAX over every card, then the card directories left without one.
-PRUNED = (("workers", WORKERS_MAX_AGE, WORKERS_MAX, True, (CHECKED,)),)
+WORKERS = "workers"  # its row in state/prune.py's RULES (CHECKED spared)
 
 
 def _parts(card: str) -> tuple[str, ...]:
-    return ("workers", file_key(card))
+    return (WORKERS, file_key(card))
 
 
 def _name(name: str) -> str:

@@ -32,7 +32,7 @@ LITERALS = (
 
 EN: dict[str, str] = {
     # toasts: the native agent runs, the user reads why
-    "toast": 'lich: ran "{description}" as a Claude Code subagent: {why}',
+    "toast": 'lich: running "{description}" as a Claude Code subagent: {why}',
     "why_cards_off_worker": (
         "lich keeps this worker's subagents native (subagent cards are off for this session)"
     ),
@@ -112,7 +112,7 @@ EN: dict[str, str] = {
 }
 
 PT_BR: dict[str, str] = {
-    "toast": 'lich: "{description}" rodou como subagente do Claude Code: {why}',
+    "toast": 'lich: "{description}" vai rodar como subagente do Claude Code: {why}',
     "why_cards_off_worker": (
         "o lich mantém nativos os subagentes deste worker (os cards de subagente estão"
         " desligados nesta sessão)"
@@ -190,7 +190,7 @@ PT_BR: dict[str, str] = {
 }
 
 ZH_CN: dict[str, str] = {
-    "toast": "lich：“{description}”已作为 Claude Code 子代理运行：{why}",
+    "toast": "lich：“{description}”将作为 Claude Code 子代理运行：{why}",
     "why_cards_off_worker": "lich 让此 worker 的子代理保持原生运行（此会话已关闭子代理卡片）",
     "why_too_large": "任务为 {size} 字节，超过 lich 的 {limit} 字节上限",
     "why_bin_unusable": "LICH_BIN（{path}）不是可执行文件",
@@ -250,7 +250,7 @@ ZH_CN: dict[str, str] = {
 }
 
 ES: dict[str, str] = {
-    "toast": 'lich: "{description}" se ejecutó como subagente de Claude Code: {why}',
+    "toast": 'lich: "{description}" se ejecutará como subagente de Claude Code: {why}',
     "why_cards_off_worker": (
         "lich mantiene nativos los subagentes de este worker (las tarjetas de subagente"
         " están desactivadas en esta sesión)"

@@ -23,6 +23,7 @@ token that JSON or repr() escapes.
 from __future__ import annotations
 
 from lich_hooks import __version__
+from lich_hooks.base.errors import Refused
 from lich_hooks.base.runlog import RunLog
 from lich_hooks.human.commands.doctor import codex_daemon, crush_server, versions
 from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, SKIP, WARN, Check
@@ -49,7 +50,7 @@ def collect(environ: Mapping[str, str], project: str) -> list[Check]:
     """Every check, in the order shown. A new check is one function and one line here."""
     try:
         executable: str | None = ours.this_executable()
-    except ours.Refused:
+    except Refused:
         executable = None
     return [
         check_install(executable),

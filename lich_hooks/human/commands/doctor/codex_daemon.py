@@ -6,9 +6,12 @@ one shared `codex app-server --managed-daemon` per CODEX_HOME, started with
 the environment of whichever TUI came first. lich-hook copes with that for
 its reports on Linux (docs/harnesses.md, Codex), but nothing can fix what the
 agent's own commands see there: the first card's LICH_*. So doctor names the
-daemon, the card it carries (token redacted), the client TUIs connected to it
-and their cards, and says what lich should do: start Codex cards with
-`codex --no-daemon` (and `codex resume --no-daemon <id>`).
+daemon and the card it carries (token redacted). A daemon this card's reports
+get through is fine (ok); a warning only where the person loses something and
+can act: the agent's commands here see another card's variables, or TUIs of
+several cards share the daemon (then none of them reports). Every fix is the
+person's own (`codex --no-daemon`); what lich itself should do is in
+docs/harnesses.md.
 """
 
 from __future__ import annotations
@@ -26,10 +29,13 @@ if TYPE_CHECKING:
 
 
 NAME = "Codex daemon"
-ADVICE = (
-    "lich should start Codex cards with `codex --no-daemon` (and resume them with "
-    "`codex resume --no-daemon <id>`): then hooks and tool commands run with their own card's "
-    "variables. To end this daemon now: `CODEX_HOME={home} codex app-server daemon stop`"
+OWN_DAEMON = (
+    "in this card, quit Codex and start it as `codex --no-daemon` (resume: `codex resume "
+    "--no-daemon <id>`): it then runs its hooks and commands with this card's variables"
+)
+SEVERAL_CARDS = (
+    "start Codex as `codex --no-daemon` in every card but one: while several cards' Codex "
+    "TUIs share the daemon, none of them can be told apart, so none reports"
 )
 
 
@@ -87,7 +93,6 @@ def carries(carried: Mapping[str, str] | None, mine: str | None) -> tuple[str | 
 
 def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     home = codex_home(environ)
-    fix = ADVICE.format(home=home)
     if not probe.can_list_clients(proc):
         pid = _pid_file_daemon(home)
         if pid is None:
@@ -98,7 +103,7 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
                 FAIL,
                 f"Codex app-server daemon {pid} runs this CODEX_HOME's hooks ({home}); on this "
                 "system lich-hook cannot tell which card a hook runs for, so it reports nothing",
-                fix,
+                OWN_DAEMON,
             )
         ]
     daemons = daemons_for(home, proc)
@@ -118,17 +123,31 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
             for c in clients
         ]
         shared = _shared_dirs(clients)
-        summary = (
-            f"Codex app-server daemon {pid} runs every interactive Codex hook for {home} and "
-            f"{whose}; lich-hook reports for the client TUI working in the hook's directory, "
-            "but the agent's own commands there see the daemon's variables"
-        )
+        summary = f"Codex app-server daemon {pid} runs the interactive Codex hooks for {home}"
+        status, fix = OK, None
         if shared:
+            status, fix = WARN, SEVERAL_CARDS
             summary += (
-                f"; TUIs of several cards are connected, so reports from {', '.join(shared)} "
-                "are dropped"
+                f"; several cards' Codex TUIs are connected, so reports from "
+                f"{', '.join(shared)} are dropped (it {whose})"
             )
-        checks.append(Check(NAME, WARN, summary, fix, daemon=pid, carries=card, commands=rows))
+        elif card and mine and card != mine:
+            status, fix = WARN, OWN_DAEMON
+            summary += f"; it {whose}: commands the agent runs here see that card's variables"
+        else:
+            summary += "; each report goes to the one card whose Codex TUIs are connected"
+        checks.append(
+            Check(
+                NAME,
+                status,
+                summary,
+                fix,
+                daemon=pid,
+                carries=card,
+                commands=rows if status != OK else [],
+                clients=rows,
+            )
+        )
     return checks
 
 

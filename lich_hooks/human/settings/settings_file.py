@@ -1,0 +1,239 @@
+"""A harness with command hooks registered in its own JSON(C) settings file (Claude Code,
+Codex, Crush, Antigravity): ours are entries in it, merged in and out by their command
+(ours.py), written back keeping every other byte (jsontext.py), the old file kept beside
+it; what that promises the user is docs/install.md's.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from lich_hooks.base.errors import Refused
+from lich_hooks.human.settings import files, install_record, jsontext, ours
+from lich_hooks.human.settings.kinds import NOTHING, REMOVE, SCOPES, WRITE, Harness, Plan
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from lich_hooks.human.settings.kinds import Scope
+
+    Places = Callable[[Mapping[str, str], str], list[tuple[str, str]]]
+    Containers = set[tuple[str, ...]]
+
+BACKUP_SUFFIX = ".lich-hook.bak"
+
+
+def _nothing_more(environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
+    return []
+
+
+@dataclass(frozen=True)
+class SettingsHarness(Harness):
+    """A harness with command hooks, registered in its own JSON(C) settings file."""
+
+    shipped_file: str = ""  # its registration file in this repository (what demo runs)
+    registration: Callable[[], dict[str, object]] = dict
+    jsonc: bool = False  # its settings accept comments and trailing commas
+    # (label, path) of settings files it reads beside the one per scope
+    also_reads: Places = field(default=_nothing_more)
+    # A folder of plugin clones to scan, for a harness whose plugin state we cannot
+    # read (Claude Code's and Codex's are read from their own records: discovery.py).
+    plugins: Callable[[Mapping[str, str]], str] | None = None
+    # Its finder in discovery.py, called (walk, this entry): every file of this harness
+    # that holds ours and what stops it running there. None: its settings files only.
+    finds: Callable[..., None] | None = None
+    # A top-level key that, when true in one of its settings files, runs no hook at all.
+    off_switch: str | None = None
+    # A harness whose hooks are named objects: ours is the one of this name, as a whole.
+    named_hook: str | None = None
+    # Its own command that removes a plugin: {id} the plugin's, {scope} " --scope <s>" or "".
+    plugin_remove: str | None = None
+
+    def places(self, environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
+        """(label, path) of every settings file this harness reads hooks from."""
+        found = [(f"{scope} settings", self.path(scope, environ, project)) for scope in SCOPES]
+        return found + self.also_reads(environ, project)
+
+    @property
+    def shown_as(self) -> str:
+        return self.shipped_file
+
+    def shipped_commands(self) -> set[str]:
+        from lich_hooks.human.settings import registrations
+
+        return set(ours.our_commands(registrations.files()[self.shipped_file]))
+
+    def desired(self, executable: str) -> dict[str, object]:
+        """Our registration, its commands running `executable`."""
+        value = ours.with_executable(self.registration(), executable)
+        assert isinstance(value, dict)
+        return value
+
+    def merged(self, document: object, executable: str | None) -> dict[str, object]:
+        """The settings document with ours for `executable` in it (None: taken out)."""
+        want = self.desired(executable) if executable else {}
+        return ours.merge(document, want, self.named_hook)
+
+    def plan(
+        self, scope: Scope, executable: str | None, environ: Mapping[str, str], project: str
+    ) -> Plan:
+        path = os.path.realpath(self.path(scope, environ, project))
+        old_text, parsed = self._read(path)
+        document = _value(parsed)
+        had_ours = bool(ours.our_commands(document))
+        unchanged = Plan(self, scope, path, NOTHING, old_text, old_text, had_ours)
+        if executable is None and not had_ours:
+            return unchanged
+        made = install_record.read(environ, path)
+        new_document, lost = self._change(document, executable, made, path)
+        if parsed is not None and parsed.root is not None:
+            if jsontext.same(parsed.root.value, new_document):
+                return unchanged
+        keep_commented = executable is None and made is None
+        new_text = self._text(parsed, document, new_document, lost, keep_commented, path)
+        action = REMOVE if executable is None else WRITE
+        result = Plan(self, scope, path, action, old_text, new_text, had_ours)
+        result.environ = environ
+        if executable is not None:
+            result.created = (made or set()) | install_record.created(document, new_document)
+        return result
+
+    def _read(self, path: str) -> tuple[str | None, jsontext.Parsed | None]:
+        """The file's text and its parse (None, None: no file); Refused when it does not parse."""
+        old_text = read_text(path)
+        if old_text is None:
+            return None, None
+        try:
+            return old_text, jsontext.parse(old_text, jsonc=self.jsonc)
+        except jsontext.JsonTextError as error:
+            raise Refused(
+                f"{path} does not parse ({error}); nothing was changed. "
+                "Fix the file (or move it aside) and run this again."
+            ) from None
+
+    def _change(
+        self, document: object, executable: str | None, made: Containers | None, path: str
+    ) -> tuple[object, Containers]:
+        """The merged document, and on uninstall the containers the removal emptied.
+
+        What install found comes back: of those, the ones the record says it did
+        not create are put back empty (`made` None: no record, decided later).
+        """
+        try:
+            new_document: object = self.merged(document, executable)
+        except Refused as error:
+            raise Refused(f"{path}: {error}; nothing was changed") from None
+        if executable is not None:
+            return new_document, set()
+        before = set(install_record.containers(document))
+        lost = before - set(install_record.containers(new_document))
+        if made is not None:
+            new_document = install_record.restore(new_document, document, lost - made)
+        return new_document, lost
+
+    def _text(
+        self,
+        parsed: jsontext.Parsed | None,
+        document: object,
+        new_document: object,
+        lost: Containers,
+        keep_commented: bool,
+        path: str,
+    ) -> str:
+        """The new file's text: the old one edited in place, or a new file's."""
+        if parsed is None or parsed.root is None:
+            return jsontext.dumps(new_document) + "\n"
+        try:
+            return jsontext.edit(parsed, new_document, jsonc=self.jsonc)
+        except jsontext.JsonTextError as error:
+            if not keep_commented:
+                raise Refused(f"{path}: {error}; nothing was changed") from None
+            # No record, and a comment on a container that removing ours
+            # would delete: a person wrote there, so it stays.
+            return self._keeping_containers(parsed, document, new_document, lost, path)
+
+    def _keeping_containers(
+        self,
+        parsed: jsontext.Parsed,
+        document: object,
+        new_document: object,
+        lost: Containers,
+        path: str,
+    ) -> str:
+        """The edit with the containers it would empty kept: the outermost first (an
+        event's list inside a kept `"hooks"` may still go), then all of them."""
+        failure: jsontext.JsonTextError | None = None
+        for depth in (1, 2):
+            kept = {where for where in lost if len(where) <= depth}
+            restored = install_record.restore(new_document, document, kept)
+            try:
+                return jsontext.edit(parsed, restored, jsonc=self.jsonc)
+            except jsontext.JsonTextError as error:
+                failure = error
+        raise Refused(f"{path}: {failure}; nothing was changed")
+
+    def apply(self, plan: Plan, force: bool) -> str | None:
+        """Backup first, then the new file, both keeping its owner, group and mode.
+
+        A write that fails leaves the backup as it was before (none, or the
+        previous one), so a refused install leaves no trace; OSError says why.
+        """
+        assert plan.new_text is not None
+        files.check_writable(plan.path, force)
+        backup = None
+        previous: bytes | None = None
+        if plan.old_text is not None:
+            backup = plan.path + BACKUP_SUFFIX
+            original = files.read_bytes(plan.path)
+            if original is not None:
+                try:
+                    previous = files.read_bytes(backup)
+                except Refused:
+                    previous = None
+                files.replace(backup, original, like=plan.path)
+        try:
+            files.replace(plan.path, plan.new_text.encode("utf-8"))
+        except OSError:
+            if backup is not None:
+                _put_back(backup, previous)
+            raise
+        if plan.environ is not None:
+            if plan.created is None:
+                install_record.forget(plan.environ, plan.path)
+            else:
+                install_record.write(plan.environ, plan.path, plan.created)
+        return backup
+
+    def runs(self, plan: Plan, executable: str) -> list[str]:
+        assert plan.new_text is not None
+        document = _value(jsontext.parse(plan.new_text, jsonc=self.jsonc))
+        return list(dict.fromkeys(ours.our_commands(document)))
+
+
+def _value(parsed: jsontext.Parsed | None) -> object:
+    return parsed.root.value if parsed is not None and parsed.root is not None else None
+
+
+def _put_back(backup: str, previous: bytes | None) -> None:
+    """The backup as it was before this write: removed, or its old bytes (best-effort)."""
+    try:
+        if previous is None:
+            os.unlink(backup)
+        else:
+            files.replace(backup, previous)
+    except OSError:
+        pass
+
+
+def read_text(path: str) -> str | None:
+    """The file's text, None when it does not exist; Refused when it cannot be read
+    (a FIFO or device, too large, unreadable: files.py)."""
+    data = files.read_bytes(path)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused(f"{path} is not UTF-8 text; nothing was changed") from None

@@ -1,0 +1,161 @@
+"""The plugin launcher's edge cases (docs/install.md, "The plugin's launcher").
+
+Each is run as the harness runs the plugin's command (`/bin/sh -c`, stdin a
+pipe), with fake interpreters on PATH: a `python3` that hangs, one that prints
+to stdout and fails, one in `.` or a relative PATH entry, a Python 2, and a
+copy without boot.py. A hang is bounded by the subprocess timeout, never waited
+out with a sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from lich_hooks.human.standin.server import StandIn
+from tests.registrations.test_plugin_route import (
+    SESSION,
+    copy_plugin,
+    only,
+    plugin_command,
+    plugin_env,
+)
+from tests.support.runner import run_command
+
+# A Python that never answers (a broken shim, a dead network mount).
+HANGS = f"exec {shutil.which('sleep')} 600"
+NOISY = 'echo "{\\"decision\\": \\"block\\"}"; echo oops; exit 1'  # bytes the harness would parse
+# What Python 2.7 does with the launcher's arguments: -I is unknown to it; the version probe
+# (`-E -S -c <code>`) runs, and Python 2 computes 86 ("older than 3.10") from it.
+PYTHON2 = 'case "$1" in -I) echo "Unknown option: -I" >&2; exit 2 ;; esac; exit 86'
+
+
+def message(stdout: bytes) -> str:
+    text = json.loads(stdout)["systemMessage"]
+    assert isinstance(text, str)
+    return text
+
+
+def test_a_hanging_python_is_skipped_within_the_probe_limit(tmp_path: Path, lich: StandIn) -> None:
+    root = copy_plugin(tmp_path)
+    folder = only(tmp_path, python3=HANGS)
+    (Path(folder) / "python3.12").symlink_to(sys.executable)
+    env = plugin_env(tmp_path, root, folder, **lich.env("card-1"))
+    started = time.monotonic()
+    ran = run_command(plugin_command("SessionStart"), SESSION, env, cwd=tmp_path, timeout=20)
+    took = time.monotonic() - started
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
+    assert len(lich.wait(1)) == 1
+    assert took < 4.5, took  # one probe limit (2 s), inside the 5 s SessionStart timeout
+
+
+def test_hanging_pythons_end_inside_the_timeout_and_say_so(tmp_path: Path, lich: StandIn) -> None:
+    root = copy_plugin(tmp_path)
+    folder = only(tmp_path, python3=HANGS, python=HANGS, **{"python3.12": HANGS})
+    env = plugin_env(tmp_path, root, folder, **lich.env("card-1"))
+    started = time.monotonic()
+    ran = run_command(plugin_command("SessionStart"), SESSION, env, cwd=tmp_path, timeout=20)
+    took = time.monotonic() - started
+    assert (ran.returncode, ran.stderr) == (0, b"")
+    assert took < 5.0, took  # two probes at most, then the person is told
+    text = message(ran.stdout)
+    assert "python3 on PATH did not answer within 2 seconds" in text and "Fix: " in text
+    outside = plugin_env(tmp_path, root, folder)
+    quiet = run_command(plugin_command("Stop"), {}, outside, cwd=tmp_path, timeout=20)
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, b"", b"")
+    assert lich.received == []
+
+
+def test_a_candidate_that_prints_and_fails_never_reaches_the_harness(
+    tmp_path: Path, lich: StandIn
+) -> None:
+    root = copy_plugin(tmp_path)
+    folder = only(tmp_path, python3=NOISY, python=NOISY)
+    env = plugin_env(tmp_path, root, folder, **lich.env("card-1"))
+    ran = run_command(plugin_command("PreToolUse"), {"tool_name": "Agent"}, env, cwd=tmp_path)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
+    said = run_command(plugin_command("SessionStart"), SESSION, env, cwd=tmp_path)
+    assert "found none on PATH" in message(said.stdout)  # the one line, and nothing else
+    (Path(folder) / "python3.11").symlink_to(sys.executable)
+    works = run_command(plugin_command("SessionStart"), SESSION, env, cwd=tmp_path)
+    assert (works.returncode, works.stdout, works.stderr) == (0, b"", b"")
+    assert len(lich.wait(1)) == 1
+
+
+def test_python_in_the_current_directory_never_runs(tmp_path: Path, lich: StandIn) -> None:
+    """`.`, an empty entry and a relative one all name the cwd (a repository): skipped."""
+    root = copy_plugin(tmp_path)
+    repo = tmp_path / "repo"
+    (repo / "bin").mkdir(parents=True)
+    ran_marker = tmp_path / "repository-python-ran"
+    for fake in (repo / "python3", repo / "bin" / "python3"):
+        fake.write_text(f"#!/bin/sh\ntouch {ran_marker}\nexit 0\n")
+        fake.chmod(0o755)
+    good = only(tmp_path)
+    (Path(good) / "python3.12").symlink_to(sys.executable)
+    for path in (f".:{good}", f":{good}", f"{good}::", f"bin:{good}"):
+        env = plugin_env(tmp_path, root, path, **lich.env("card-1"))
+        ran = run_command(plugin_command("SessionStart"), SESSION, env, cwd=repo)
+        assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b""), path
+        probe = run_command(f'sh "{root}/plugin/lich-hook" --python', b"", env, cwd=repo)
+        assert probe.stdout.decode().strip() == str(Path(good) / "python3.12"), path
+    assert not ran_marker.exists()
+    assert len(lich.wait(4)) == 4
+
+
+def test_python_2_is_named_as_too_old(tmp_path: Path, lich: StandIn) -> None:
+    root = copy_plugin(tmp_path)
+    env = plugin_env(tmp_path, root, only(tmp_path, python3=PYTHON2), **lich.env("card-1"))
+    ran = run_command(plugin_command("SessionStart"), SESSION, env, cwd=tmp_path)
+    assert (ran.returncode, ran.stderr) == (0, b"")
+    assert "(python3 is older than 3.10)" in message(ran.stdout)
+    assert lich.received == []
+
+
+def test_a_copy_without_boot_py_says_the_copy_is_incomplete(tmp_path: Path, lich: StandIn) -> None:
+    root = copy_plugin(tmp_path)
+    (root / "plugin" / "boot.py").unlink()
+    folder = only(tmp_path)
+    (Path(folder) / "python3").symlink_to(sys.executable)
+    env = plugin_env(tmp_path, root, folder, **lich.env("card-1"))
+    ran = run_command(plugin_command("SessionStart"), SESSION, env, cwd=tmp_path)
+    assert (ran.returncode, ran.stderr) == (0, b"")
+    text = message(ran.stdout)
+    assert "plugin copy is incomplete (no plugin/boot.py)" in text
+    assert "claude plugin install lich-hooks@lich-hooks" in text
+    codex = run_command(f'sh "{root}/plugin/lich-hook" SessionStart codex', SESSION, env)
+    assert "codex plugin add lich-hooks@lich-hooks" in message(codex.stdout)
+    for event in ("Stop", "PreToolUse"):  # the other events, and outside lich: silence
+        again = run_command(plugin_command(event), {"tool_name": "Agent"}, env, cwd=tmp_path)
+        assert (again.returncode, again.stdout, again.stderr) == (0, b"", b"")
+    outside = plugin_env(tmp_path, root, folder)
+    quiet = run_command(plugin_command("SessionStart"), SESSION, outside, cwd=tmp_path)
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, b"", b"")
+    assert lich.received == []
+
+
+def test_the_probe_leaves_no_process_behind(tmp_path: Path, lich: StandIn) -> None:
+    """A watchdog that outlived the hook would hold nothing of the harness's, but would
+    linger: after runs that probed a hanging, an instantly failing and a good Python,
+    none of ours is left."""
+    root = copy_plugin(tmp_path)
+    folder = only(tmp_path, python3=HANGS, python="exit 3")
+    (Path(folder) / "python3.12").symlink_to(sys.executable)
+    env = plugin_env(tmp_path, root, folder, **lich.env("card-1"))
+    for _ in range(3):
+        run_command(plugin_command("SessionStart"), SESSION, env, cwd=tmp_path, timeout=20)
+    lich.wait(3)
+    leftovers = []
+    for pid in os.listdir("/proc"):
+        try:
+            argv = Path("/proc", pid, "cmdline").read_bytes().split(b"\0")
+            environ = Path("/proc", pid, "environ").read_bytes()
+        except OSError:
+            continue
+        if os.path.basename(argv[0]) == b"sleep" and str(tmp_path).encode() in environ:
+            leftovers.append(argv)
+    assert leftovers == []
