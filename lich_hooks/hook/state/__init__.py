@@ -1,35 +1,10 @@
-"""The per-user state directory: small private files, written atomically.
+"""The per-user state directory: what it may create and what it never touches is
+docs/troubleshooting.md's "What lich-hook writes"; the records live beside the code that
+keeps them (each names its directory in prune.py's RULES).
 
-By layer (docs/troubleshooting.md, "What lich-hook writes"):
-
-- location.py  where: the one rule for HOME, the state directory's path, file names for ids
-- this module  the directory itself: made without chmod-ing what existed, checked to be
-               the user's, its records read and written through safefile.Dir
-- prune.py     the table of what is pruned, run off the harness's wait
-
-The records live beside the jobs that keep them: jobs/session_record.py (the
-last id each card reported, the report in flight), jobs/agent_cards/record.py
-(the workers a card opened), settings/install_record.py (what install found).
-Everything here is best-effort: a missing, read-only or corrupt directory
-makes a hook forget, never fail.
-
-What this module may change on a user's machine is only what it created
-itself:
-
-- missing directories are made one level at a time, 0700; a directory that
-  already existed (HOME, `~/.local`, a shared 1777 `/tmp`, `/`, or the state
-  directory itself) is never chmod-ed, and a state directory under a shared
-  sticky directory therefore works for a user who does not own that parent;
-- the state directory must be a directory owned by the user and not writable
-  by everyone; anything else (a file, a symlink to a file, someone else's
-  directory) makes the hooks forget, and nothing is written into it;
-- below it, every directory and file goes through safefile.Dir: opened
-  without following symlinks, relative to the parent's descriptor, read only
-  when regular, written by rename.
-
-Nothing here prunes: a run that wrote a record is noted in `WRITTEN`, and
-when its output is out the run calls state/prune.py's `after_run`, which
-prunes off the harness's wait.
+Everything here is best-effort: a missing, read-only or corrupt directory makes a hook
+forget, never fail. Nothing here prunes: a run that wrote a record is noted in `WRITTEN`,
+and calls prune.py's `after_run` once its output is out.
 """
 
 from __future__ import annotations

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
 
 import click
 
@@ -28,8 +26,6 @@ from lich_hooks.human.settings.kinds import SCOPES
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lich_hooks.human.settings.kinds import Scope
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 HARNESS_CHOICE = click.Choice(list(HARNESSES), case_sensitive=False)
 HARNESS_NAMES = ", ".join(HARNESSES)
@@ -114,23 +110,6 @@ def doctor_command(environment: Environment, as_json: bool) -> int:
     return doctor.run(environment, as_json=as_json)
 
 
-def _settings_file_options(command: F) -> F:
-    """HARNESS, --scope and --dry-run: install and uninstall take the same three."""
-    dry_run = click.option("--dry-run", is_flag=True, help="Print the file's diff; change nothing.")
-    command = dry_run(command)
-    command = click.option(
-        "--force", is_flag=True, help="Write the settings file even if its owner made it read-only."
-    )(command)
-    command = click.option(
-        "--scope",
-        type=click.Choice(SCOPES),
-        default="user",
-        show_default=True,
-        help=SCOPE_HELP,
-    )(command)
-    return click.argument("harness", type=HARNESS_CHOICE, metavar="HARNESS")(command)
-
-
 INSTALL_HELP = f"""Register lich-hook with HARNESS ({HARNESS_NAMES}), running this
 installation by absolute path: entries in the harness's own settings file, or
 for {MODULE_NAMES} lich-hook's module file.
@@ -156,26 +135,33 @@ Examples:
 """
 
 
-@cli.command(name="install", help=INSTALL_HELP)
-@_settings_file_options
-@click.pass_obj
-def install_command(
-    environment: Environment, harness: str, scope: Scope, dry_run: bool, force: bool
-) -> int:
-    from lich_hooks.human.commands import install
+def _settings_file_command(name: str, help_text: str, uninstall: bool) -> click.Command:
+    """install and uninstall: the same HARNESS, --scope, --force and --dry-run, one flow."""
 
-    return install.run(environment, harness.lower(), scope, dry_run, force=force)
+    @cli.command(name=name, help=help_text)
+    @click.argument("harness", type=HARNESS_CHOICE, metavar="HARNESS")
+    @click.option(
+        "--scope", type=click.Choice(SCOPES), default="user", show_default=True, help=SCOPE_HELP
+    )
+    @click.option(
+        "--force", is_flag=True, help="Write the settings file even if its owner made it read-only."
+    )
+    @click.option("--dry-run", is_flag=True, help="Print the file's diff; change nothing.")
+    @click.pass_obj
+    def command(
+        environment: Environment, harness: str, scope: Scope, force: bool, dry_run: bool
+    ) -> int:
+        from lich_hooks.human.commands import install
+
+        return install.run(
+            environment, harness.lower(), scope, dry_run, uninstall=uninstall, force=force
+        )
+
+    return command
 
 
-@cli.command(name="uninstall", help=UNINSTALL_HELP)
-@_settings_file_options
-@click.pass_obj
-def uninstall_command(
-    environment: Environment, harness: str, scope: Scope, dry_run: bool, force: bool
-) -> int:
-    from lich_hooks.human.commands import install
-
-    return install.run(environment, harness.lower(), scope, dry_run, uninstall=True, force=force)
+install_command = _settings_file_command("install", INSTALL_HELP, uninstall=False)
+uninstall_command = _settings_file_command("uninstall", UNINSTALL_HELP, uninstall=True)
 
 
 @cli.command(

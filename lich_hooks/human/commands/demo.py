@@ -53,10 +53,17 @@ if sys.argv[1:2] == ["open"]:
 
 
 def _standin_lich(directory: str) -> str:
-    """An executable `lich`: a sh launcher, since a #! line cannot hold a path with spaces."""
+    """An executable `lich`: a sh launcher, since a #! line cannot hold a path with spaces
+    (on Windows a .bat, which CreateProcess runs through cmd.exe; the demo's arguments
+    hold no characters cmd would read)."""
     script = os.path.join(directory, "lich.py")
     with open(script, "w") as handle:
         handle.write(f"CALLS = {CALLS!r}\n{STANDIN_LICH}")
+    if sys.platform == "win32":
+        path = os.path.join(directory, "lich.bat")
+        with open(path, "w") as handle:
+            handle.write(f'@"{sys.executable}" "{script}" %*\r\n')
+        return path
     path = os.path.join(directory, "lich")
     with open(path, "w") as handle:
         handle.write(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(script)} "$@"\n')
@@ -75,9 +82,14 @@ def run_command(
     env: dict[str, str],
     cwd: str,
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run a registration's command the way the harnesses do: `sh -c`, payload on stdin."""
+    """Run a registration's command the way the harnesses do: `sh -c`, payload on stdin;
+    on Windows `%COMSPEC% /C` with the command line as written (Codex's way; a list
+    would be quoted for the C runtime, which cmd does not parse)."""
+    shell: str | list[str] = ["/bin/sh", "-c", command]
+    if sys.platform == "win32":
+        shell = f'"{os.environ.get("COMSPEC") or "cmd.exe"}" /C {command}'
     return subprocess.run(
-        ["/bin/sh", "-c", command],
+        shell,
         input=payload,
         env=env,
         cwd=cwd,

@@ -1,21 +1,9 @@
-"""Every string agent cards show the model or the user, in one catalog.
+"""Every string agent cards show the model or the user, in one catalog (docs/agent-cards.md:
+the languages, and which reader each part of a deny reaches).
 
-docs/agent-cards.md: English, Brazilian Portuguese, Simplified Chinese and Spanish,
-chosen by LICH_PROMPT_LANG; an unknown language or a key a language lacks
-falls back to English. Literal names ([lich], send_to_session,
-wait_for_answer, SendMessage, lich send, TaskStop, subagent/) stay literal in
-every language: the model calls them by those names.
-
-A deny has up to three parts, because Claude Code delivers each to a different
-reader (measured on 2.1.328 and 2.1.332, docs/agent-cards.md): `<key>_person`
-is the systemMessage, drawn first under the call as a dim note and never sent to
-the model; `<key>` is the reason, drawn next in the error colour and sent to the
-model as the call's failed tool_result, so a deny that reports success says
-first that it is not an error; `<key>_context` is the additionalContext, sent
-to the model only. Bad news (never reached, another status, a refused stop)
-is one reason both read.
-
-Placeholders are `str.format` fields; values are inserted as they are.
+A deny's `<key>_person` is its systemMessage, `<key>` its reason, `<key>_context` its
+additionalContext. A key a language lacks falls back to English. Placeholders are
+`str.format` fields; values are inserted as they are.
 """
 
 from __future__ import annotations
