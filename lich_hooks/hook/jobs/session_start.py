@@ -131,8 +131,6 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
         payload.text("cwd"),
         payload.text("source"),
         payload.transcript_path,
-        session=payload.session_id,
-        environ=ctx.environ,
     )
     return _attributed(ctx, found, started)
 

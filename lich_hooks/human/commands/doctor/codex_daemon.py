@@ -8,10 +8,10 @@ its reports on Linux (docs/harnesses.md, Codex), but nothing can fix what the
 agent's own commands see there: the first card's LICH_*. So doctor names the
 daemon and the card it carries (token redacted). A daemon this card's reports
 get through is fine (ok); a warning only where the person loses something and
-can act: the agent's commands here see another card's variables, or several
-cards share a directory (its reports drop). Every fix is the person's own
-(`codex --no-daemon` in this card, one card per directory); what lich itself
-should do is in docs/harnesses.md.
+can act: the agent's commands here see another card's variables, or TUIs of
+several cards share the daemon (then none of them reports). Every fix is the
+person's own (`codex --no-daemon`); what lich itself should do is in
+docs/harnesses.md.
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ OWN_DAEMON = (
     "in this card, quit Codex and start it as `codex --no-daemon` (resume: `codex resume "
     "--no-daemon <id>`): it then runs its hooks and commands with this card's variables"
 )
-ONE_PER_DIRECTORY = (
-    "keep one card's Codex per directory, or start Codex as `codex --no-daemon` in all but one"
+SEVERAL_CARDS = (
+    "start Codex as `codex --no-daemon` in every card but one: while several cards' Codex "
+    "TUIs share the daemon, none of them can be told apart, so none reports"
 )
 
 
@@ -121,20 +122,20 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
             f"client {c.pid} in {decide.conversation_dir(c) or '(gone)'}: {describe(c.lich)}"
             for c in clients
         ]
-        shared = _shared_dirs(clients, environ)
+        shared = _shared_dirs(clients)
         summary = f"Codex app-server daemon {pid} runs the interactive Codex hooks for {home}"
         status, fix = OK, None
         if shared:
-            status, fix = WARN, ONE_PER_DIRECTORY
+            status, fix = WARN, SEVERAL_CARDS
             summary += (
-                f"; several cards' Codex work in {', '.join(shared)}: reports from there are "
-                f"dropped (it {whose})"
+                f"; several cards' Codex TUIs are connected, so reports from "
+                f"{', '.join(shared)} are dropped (it {whose})"
             )
         elif card and mine and card != mine:
             status, fix = WARN, OWN_DAEMON
             summary += f"; it {whose}: commands the agent runs here see that card's variables"
         else:
-            summary += "; each report goes to the card whose Codex works in the hook's directory"
+            summary += "; each report goes to the one card whose Codex TUIs are connected"
         checks.append(
             Check(
                 NAME,
@@ -150,22 +151,17 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     return checks
 
 
-def _shared_dirs(clients: list[decide.Client], environ: Mapping[str, str]) -> list[str]:
+def _shared_dirs(clients: list[decide.Client]) -> list[str]:
     """The directories where the attribution rules refuse for several cards.
 
-    Asked of decide.choose itself, for a new conversation in each directory a
-    client works in, so doctor names exactly the directories whose reports the
-    hook drops (a client that may run anywhere, after `codex resume --last`,
-    counts everywhere, and one the state directory's record marks as possibly
-    moved into a directory counts there).
+    Asked of decide.attribute itself, for a new conversation in each directory
+    a client works in, so doctor names exactly the directories whose reports
+    the hook drops (while TUIs of two cards are connected, all of them).
     """
-    from lich_hooks.hook.shared.codex import marked
-
     places = sorted({where for c in clients if (where := decide.conversation_dir(c)) is not None})
-    moved = marked(clients, places, environ)
     return [
         where
         for where in places
-        if decide.choose(clients, where, decide.FRESH_SOURCES[0], None, moved[where]).decision
+        if decide.attribute(clients, where, decide.FRESH_SOURCES[0]).decision
         in (decide.SEVERAL, decide.MOVED)
     ]
