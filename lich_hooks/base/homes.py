@@ -1,17 +1,10 @@
-"""Where per-user files live: the one rule for HOME, and the state directory's path.
+"""Where per-user files live: the one rule for HOME (docs/troubleshooting.md, "What
+lich-hook writes"), the state directory's path, and each harness's configuration folder,
+all from one environ so tests and doctor can point them at a scratch home.
 
-HOME counts only as an absolute path, for the hooks and the human commands
-alike: an unset or empty HOME falls back to the account's home in the
-password database (as os.path.expanduser does), and a relative one is
-invalid (as XDG says of its variables): the hooks then keep no state and
-`install` refuses the user scope. Nothing is ever resolved against the
-working directory, which for a hook is the user's project. `install` and
-`doctor` find the harnesses' settings from the same home the hooks keep
-their state under.
-
-The platform directory is computed here rather than with platformdirs: the
-Crush and Antigravity no-op paths read the state on every tool or model call,
-and importing platformdirs costs more than those paths' whole budget.
+The platform directory is computed here rather than with platformdirs: the Crush and
+Antigravity no-op paths read the state on every call, and importing platformdirs costs
+more than those paths' whole budget.
 """
 
 from __future__ import annotations

@@ -1,28 +1,12 @@
-"""The package's one way to read and write a file it does not trust (docs/troubleshooting.md).
+"""The package's one way to read and write a file it does not trust: the state's records, a
+harness's settings, a Codex rollout, a transcript a payload names (the promises:
+docs/troubleshooting.md, "What lich-hook writes").
 
-Every file lich-hook reads may have been replaced by anyone who can write
-where it lives: the state directory's records, a harness's settings file, a
-Codex rollout or a Claude Code transcript named by a payload. One set of
-rules, here, for all of them:
-
-- opened O_NONBLOCK, so a FIFO or a device in a file's place cannot block
-  the open, and read only once fstat() on the open descriptor says it is a
-  regular file (no window between a check and the open);
-- opened O_NOFOLLOW unless the caller says a symlink is the user's own choice
-  (settings files: dotfile managers link them), so a planted link cannot lead
-  a read out of a directory;
-- read to a limit and no further: a runaway file costs `limit` bytes, never
-  the memory;
-- written as a new private file (O_EXCL|O_NOFOLLOW) beside the target and
-  renamed over it, so a reader sees the old bytes or the new, never half, and
-  a symlink or FIFO planted at the name is replaced, never written through.
-
-`Dir` holds a directory open so that everything below it is reached relative
-to its descriptor (openat, unlinkat, renameat): a directory swapped for a
-symlink after it was opened leads nowhere. Where the platform lacks the *at()
-calls (Windows) the same methods take joined paths.
-
-Hook-path module: only `os` at top level (docs/performance.md).
+Opened O_NONBLOCK and judged regular on the open descriptor; O_NOFOLLOW unless the caller
+says a symlink is the user's own (settings files); read to a limit; written as a new
+private file beside the target and renamed over it. `Dir` reaches everything below it
+relative to its descriptor (the *at() calls; joined paths where they are missing, on
+Windows). Hook-path module: only `os` at top level (docs/performance.md).
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
-"""Reports to lich's loopback listener (docs/architecture.md, docs/performance.md).
+"""Reports to lich's loopback listener: docs/transport.md (the request, the one 2 s
+deadline, faults) and docs/performance.md (what sending with `requests` or `orjson`
+would cost, measured).
 
-The harness must not wait on lich, and lich should hold the report no later
-than it would from the shell reporter lich's own plugin ships (sh + jq + curl).
-So `send_detached` forks a sender that drops the harness's stdin/stdout/stderr
-at once, and that sender carries nothing it has to import first: the body comes
-from the C encoder behind the standard `json` module (already loaded with the
-C scanner that read the payload), and the request goes out on a plain loopback
-socket, one HTTP/1.1 POST written whole. Importing `requests` and `orjson`
-there cost about 130 ms before the first byte left (docs/performance.md has
-every option measured).
-
-Every blocking step (connect, each send, each receive) waits at most what is
-left of one absolute deadline, DEADLINE seconds from the start of the send: a
-listener that trickles bytes, never reads, or answers with endless interim
-responses costs no more than a silent one. Proxies cannot apply (no proxy
-setting is ever read) and redirects are not followed (the status is the
-outcome). Where fork does not exist (Windows) the same send runs inline, under
-the same deadline.
+`send_detached` forks a sender that drops the harness's pipes at once and has nothing
+to import first: the body comes from the C encoder behind `json`, the request is one
+HTTP/1.1 POST written whole on a plain loopback socket. Where fork does not exist
+(Windows) the same send runs inline, under the same deadline.
 """
 
 from __future__ import annotations

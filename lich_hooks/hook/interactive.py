@@ -1,33 +1,8 @@
 """Is this hook running under an interactive Claude Code, or under `claude -p`?
 
-docs/worker-answer.md: a `claude -p` started from a tool inside a lich card inherits every
-lich variable, and must neither open cards nor answer a worker's errand.
-Command hooks get no payload field saying "print mode", so this module reads
-the evidence, cheapest first, and stops at the first that decides:
-
-1. `CLAUDE_CODE_SESSION_ATTENDED` (Claude Code 2.1.3xx sets it, and a nested
-   `claude -p` overrides the inherited value): `1` yes, `0` no. Any other value
-   is not evidence and falls through.
-2. `CLAUDE_CODE_ENTRYPOINT` starting with `sdk` (`sdk-cli`, `sdk-ts`, …): no.
-3. The claude process that runs this hook: the nearest ancestor that is
-   `CLAUDE_PID`, or a native executable named `claude` (or the native
-   installer's `…/claude/versions/<version>`), or an interpreter (node, bun,
-   deno, python) running a script named `claude`. `-p`/`--print`
-   in its argv, or a stdin that is not a terminal, means no. The *nearest*
-   one matters: a `claude -p` run by a tool of an interactive claude has the
-   interactive one further up, and must not borrow its answer.
-
-Without evidence the answer is "interactive": docs/worker-answer.md says *not interactive*
-only on evidence, because a wrong "no" silently breaks lich for the person in
-the card while a wrong "yes" needs a nested `claude -p` under a Claude Code too
-old to set either variable. Step 3 reads /proc and so works on Linux only (and
-any system with a Linux-style /proc); on macOS and Windows an older Claude Code
-without the variables is taken as interactive. docs/worker-answer.md lists
-what each platform reads.
-
-Cost: steps 1-2 are two dict lookups. Step 3 reads /proc/<pid>/stat and
-/proc/<pid>/cmdline of two or three ancestors (the hook's shell, then claude)
-and one readlink: tens of microseconds, no imports beyond `os`.
+docs/worker-answer.md ("Interactive sessions only") gives the evidence, its order, why
+no evidence means interactive, and what each platform reads. Steps 1-2 are two dict
+lookups; step 3 reads a few /proc files of the nearest claude ancestor, with `os` only.
 """
 
 from __future__ import annotations

@@ -140,10 +140,31 @@ def _write_all(fd: int, data: bytes) -> None:
         pass  # a harness that closed our stdout has stopped listening
 
 
+HOOK_USAGE = "As a hook: lich-hook <event> [<provider>]  (payload on stdin; see docs/harnesses.md)"
+
+
 def main_from_argv(args: list[str], plugin: bool = False) -> int:
-    """`lich-hook <event> [<provider>]`; extra arguments are ignored."""
+    """`lich-hook <event> [<provider>]`; extra arguments are ignored.
+
+    An unknown event is silence and 0 for a harness, whose stdin is a pipe; a
+    person who typed it at a terminal is told how to call us (exit 2, a usage error).
+    """
     started = time.monotonic()
     if not args:
         return 0
+    if not plugin and harness.fold_event(args[0]) is None and _at_terminal(0):
+        _write_all(
+            2,
+            f"lich-hook: no command or event named {args[0]!r} (see: lich-hook --help)\n"
+            f"{HOOK_USAGE}\n".encode("utf-8", "backslashreplace"),
+        )
+        return 2
     provider = args[1] if len(args) > 1 else None
     return run(args[0], provider, os.environ, started=started, plugin=plugin)
+
+
+def _at_terminal(fd: int) -> bool:
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False

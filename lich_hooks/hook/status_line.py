@@ -82,7 +82,8 @@ def run_user_command(command: list[str], stdin: bytes) -> bytes:
     its own, and the whole group is killed at either limit, so a `sh -c` whose
     grandchild hangs leaves nothing behind. Its stderr goes to /dev/null: a
     status line's stderr is shown nowhere, and a background child holding
-    ours would keep Claude Code waiting for our end.
+    ours would keep Claude Code waiting for our end. (Windows has no process
+    groups: there the command itself is killed, and its output read by threads.)
     """
     import subprocess
 
@@ -110,6 +111,55 @@ def run_user_command(command: list[str], stdin: bytes) -> bytes:
 
 
 def _collect(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
+    if sys.platform == "win32":
+        return _collect_threads(proc, stdin, deadline)
+    return _collect_selecting(proc, stdin, deadline)
+
+
+def _collect_threads(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
+    """_collect_selecting's rules where select() takes sockets only (Windows): a thread
+    feeds stdin, another reads the output; the command's exit ends the wait once what
+    it printed has been read (a background child it left cannot hold the status line)."""
+    import threading
+
+    assert proc.stdin is not None and proc.stdout is not None
+    writer, reader = proc.stdin, proc.stdout
+    chunks: list[bytes] = []
+    ended = threading.Event()
+
+    def feed() -> None:
+        try:
+            writer.write(stdin)
+            writer.close()
+        except (OSError, ValueError):  # it stopped reading its stdin: fine
+            pass
+
+    def drain() -> None:
+        total = 0
+        try:
+            while total <= OUTPUT_LIMIT:
+                chunk = os.read(reader.fileno(), 65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+        except (OSError, ValueError):
+            pass
+        ended.set()
+
+    for target in (feed, drain):
+        threading.Thread(target=target, daemon=True).start()
+    while not ended.wait(0.02):
+        if time.monotonic() >= deadline:
+            return b"".join(chunks), False
+        if proc.poll() is not None:
+            ended.wait(0.1)  # what is already in the pipe
+            break
+    out = b"".join(chunks)
+    return out, len(out) <= OUTPUT_LIMIT
+
+
+def _collect_selecting(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
     """What the command prints until it closes its output, exits, or a limit ends it.
 
     True with the bytes when they are all it printed; False when the limit

@@ -136,7 +136,7 @@ def test_row5_a_broken_lich_bin_toasts(
     assert fake.calls() == []
     message = toast(ran.stdout)
     assert message == (
-        'lich: ran "Fix the login bug" as a Claude Code subagent: '
+        'lich: running "Fix the login bug" as a Claude Code subagent: '
         f"LICH_BIN ({lich_bin}) is not an executable file"
     )
 
@@ -187,7 +187,7 @@ def test_row8_8193_utf8_bytes_toasts(
     ran = run_hook(HOOK, agent_payload(project, prompt=prompt), card_env)
     assert fake.calls() == []
     assert toast(ran.stdout) == (
-        'lich: ran "Fix the login bug" as a Claude Code subagent: '
+        'lich: running "Fix the login bug" as a Claude Code subagent: '
         "the task is 8193 bytes, over lich's limit of 8192 bytes"
     )
 

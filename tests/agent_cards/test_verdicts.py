@@ -168,7 +168,8 @@ def test_failed_open_toasts_and_runs_natively(
     fake.script(open=step)
     ran = run_hook(HOOK, agent_payload(project), card_env)
     assert (ran.returncode, ran.stderr) == (0, b"")
-    assert toast(ran.stdout) == f'lich: ran "Fix the login bug" as a Claude Code subagent: {why}'
+    said = toast(ran.stdout)
+    assert said == f'lich: running "Fix the login bug" as a Claude Code subagent: {why}'
 
 
 def test_open_past_its_limit_toasts_and_kills_the_open(
@@ -270,5 +271,6 @@ def test_a_prompt_no_argv_can_carry_runs_natively(
     payload = json.dumps(agent_payload(project, prompt="X")).replace('"X"', '"bad \\ud800"')
     ran = run_hook(HOOK, payload, card_env)
     assert (ran.returncode, ran.stderr) == (0, b"")
-    assert toast(ran.stdout).startswith('lich: ran "Fix the login bug" as a Claude Code subagent:')
+    said = toast(ran.stdout)
+    assert said.startswith('lich: running "Fix the login bug" as a Claude Code subagent:')
     assert fake.calls() == []

@@ -392,51 +392,24 @@ HOME_B = tui(701, "/p/b", card("card-B", "4712", "t2"))
 
 def test_the_moved_tui_s_new_conversation_names_no_card() -> None:
     clients = [MOVED_A, HOME_B]
-    held = {S1: "/p/b", "01a22c98-0000-7d42-901e-335193cd8a05": "/p/a"}
-    assert decide.strays(held, "/p/b", "conv-new", accounted=()) == [S1]
-    assert decide.movers(clients, "/p/b") == [MOVED_A]
-    found = pick(clients, "/p/b")  # what the hook saw before the rule: card B, wrongly
+    found = pick(clients, "/p/b")  # what choose alone sees: card B, wrongly
     assert found.lich == card("card-B", "4712", "t2")
-    found = choose(clients, "/p/b", "startup", None, moved={700})
+    found = decide.attribute(clients, "/p/b", "startup")
     assert (found.decision, found.lich) == (decide.MOVED, None)
-    assert "700" in found.why and "/p/b" in found.why
-    # card A's own directory is not affected
-    assert choose(clients, "/p/a", "startup", None, moved=()).lich == card("card-A")
+    assert "card-A" in found.why and "card-B" in found.why
+    # and card A's own directory alike: card B's TUI may have moved there as well
+    assert decide.attribute(clients, "/p/a", "startup").decision == decide.MOVED
 
 
 def test_a_mover_of_the_same_card_still_names_it() -> None:
     """Two TUIs of one card: whichever moved, the conversation is that card's."""
     clients = [tui(700, "/p/a", card("card-B", "4712", "t2")), HOME_B]
-    assert choose(clients, "/p/b", "startup", None, moved={700}).lich == card(
-        "card-B", "4712", "t2"
-    )
+    assert decide.attribute(clients, "/p/b", "startup").lich == card("card-B", "4712", "t2")
 
 
-def test_only_the_mover_can_be_there_when_no_one_else_works_there() -> None:
-    assert choose([MOVED_A, HOME_B], "/p/c", "startup", None, moved={700}).lich == card("card-A")
-
-
-def test_strays_leave_out_the_payload_s_own_and_the_accounted_sessions() -> None:
-    held: dict[str, str | None] = {"own": "/p/b", "b-old": "/p/b", "a-old": "/p/a", "odd": None}
-    assert decide.strays(held, "/p/b", "own", accounted={"b-old"}) == ["odd"]  # unknown counts
-    assert decide.strays(held, "/p/./b/", "own", accounted={"b-old", "odd"}) == []
-
-
-@pytest.mark.parametrize(
-    ("source", "recorded", "moving"),
-    [
-        ("resume", "/p/b", True),  # "session directory": whoever resumed it may be here now
-        ("fork", "/p/b", True),
-        ("resume", None, True),  # recorded where? unknown counts
-        ("something-new", "/p/b", True),
-        ("resume", "/p/a", False),  # "current directory": it runs where its TUI works
-        ("startup", "/p/b", False),
-        ("clear", None, False),
-        ("compact", "/p/b", False),  # the conversation stays where it runs
-    ],
-)
-def test_which_sessionstarts_can_be_a_move(source: str, recorded: str | None, moving: bool) -> None:
-    assert decide.moves(source, recorded, "/p/b") is moving
+def test_a_directory_nobody_works_in_names_no_card() -> None:
+    found = decide.attribute([tui(700, "/p/a", card("card-A"))], "/p/c", "startup")
+    assert found.decision == decide.NO_CLIENT
 
 
 def test_a_client_whose_files_were_not_read_is_never_named() -> None:
@@ -448,18 +421,15 @@ def test_a_client_whose_files_were_not_read_is_never_named() -> None:
     assert pick([odd, MOVED_A], "/p/a").lich == card("card-A")  # it competes only where it is
 
 
-movers = st.sets(st.integers(100, 105))
-
-
-@given(snapshots, dirs, movers)
-def test_never_a_card_that_is_not_the_only_one_among_those_who_can_be_there(
-    rows: list[tuple[str, str]], cwd: str, moved: set[int]
+@given(snapshots, dirs)
+def test_never_a_card_unless_it_is_the_only_one_connected(
+    rows: list[tuple[str, str]], cwd: str
 ) -> None:
-    """The rule with moves: every client in cwd or marked for it must be the named card's."""
+    """The rule: a client able to run in cwd, and every connected client of one card."""
     clients = [tui(100 + i, d, card(n)) for i, (d, n) in enumerate(rows)]
-    found = choose(clients, cwd, "startup", None, moved)
-    there = {n for i, (d, n) in enumerate(rows) if d == cwd or 100 + i in moved}
-    if len(there) == 1:
-        assert found.lich == card(there.pop())
+    found = decide.attribute(clients, cwd, "startup")
+    cards = {n for _, n in rows}
+    if len(cards) == 1 and any(d == cwd for d, _ in rows):
+        assert found.lich == card(cards.pop())
     else:
         assert found.lich is None

@@ -100,3 +100,20 @@ def test_a_card_is_named_only_when_everyone_there_names_it(cards: list[str | Non
         assert found.lich == card("card-A")
     else:
         assert found.lich is None
+
+
+def test_a_client_started_with_cwd_into_another_card_s_dir_counts_there() -> None:
+    """Found by the model (tests/shared_process/test_crush_model.py): card A's client runs in
+    /p/a but was started `crush --cwd /p/b`, so it joined the workspace card B created in
+    /p/b. Before, only clients whose own cwd was /p/b counted there, and card A's session
+    was reported on card B."""
+    space = Workspace("ws-b", "/p/b", card("card-B"))
+    moved = Client(11, [CRUSH, "--cwd", "/p/b"], "/p/a", card("card-A", "4101", "t2"))
+    home = client(12, "/p/b", card("card-B"))
+    found = decide.choose(space, "s1", True, [moved, home])
+    assert (found.decision, found.lich) == (decide.SEVERAL, None)
+    for argv in (["-c", "../b"], ["--cwd=../b"], ["-c../b"], ["-c=/p/b"]):
+        assert decide.work_dir(Client(11, [CRUSH, *argv, "run", "x"], "/p/a", None)) == "/p/b"
+    assert decide.work_dir(Client(11, [CRUSH, "run", "--", "--cwd", "/p/b"], "/p/a", None)) == (
+        "/p/a"
+    )

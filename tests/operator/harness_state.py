@@ -77,7 +77,10 @@ def claude_uninstall(scratch: Scratch) -> None:
 
 def codex_trust_hash(command: str, timeout: int = 5, event: str = "session_start") -> str:
     """The trust hash the Codex TUI stores for one of our handlers (no matcher, like ours)."""
-    return trusted_hash(event, {}, {"command": command, "timeout": timeout})
+    handler = {"command": command, "timeout": timeout}
+    if event == "session_start":  # ours carries its name (registrations.CODEX_STATUS_MESSAGE)
+        handler["statusMessage"] = registrations.CODEX_STATUS_MESSAGE
+    return trusted_hash(event, {}, handler)
 
 
 def codex_config(scratch: Scratch) -> Path:

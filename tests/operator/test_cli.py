@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,10 +13,12 @@ import pytest
 
 from lich_hooks import __version__
 from lich_hooks.base.runlog import debug_wanted
+from lich_hooks.hook.run import HOOK_USAGE
 from lich_hooks.human.commands import listen, run_cli, style
 from lich_hooks.human.commands.environment import Environment
 from lich_hooks.human.commands.exit_codes import ExitCode
 from tests.operator.conftest import Scratch
+from tests.support.runner import LICH_HOOK, run_hook, wait_for_log
 
 COMMANDS = ["demo", "listen", "doctor", "install", "uninstall", "status-line", "help", "version"]
 
@@ -188,6 +192,38 @@ def test_demo_still_runs(scratch: Scratch) -> None:
 def test_hook_invocations_are_not_commands(scratch: Scratch) -> None:
     ran = scratch.cli("SessionStart", "claude")
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", "")
+
+
+def test_an_unknown_event_typed_at_a_terminal_gets_a_usage_line(scratch: Scratch) -> None:
+    """A person (stdin a terminal) who mistypes is told how lich-hook is called: exit 2,
+    like every usage error, and nothing on stdout."""
+    terminal, person = os.openpty()
+    try:
+        ran = subprocess.run(
+            [str(LICH_HOOK), "SesionStart", "claude"],
+            stdin=person,
+            capture_output=True,
+            env=scratch.env,
+            cwd=scratch.project,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(person)
+        os.close(terminal)
+    assert (ran.returncode, ran.stdout) == (2, b"")
+    assert ran.stderr.decode().splitlines() == [
+        "lich-hook: no command or event named 'SesionStart' (see: lich-hook --help)",
+        HOOK_USAGE,
+    ]
+
+
+def test_an_unknown_event_from_a_harness_is_silent(scratch: Scratch) -> None:
+    """A harness's stdin is a pipe: an event it sends that we do not know is a no-op."""
+    ran = run_hook("SesionStart claude", {"session_id": "x"}, scratch.env)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
+    [record] = wait_for_log(scratch.env, 1)
+    assert record["decision"] == "unknown-event"
 
 
 def test_ctrl_c_in_a_command_exits_130(

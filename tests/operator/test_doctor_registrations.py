@@ -59,7 +59,7 @@ def test_a_disabled_claude_plugin_does_not_count(scratch: Scratch, in_lich: dict
     assert row["status"] == "fail"
     assert f"{PLUGIN_ID} is installed but disabled" in str(row["details"])
     assert row["fix"] == f"claude plugin enable {PLUGIN_ID}"
-    assert rows["registrations"]["status"] == "fail"
+    assert "registrations" not in rows  # one cause, one failure
     # Beside a registration that works, the disabled plugin is only a warning.
     scratch.cli("install", "claude")
     code, rows = doctor(scratch, in_lich)

@@ -119,31 +119,37 @@ def accepted(lich: StandIn) -> list[dict[str, object]]:
     return [r.accepted for r in lich.received if r.accepted is not None]
 
 
-def test_two_cards_in_different_dirs_each_report_their_own(lab: Lab) -> None:
+def test_two_cards_in_different_dirs_each_report_their_own_or_none(lab: Lab) -> None:
+    """Card A alone on the daemon reports its own; card B's TUI joins in another directory.
+
+    Under the daemon either TUI may have moved into the other's directory unseen
+    (docs/harnesses.md, Codex), so card B's conversation is sent nowhere, never to
+    card A (the old bug: card B's conversation on card A, whose environment the
+    daemon carries). Before the daemon (0.156) each TUI runs its own hook.
+    """
     before = len(lab.records())
     with StandIn() as lich_a, StandIn() as lich_b, ExitStack() as stack:
         card_a = start(stack, lab, lab.card_env("card-A", lich_a), lab.dirs["projA"])
         card_a.submit("hello from card A")
         [got_a] = lich_a.wait(1, timeout=60)
         assert bool(lab.daemons()) is lab.daemon, "a daemon only from 0.157"
+        assert got_a.accepted is not None and got_a.accepted["session_id"] == "card-A"
+        assert got_a.status == 204
 
         card_b = start(stack, lab, lab.card_env("card-B", lich_b), lab.dirs["projB"])
+        lab.wait_connected(card_a, card_b)
         card_b.submit("hello from card B")
-        [got_b] = lich_b.wait(1, timeout=60)
-
-        assert got_a.accepted is not None and got_a.accepted["session_id"] == "card-A"
-        assert got_b.accepted is not None and got_b.accepted["session_id"] == "card-B"
-        assert (got_a.status, got_b.status) == (204, 204)
-        assert got_a.accepted["provider_session_id"] != got_b.accepted["provider_session_id"]
-        # card B's conversation ran in the daemon card A started: the old bug's exact setting
         records = _wait_records(lab, before + 2)[before:]
-        assert [r["decision"] for r in records] == ["report", "report"]
         assert all(("app-server" in str(r.get("codex_runner"))) is lab.daemon for r in records)
+        if lab.daemon:
+            assert [r["decision"] for r in records] == ["report", "codex-daemon-moved-here"]
+            assert lich_b.wait(1, timeout=2) == []
+        else:
+            assert [r["decision"] for r in records] == ["report", "report"]
+            [got_b] = lich_b.wait(1, timeout=60)
+            assert got_b.accepted is not None and got_b.accepted["session_id"] == "card-B"
         assert [a["session_id"] for a in accepted(lich_a)] == ["card-A"]
-        assert [a["session_id"] for a in accepted(lich_b)] == ["card-B"]
-        print(f"\ncard-A -> {got_a.accepted}\ncard-B -> {got_b.accepted}")
         print(f"attribution: {[(r.get('attribution'), r.get('attribution_ms')) for r in records]}")
-        print(f"daemon: {lab.daemons()}")
 
 
 def test_two_cards_in_one_dir_never_name_the_wrong_card(lab: Lab) -> None:
@@ -229,9 +235,8 @@ def test_a_tui_moved_by_resume_then_new_names_no_card(lab: Lab) -> None:
 
     Nothing in card F's process says it now works in projG; on the code before
     the rule (docs/harnesses.md, Codex) card G was the one client there and got
-    card F's conversation. The daemon holds the resumed session open and no
-    report attributed it: projG's match by directory proves nothing while card
-    F's TUI stays connected, and card G reports again once it left.
+    card F's conversation. No directory proves anything while TUIs of two cards
+    are connected; card G reports again once card F's TUI left.
     """
     if not lab.daemon:
         pytest.skip(f"Codex {lab.client.release} has no daemon: each TUI runs its own hooks")
@@ -252,9 +257,10 @@ def test_a_tui_moved_by_resume_then_new_names_no_card(lab: Lab) -> None:
         card_g.submit("hello from card G")
         card_f.submit("hello from card F")
         records = _wait_records(lab, before + 2)[before:]
-        assert [r["decision"] for r in records] == ["report", "report"], records  # common case
-        assert [a["session_id"] for a in accepted(lich_f)] == ["card-F"]
-        assert [a["session_id"] for a in accepted(lich_g)] == ["card-G"] * 2
+        # two cards connected: either may have moved, so neither reports
+        assert [r["decision"] for r in records] == ["codex-daemon-moved-here"] * 2, records
+        assert accepted(lich_f) == []
+        assert [a["session_id"] for a in accepted(lich_g)] == ["card-G"]  # the seed's
 
         # a turn in progress disables /resume (and /new): wait until each has ended
         card_g.wait_for_text(TURN_DONE, after=turns[0])
@@ -287,15 +293,15 @@ def test_a_tui_moved_by_resume_then_new_names_no_card(lab: Lab) -> None:
         _submit_until_hooked(lab, card_g, "hello again from card G", before + 4)
         [held] = _wait_records(lab, before + 4)[before + 3 :]
         assert held["decision"] == "codex-daemon-moved-here", held
-        assert [a["session_id"] for a in accepted(lich_g)] == ["card-G"] * 2  # nothing wrong
-        assert [a["session_id"] for a in accepted(lich_f)] == ["card-F"]
+        assert [a["session_id"] for a in accepted(lich_g)] == ["card-G"]  # nothing wrong
+        assert accepted(lich_f) == []
         card_f.close()
         card_g.wait_for_text(TURN_DONE, after=mark)
         _slash_new(card_g)
         _submit_until_hooked(lab, card_g, "card G alone again", before + 5)
         [back] = _wait_records(lab, before + 5)[before + 4 :]
         assert back["decision"] == "report", back
-        assert [a["session_id"] for a in accepted(lich_g)] == ["card-G"] * 3
+        assert [a["session_id"] for a in accepted(lich_g)] == ["card-G"] * 2
         print(f"\nmoved by /resume + /new: {moved['attribution']}\nafter it left: {back}")
 
 

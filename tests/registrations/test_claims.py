@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -79,7 +80,7 @@ def plugin_env(tmp: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def together(commands: list[str], payload: dict[str, object], env: dict[str, str]) -> None:
+def together(commands: list[str], payload: Mapping[str, object], env: dict[str, str]) -> None:
     """Run the commands at once, as Claude Code runs two hooks for one event."""
     data = json.dumps(payload).encode()
     procs = [

@@ -179,7 +179,6 @@ def test_every_record_directory_has_its_row_and_every_row_a_writer() -> None:
     directory, and nothing else decides what is kept."""
     from lich_hooks.hook import claim
     from lich_hooks.hook.jobs.agent_cards import record
-    from lich_hooks.hook.shared.codex import moves
     from lich_hooks.human.settings import install_record
 
     writers = {
@@ -187,10 +186,24 @@ def test_every_record_directory_has_its_row_and_every_row_a_writer() -> None:
         session_record.SENDING[0],
         record.WORKERS,
         install_record.INSTALLED[0],
+<<<<<<< HEAD
         moves.PARTS[0],
         claim.PARTS[0],
+=======
+        "codex-daemon",  # no release writes it any more: emptied
+>>>>>>> main
     }
     assert {name for name, *_ in prune.RULES} == writers
     assert [spared for name, *_, spared in prune.RULES if name == record.WORKERS] == [
         (record.CHECKED,)
     ]
+
+
+def test_the_old_codex_daemon_record_is_emptied(tmp_path: Path) -> None:
+    """Releases before the Codex rule stopped needing memory wrote `codex-daemon/` marks."""
+    root = tmp_path / "state"
+    (root / "codex-daemon").mkdir(parents=True, mode=0o700)
+    old = root / "codex-daemon" / "m-abc-123-456"
+    old.write_bytes(b"")
+    prune.maybe_prune({"LICH_HOOK_STATE_DIR": str(root)}, time.time())
+    assert not old.exists()

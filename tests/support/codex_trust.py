@@ -26,6 +26,11 @@ def trusted_hash(event_snake: str, group: dict[str, object], handler: dict[str, 
                 "command": handler["command"],
                 "timeout": handler.get("timeout", 600),
                 "async": handler.get("async", False),
+                **(
+                    {"statusMessage": handler["statusMessage"]}
+                    if "statusMessage" in handler
+                    else {}
+                ),
             }
         ],
     }
@@ -33,3 +38,16 @@ def trusted_hash(event_snake: str, group: dict[str, object], handler: dict[str, 
         identity["matcher"] = group["matcher"]
     canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+# What Codex 0.171.0's TUI wrote on "t" (trust) in /hooks for a SessionStart handler with a
+# statusMessage (docs/harnesses.md, Codex): the statusMessage is part of the identity.
+MEASURED_WITH_STATUS_MESSAGE = (
+    {
+        "type": "command",
+        "command": "true second",
+        "timeout": 5,
+        "statusMessage": "lich: report this session",
+    },
+    "sha256:59fa21289d7d98029fccfe18463e3bcdc9d9caece928243443766ac8701be1e9",
+)

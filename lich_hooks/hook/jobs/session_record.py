@@ -10,6 +10,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from lich_hooks.hook.state import Where
+
 # As large as anything lich takes in one body: an id that fits in a report must
 # fit here too, or it is forgotten and re-reported on every call.
 REPORTED_LIMIT = 64 * 1024
@@ -21,9 +23,9 @@ SENDING = ("sending",)
 CLAIM_SECONDS = 3.0
 
 
-def last_reported(environ: Mapping[str, str], card: str) -> str | None:
+def last_reported(where: Where, card: str) -> str | None:
     """`provider\\nid` as last accepted by lich for this card, or None."""
-    data = state.read(environ, REPORTED, file_key(card), REPORTED_LIMIT)
+    data = state.read(where, REPORTED, file_key(card), REPORTED_LIMIT)
     if data is None:
         return None
     try:
@@ -36,7 +38,7 @@ def remember_reported(environ: Mapping[str, str], card: str, value: str) -> None
     state.write(environ, REPORTED, file_key(card), value.encode("utf-8", "surrogatepass"))
 
 
-def forget_reported(environ: Mapping[str, str], card: str) -> None:
+def forget_reported(where: Where, card: str) -> None:
     """Drop the record before a new report goes out (best-effort).
 
     Until lich answers 204 nobody knows which id it holds: if the answer is
@@ -44,7 +46,7 @@ def forget_reported(environ: Mapping[str, str], card: str) -> None:
     return to the old id look already reported. Without a record, the next
     Antigravity or Crush call simply reports again.
     """
-    state.remove(environ, REPORTED, file_key(card))
+    state.remove(where, REPORTED, file_key(card))
 
 
 def _claim_name(card: str, value: str) -> str:
@@ -54,7 +56,7 @@ def _claim_name(card: str, value: str) -> str:
     return f"{file_key(card)}.{digest}"
 
 
-def claim(environ: Mapping[str, str], card: str, value: str, now: float) -> bool | None:
+def claim(where: Where, card: str, value: str, now: float) -> bool | None:
     """Take the one report in flight for this card and id.
 
     True: this call sends (and must `release` when the send ends). False:
@@ -65,7 +67,7 @@ def claim(environ: Mapping[str, str], card: str, value: str, now: float) -> bool
     from lich_hooks.base.safefile import is_regular
 
     try:
-        directory = state.open_dir(environ, SENDING, create=True)
+        directory = state.open_dir(where, SENDING, create=True)
     except OSError:
         return None
     name = _claim_name(card, value)
@@ -86,6 +88,6 @@ def claim(environ: Mapping[str, str], card: str, value: str, now: float) -> bool
         directory.close()
 
 
-def release(environ: Mapping[str, str], card: str, value: str) -> None:
+def release(where: Where, card: str, value: str) -> None:
     """End this card and id's report in flight (after the record is written)."""
-    state.remove(environ, SENDING, _claim_name(card, value))
+    state.remove(where, SENDING, _claim_name(card, value))

@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     from typing import Literal
 
     from lich_hooks.base.payload import Payload
+    from lich_hooks.base.safefile import Dir
     from lich_hooks.hook.shared.core import Attribution, Runner
+    from lich_hooks.hook.state import Where
 
 ENDPOINT = "session-start"
 
@@ -54,22 +56,23 @@ def run(ctx: Context) -> Outcome:
     environ = ctx.environ
     card = env.card
     # Here, not at the top: outside lich (the commonest no-op) never reads the state.
+    from lich_hooks.hook import state
     from lich_hooks.hook.jobs import session_record
 
-    if deduped and session_record.last_reported(environ, card) == remembered:
-        return Outcome("already-reported")
-    claimed = None
-    if deduped:
-        # One report per id in flight: a Crush turn fires several tool calls
-        # within the ~100 ms a report takes, and the report in flight counts as
-        # taken for them until its sender ends (and releases the claim).
-        claimed = session_record.claim(environ, card, remembered, time.time())
-        if claimed is False:
-            return Outcome("report-in-flight")
-        if claimed and session_record.last_reported(environ, card) == remembered:
-            session_record.release(environ, card, remembered)  # a sender finished in between
-            return Outcome("already-reported")
-    session_record.forget_reported(environ, card)
+    # The state directory opened once for this run's calls (made only where a claim
+    # needs it); when it cannot be, each call finds that out for itself.
+    opened: Dir | None
+    try:
+        opened = state.open_root(environ, create=deduped)
+    except OSError:
+        opened = None
+    try:
+        claimed = _take(environ if opened is None else opened, card, remembered, deduped)
+    finally:
+        if opened is not None:
+            opened.close()
+    if isinstance(claimed, Outcome):
+        return claimed
 
     # Every taken report is remembered, not only the deduped ones: a Claude
     # Code or Codex run in the same card replaces the id lich holds, and a Crush
@@ -89,6 +92,28 @@ def run(ctx: Context) -> Outcome:
         on_end=release if claimed else None,
         env=None if own else env,
     )
+
+
+def _take(root: Where, card: str, remembered: str, deduped: bool) -> Outcome | bool | None:
+    """This run's turn to report `remembered` for the card, or the Outcome that says why
+    not; a claim taken (True), none needed or none possible (None)."""
+    from lich_hooks.hook.jobs import session_record
+
+    if deduped and session_record.last_reported(root, card) == remembered:
+        return Outcome("already-reported")
+    claimed = None
+    if deduped:
+        # One report per id in flight: a Crush turn fires several tool calls
+        # within the ~100 ms a report takes, and the report in flight counts as
+        # taken for them until its sender ends (and releases the claim).
+        claimed = session_record.claim(root, card, remembered, time.time())
+        if claimed is False:
+            return Outcome("report-in-flight")
+        if claimed and session_record.last_reported(root, card) == remembered:
+            session_record.release(root, card, remembered)  # a sender finished in between
+            return Outcome("already-reported")
+    session_record.forget_reported(root, card)
+    return claimed
 
 
 def codex_card(ctx: Context) -> LichEnv | Outcome | None:
@@ -112,8 +137,6 @@ def codex_card(ctx: Context) -> LichEnv | Outcome | None:
         payload.text("cwd"),
         payload.text("source"),
         payload.transcript_path,
-        session=payload.session_id,
-        environ=ctx.environ,
     )
     return _attributed(ctx, found, started)
 

@@ -1,31 +1,10 @@
-"""The last assistant message of a Claude Code transcript (JSONL), read from the end.
+"""The last assistant message of a Claude Code transcript (JSONL), read from the end in
+blocks: what counts is docs/worker-answer.md's "The transcript fallback".
 
-Only an older Claude Code, whose Stop payload has no `last_assistant_message`,
-needs this (docs/worker-answer.md). Transcripts grow to many megabytes, so this reads
-backwards in blocks and stops after MAX_BYTES: an answer buried deeper than
-that, a missing file, a FIFO, or lines that do not parse all come out as "no
-message", which the caller reports as a blank turn.
-
-What counts (Claude Code writes one line per content block, the blocks of one
-API message sharing `message.id`):
-- lines of other types (`system`, `summary`, `file-history-snapshot`, …),
-  `isSidechain` lines (an older Claude Code's subagents) and `isMeta` lines
-  are skipped;
-- the first conversational line from the end must be the assistant's: a user
-  line there (a prompt, or a tool result the model has not answered yet) means
-  the turn's final message is not in the file (yet), so there is no message;
-- the lines of that one assistant message are gathered and their text blocks
-  joined with a newline; a message that still calls a tool is not a final
-  message either, so it also counts as none;
-- an API error Claude Code logged as a synthetic assistant message
-  (`isApiErrorMessage`) is reported as such, so the caller can treat it like
-  the StopFailure it stands for.
-
-A turn whose final message is not in the file yet (no file at all, no line of
-the conversation, a user line or a tool call last) is `unwritten`: Claude Code
-2.1.45 runs Stop before it flushes the turn to disk (the file of a first turn
-does not exist yet), and writes it about 100 ms later, while the hook runs. `settled`
-re-reads such a transcript until it holds the message, for at most SETTLE_S.
+A turn whose final message is not in the file yet is `unwritten`: Claude Code 2.1.45
+runs Stop before it flushes the turn to disk (the file of a first turn does not exist
+yet) and writes it about 100 ms later, while the hook runs, so `settled` re-reads such
+a transcript for at most SETTLE_S.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
-"""Worker answer (docs/worker-answer.md): a lich subagent worker's last message answers its task.
-
-On Claude Code's `Stop`, a worker's main loop posts `{"session_id", "text"}`
-(or `{"session_id", "unanswered": "blank"}`) to `/mod/answer`; lich hands the
-errand's caller that answer, the way a native subagent's final message is its
-result. Everything else (outside lich, not a worker, `claude -p`, a subagent's
-stop, a turn that left work in the background) reports nothing.
+"""Worker answer: a lich subagent worker's last message answers its task
+(docs/worker-answer.md says what is reported when).
 
 The order of the checks is the cost order: a Stop in a session that is not a
 worker (almost all of them) decides from the environment alone, before stdin is
 read or anything is imported (docs/performance.md's no-op budget).
-
-docs/worker-answer.md says what is reported when and what a classic hook cannot
-know next to the seed's mod.
 """
 
 from __future__ import annotations

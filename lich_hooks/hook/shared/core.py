@@ -28,7 +28,6 @@ if TYPE_CHECKING:
         "codex-daemon-several-cards",
         "codex-daemon-moved-here",
         "codex-daemon-no-cwd",
-        "codex-daemon-no-record",
         "codex-daemon-unsupported",
         "codex-daemon-probe-failed",
         "crush-server-card",

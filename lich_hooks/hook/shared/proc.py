@@ -22,6 +22,7 @@ Cost choices (codex/probe.py measures them):
 from __future__ import annotations
 
 import os
+import sys
 
 from lich_hooks.base import procfs
 from lich_hooks.hook.shared.core import LICH_KEYS
@@ -65,7 +66,16 @@ def ancestors(
     start: int, proc: str, stop: Callable[[Sequence[str]], bool]
 ) -> list[tuple[int, list[str]]] | None:
     """(pid, argv) from `start` upwards, up to and including the nearest harness process
-    (`stop`: codex for codex/, crush for crush/); None: unreadable."""
+    (`stop`: codex for codex/, crush for crush/); None: unreadable.
+
+    The platform decides what to read, never whether a /proc happens to be
+    there: a Windows process under Wine sees Linux's /proc through a drive
+    letter, and reading it with Windows pids would name the wrong processes.
+    """
+    if sys.platform == "win32":
+        from lich_hooks.base import winproc
+
+        return winproc.ancestors(start, stop, MAX_ANCESTORS)
     if not os.path.isdir(proc):
         return _ps_ancestors(start, stop)
     chain: list[tuple[int, list[str]]] = []
@@ -135,8 +145,9 @@ def parse_ps(
 
 
 def can_list_clients(proc: str = PROC) -> bool:
-    """Only Linux (a /proc with fd links, and sock_diag) can name the clients."""
-    return os.path.isdir(f"{proc}/self/fd")
+    """Only Linux (a /proc with fd links, and sock_diag) can name the clients; decided by
+    the platform first (a Windows process may see a Linux /proc, see ancestors())."""
+    return sys.platform == "linux" and os.path.isdir(f"{proc}/self/fd")
 
 
 class TooManyFiles(ProbeError):

@@ -1,35 +1,10 @@
-"""The per-user state directory: small private files, written atomically.
+"""The per-user state directory: what it may create and what it never touches is
+docs/troubleshooting.md's "What lich-hook writes"; the records live beside the code that
+keeps them (each names its directory in prune.py's RULES).
 
-By layer (docs/troubleshooting.md, "What lich-hook writes"):
-
-- location.py  where: the one rule for HOME, the state directory's path, file names for ids
-- this module  the directory itself: made without chmod-ing what existed, checked to be
-               the user's, its records read and written through safefile.Dir
-- prune.py     the table of what is pruned, run off the harness's wait
-
-The records live beside the jobs that keep them: jobs/session_record.py (the
-last id each card reported, the report in flight), jobs/agent_cards/record.py
-(the workers a card opened), settings/install_record.py (what install found).
-Everything here is best-effort: a missing, read-only or corrupt directory
-makes a hook forget, never fail.
-
-What this module may change on a user's machine is only what it created
-itself:
-
-- missing directories are made one level at a time, 0700; a directory that
-  already existed (HOME, `~/.local`, a shared 1777 `/tmp`, `/`, or the state
-  directory itself) is never chmod-ed, and a state directory under a shared
-  sticky directory therefore works for a user who does not own that parent;
-- the state directory must be a directory owned by the user and not writable
-  by everyone; anything else (a file, a symlink to a file, someone else's
-  directory) makes the hooks forget, and nothing is written into it;
-- below it, every directory and file goes through safefile.Dir: opened
-  without following symlinks, relative to the parent's descriptor, read only
-  when regular, written by rename.
-
-Nothing here prunes: a run that wrote a record is noted in `WRITTEN`, and
-when its output is out the run calls state/prune.py's `after_run`, which
-prunes off the harness's wait.
+Everything here is best-effort: a missing, read-only or corrupt directory makes a hook
+forget, never fail. Nothing here prunes: a run that wrote a record is noted in `WRITTEN`,
+and calls prune.py's `after_run` once its output is out.
 """
 
 from __future__ import annotations
@@ -57,6 +32,9 @@ __all__ = [
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
+
+    # The environ (the state directory opened per call), or its root already open.
+    Where = Mapping[str, str] | Dir
 
 # (directory parts, name) of every record this process wrote: the run that
 # wrote a record never prunes it, whatever the clock says (state/prune.py).
@@ -128,24 +106,32 @@ def open_root(environ: Mapping[str, str], create: bool) -> Dir:
     return root
 
 
-def open_dir(environ: Mapping[str, str], parts: tuple[str, ...], create: bool) -> Dir:
-    """The directory `parts` inside the state directory (each part a file_key)."""
-    current = open_root(environ, create)
+def open_dir(where: Where, parts: tuple[str, ...], create: bool) -> Dir:
+    """The directory `parts` (at least one, each a file_key) inside the state directory.
+
+    `where` is the environ (the state directory is opened, then closed once
+    descended) or the root a run already opened, which stays open for its next
+    call: a job that makes several calls opens the state directory once.
+    """
+    current = where if isinstance(where, Dir) else open_root(where, create)
     try:
         for part in parts:
             nested = current.sub(part, create)
-            current.close()
+            if current is not where:
+                current.close()
             current = nested
     except BaseException:
-        current.close()
+        if current is not where:
+            current.close()
         raise
+    assert current is not where, "open_dir needs a directory below the root"
     return current
 
 
-def read(environ: Mapping[str, str], parts: tuple[str, ...], name: str, limit: int) -> bytes | None:
+def read(where: Where, parts: tuple[str, ...], name: str, limit: int) -> bytes | None:
     """A record's bytes, or None when anything is missing, odd or unreadable."""
     try:
-        directory = open_dir(environ, parts, create=False)
+        directory = open_dir(where, parts, create=False)
     except OSError:
         return None
     try:
@@ -154,9 +140,9 @@ def read(environ: Mapping[str, str], parts: tuple[str, ...], name: str, limit: i
         directory.close()
 
 
-def write(environ: Mapping[str, str], parts: tuple[str, ...], name: str, data: bytes) -> None:
+def write(where: Where, parts: tuple[str, ...], name: str, data: bytes) -> None:
     """Write a record atomically (OSError when the directory refuses)."""
-    directory = open_dir(environ, parts, create=True)
+    directory = open_dir(where, parts, create=True)
     try:
         directory.write(name, data)
     finally:
@@ -164,9 +150,9 @@ def write(environ: Mapping[str, str], parts: tuple[str, ...], name: str, data: b
     WRITTEN.add((parts, name))
 
 
-def remove(environ: Mapping[str, str], parts: tuple[str, ...], name: str) -> None:
+def remove(where: Where, parts: tuple[str, ...], name: str) -> None:
     try:
-        directory = open_dir(environ, parts, create=False)
+        directory = open_dir(where, parts, create=False)
     except OSError:
         return
     try:

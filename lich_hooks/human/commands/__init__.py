@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
 
 import click
 
 from lich_hooks import __version__
 from lich_hooks.base.runlog import debug_wanted
+from lich_hooks.hook.run import HOOK_USAGE
 from lich_hooks.human.commands.environment import Environment
 from lich_hooks.human.commands.exit_codes import ExitCode
 from lich_hooks.human.settings.harnesses import HARNESSES, MODULES
@@ -28,9 +27,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lich_hooks.human.settings.kinds import Scope
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-HOOK_USAGE = "As a hook: lich-hook <event> [<provider>]  (payload on stdin; see docs/harnesses.md)"
 HARNESS_CHOICE = click.Choice(list(HARNESSES), case_sensitive=False)
 HARNESS_NAMES = ", ".join(HARNESSES)
 MODULE_NAMES = " and ".join(MODULES)
@@ -65,7 +61,7 @@ def cli(ctx: click.Context) -> None:
     "--verbose", "-v", is_flag=True, help="Also print each command, payload, request and stdout."
 )
 @click.pass_obj
-def demo_command(environment: Environment, verbose: bool) -> None:
+def demo_command(environment: Environment, verbose: bool) -> int:
     """Run every shipped registration against a built-in stand-in for lich, and say in words
     what lich received and what each harness was told. Installs nothing.
 
@@ -73,7 +69,7 @@ def demo_command(environment: Environment, verbose: bool) -> None:
     """
     from lich_hooks.human.commands import demo as demo_module
 
-    raise SystemExit(demo_module.run(environment, verbose=verbose))
+    return demo_module.run(environment, verbose=verbose)
 
 
 @cli.command(name="listen")
@@ -85,20 +81,20 @@ def demo_command(environment: Environment, verbose: bool) -> None:
     help="Loopback port (0 picks a free one).",
 )
 @click.pass_obj
-def listen_command(environment: Environment, port: int) -> None:
+def listen_command(environment: Environment, port: int) -> int:
     """Run the stand-in for lich alone and print each report it receives.
 
     Example: lich-hook listen --port 47111
     """
     from lich_hooks.human.commands import listen as listen_module
 
-    raise SystemExit(listen_module.run(environment, port))
+    return listen_module.run(environment, port)
 
 
 @cli.command(name="doctor")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object for scripts.")
 @click.pass_obj
-def doctor_command(environment: Environment, as_json: bool) -> None:
+def doctor_command(environment: Environment, as_json: bool) -> int:
     """Check what reporting needs: lich's variables, its listener, LICH_BIN, the
     harness registrations, the state directory. Exits 1 when something is wrong.
 
@@ -111,24 +107,7 @@ def doctor_command(environment: Environment, as_json: bool) -> None:
     """
     from lich_hooks.human.commands import doctor
 
-    raise SystemExit(doctor.run(environment, as_json=as_json))
-
-
-def _settings_file_options(command: F) -> F:
-    """HARNESS, --scope and --dry-run: install and uninstall take the same three."""
-    dry_run = click.option("--dry-run", is_flag=True, help="Print the file's diff; change nothing.")
-    command = dry_run(command)
-    command = click.option(
-        "--force", is_flag=True, help="Write the settings file even if its owner made it read-only."
-    )(command)
-    command = click.option(
-        "--scope",
-        type=click.Choice(SCOPES),
-        default="user",
-        show_default=True,
-        help=SCOPE_HELP,
-    )(command)
-    return click.argument("harness", type=HARNESS_CHOICE, metavar="HARNESS")(command)
+    return doctor.run(environment, as_json=as_json)
 
 
 INSTALL_HELP = f"""Register lich-hook with HARNESS ({HARNESS_NAMES}), running this
@@ -156,28 +135,33 @@ Examples:
 """
 
 
-@cli.command(name="install", help=INSTALL_HELP)
-@_settings_file_options
-@click.pass_obj
-def install_command(
-    environment: Environment, harness: str, scope: Scope, dry_run: bool, force: bool
-) -> None:
-    from lich_hooks.human.commands import install
+def _settings_file_command(name: str, help_text: str, uninstall: bool) -> click.Command:
+    """install and uninstall: the same HARNESS, --scope, --force and --dry-run, one flow."""
 
-    raise SystemExit(install.run(environment, harness.lower(), scope, dry_run, force=force))
-
-
-@cli.command(name="uninstall", help=UNINSTALL_HELP)
-@_settings_file_options
-@click.pass_obj
-def uninstall_command(
-    environment: Environment, harness: str, scope: Scope, dry_run: bool, force: bool
-) -> None:
-    from lich_hooks.human.commands import install
-
-    raise SystemExit(
-        install.run(environment, harness.lower(), scope, dry_run, uninstall=True, force=force)
+    @cli.command(name=name, help=help_text)
+    @click.argument("harness", type=HARNESS_CHOICE, metavar="HARNESS")
+    @click.option(
+        "--scope", type=click.Choice(SCOPES), default="user", show_default=True, help=SCOPE_HELP
     )
+    @click.option(
+        "--force", is_flag=True, help="Write the settings file even if its owner made it read-only."
+    )
+    @click.option("--dry-run", is_flag=True, help="Print the file's diff; change nothing.")
+    @click.pass_obj
+    def command(
+        environment: Environment, harness: str, scope: Scope, force: bool, dry_run: bool
+    ) -> int:
+        from lich_hooks.human.commands import install
+
+        return install.run(
+            environment, harness.lower(), scope, dry_run, uninstall=uninstall, force=force
+        )
+
+    return command
+
+
+install_command = _settings_file_command("install", INSTALL_HELP, uninstall=False)
+uninstall_command = _settings_file_command("uninstall", UNINSTALL_HELP, uninstall=True)
 
 
 @cli.command(
@@ -185,7 +169,7 @@ def uninstall_command(
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
 )
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- COMMAND…]")
-def status_line_command(command: tuple[str, ...]) -> None:
+def status_line_command(command: tuple[str, ...]) -> int:
     """A Claude Code statusLine: `lich: N worker(s)` while this card's workers run.
 
     After `--`, your own status line command (run directly, no shell, with the
@@ -201,7 +185,7 @@ def status_line_command(command: tuple[str, ...]) -> None:
     # Only `--help` comes through click; this body serves callers of the group.
     from lich_hooks.hook import status_line
 
-    raise SystemExit(status_line.main(["--", *command] if command else []))
+    return status_line.main(["--", *command] if command else [])
 
 
 @cli.command(name="help")
@@ -248,11 +232,6 @@ def run_cli(args: list[str], env: Environment | None = None) -> int:
         if env is None:
             env = Environment.from_process()
         result = cli.main(args=args, prog_name="lich-hook", standalone_mode=False, obj=env)
-    except SystemExit as done:
-        code = done.code
-        if code is None:
-            return ExitCode.OK
-        return code if isinstance(code, int) else ExitCode.PROBLEM_FOUND
     except click.UsageError as error:
         if type(error).__name__ == "NoArgsIsHelpError":  # click >= 8.2: bare `lich-hook`
             click.echo(error.format_message(), file=env.stdout if env else sys.stdout)

@@ -40,8 +40,8 @@ class Environment:
     def from_process(cls) -> Environment:
         """This process's streams, variables and directory, read now."""
         return cls(
-            stdout=sys.stdout,
-            stderr=sys.stderr,
+            stdout=_tolerant(sys.stdout),
+            stderr=_tolerant(sys.stderr),
             environ=os.environ,
             cwd=os.getcwd(),
             colour=style.wanted(sys.stdout),
@@ -56,3 +56,20 @@ class Environment:
     def err(self, line: str) -> None:
         """One line for the person, never in the output (a `> file` must not swallow it)."""
         click.echo(line, file=self.stderr)
+
+
+def _tolerant(stream: TextIO) -> TextIO:
+    """A stream that writes what its encoding lacks as `?` instead of raising.
+
+    Windows gives a redirected stdout its ANSI code page (cp1252), which has
+    no ✓ or ✗: `lich-hook demo > out.txt` or a pipe would end in a
+    UnicodeEncodeError. The encoding stays the one the reader expects.
+    """
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    reconfigure = getattr(stream, "reconfigure", None)
+    if encoding != "utf8" and reconfigure is not None:
+        try:
+            reconfigure(errors="replace")
+        except (ValueError, OSError):
+            pass
+    return stream

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 
 from lich_hooks.human.commands.exit_codes import ExitCode
@@ -22,9 +23,17 @@ def run(environment: Environment, port: int, stop: threading.Event | None = None
         environment.err(f"lich-hook listen: cannot listen on 127.0.0.1:{port}: {error.strerror}")
         return ExitCode.PROBLEM_FOUND
     with standin as lich:
-        environment.out("lich stand-in listening; in the shell you test from, run:")
-        for key, value in lich.env("listen-card").items():
-            environment.out(f"export {key}={value}")
+        variables = lich.env("listen-card")
+        if sys.platform == "win32":
+            environment.out("lich stand-in listening; in the cmd.exe you test from, run:")
+            for key, value in variables.items():
+                environment.out(f"set {key}={value}")
+            powershell = "; ".join(f'$env:{key}="{value}"' for key, value in variables.items())
+            environment.out(f"(PowerShell: {powershell})")
+        else:
+            environment.out("lich stand-in listening; in the shell you test from, run:")
+            for key, value in variables.items():
+                environment.out(f"export {key}={value}")
         environment.out("(Ctrl-C to stop)")
         try:
             (stop or threading.Event()).wait()

@@ -10,6 +10,13 @@ leaves everything in place. Claude Code runs a plugin's hooks when both hold
   `projectPath`; its `installPath` is the folder it runs from;
 - the merged `enabledPlugins` of the user, project and local settings (in that
   order, the later winning) says `true` for its id (`<plugin>@<marketplace>`).
+
+The folder it runs from is not always `installPath`: for a marketplace added from
+a local folder (`claude plugin marketplace add <clone>`, `"source": "directory"` in
+`known_marketplaces.json`) Claude Code 2.1.332 reads the plugin from that folder
+(`claude plugin list`: "Read from: <clone>/lich_hooks"; the hook's ps shows
+`<clone>/lich_hooks/plugin/boot.py`), and the cached copy is never run. When that
+folder is gone the plugin "failed to load" and runs no hook.
 """
 
 from __future__ import annotations
@@ -36,12 +43,26 @@ class Plugin:
 
     id: str  # "<plugin>@<marketplace>"
     scope: str  # user, project, local
-    root: str  # installPath
+    root: str  # the folder Claude Code runs it from (read_from)
     enabled: bool
     hook_files: tuple[str, ...]  # absolute paths of its hook registration files
+    copy: str = ""  # installPath, the cached copy: the root unless a folder marketplace
 
     def describe(self) -> str:
         return f"{self.id}, {self.scope} scope"
+
+    @property
+    def name(self) -> str:
+        return self.id.partition("@")[0]
+
+    @property
+    def marketplace(self) -> str:
+        return self.id.partition("@")[2]
+
+    @property
+    def present(self) -> bool:
+        """Its folder exists (a deleted clone it was added from does not)."""
+        return os.path.isdir(self.root)
 
 
 def _read_json(path: str) -> object:
@@ -75,14 +96,38 @@ def hook_files(root: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(path for path in found if os.path.isfile(path)))
 
 
+def read_from(config: str, plugin_id: str, install_path: str) -> str:
+    """The folder Claude Code runs this plugin from: inside a marketplace added from a
+    local folder, the plugin's `source` there (the folder itself once it is gone, its
+    manifest unreadable); else the cached copy."""
+    name, _, market = plugin_id.partition("@")
+    known = _read_json(os.path.join(config, "plugins", "known_marketplaces.json"))
+    entry = known.get(market) if isinstance(known, dict) else None
+    source = entry.get("source") if isinstance(entry, dict) else None
+    if not isinstance(source, dict) or source.get("source") != "directory":
+        return install_path
+    folder = source.get("path")
+    if not isinstance(folder, str) or not os.path.isabs(folder):
+        return install_path
+    manifest = _read_json(os.path.join(folder, ".claude-plugin", "marketplace.json"))
+    plugins = manifest.get("plugins") if isinstance(manifest, dict) else None
+    for item in plugins if isinstance(plugins, list) else []:
+        if isinstance(item, dict) and item.get("name") == name:
+            relative = item.get("source")
+            if isinstance(relative, str) and not os.path.isabs(relative):
+                return os.path.normpath(os.path.join(folder, relative))
+            return install_path  # a remote source inside a local marketplace: the copy
+    return folder
+
+
 def installed(environ: Mapping[str, str], project: str, settings: Sequence[str]) -> list[Plugin]:
     """Every plugin installed for this project, enabled or not; orphaned caches left out.
 
     `settings`: Claude Code's settings files (user, project, local), which enable them.
+    A plugin whose folder is gone is listed (`present` false): it runs nothing.
     """
-    record = _read_json(
-        os.path.join(claude_config_dir(environ), "plugins", "installed_plugins.json")
-    )
+    config = claude_config_dir(environ)
+    record = _read_json(os.path.join(config, "plugins", "installed_plugins.json"))
     plugins = record.get("plugins") if isinstance(record, dict) else None
     if not isinstance(plugins, dict):
         return []
@@ -100,7 +145,15 @@ def installed(environ: Mapping[str, str], project: str, settings: Sequence[str])
                 continue  # installed for another project
             if os.path.exists(os.path.join(root, ORPHANED_MARK)):
                 continue
+            runs = read_from(config, plugin_id, root)
             found.append(
-                Plugin(plugin_id, scope, root, enabled.get(plugin_id, False), hook_files(root))
+                Plugin(
+                    plugin_id,
+                    scope,
+                    runs,
+                    enabled.get(plugin_id, False),
+                    hook_files(runs) if os.path.isdir(runs) else (),
+                    copy=root,
+                )
             )
     return found

@@ -22,6 +22,8 @@ import re
 import stat
 from importlib import resources
 
+from lich_hooks.base.errors import Refused
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
@@ -53,15 +55,20 @@ def is_ours(text: str) -> bool:
     return text.startswith(MARKER)
 
 
-def executable_of(text: str) -> str | None:
-    """The absolute `lich-hook` path a module of ours runs, None when it names none."""
-    match = _PATH_LINE.search(text)
+def _literal(line: re.Pattern[str], text: str) -> object:
+    """The JSON value one of a module's `const` lines holds; None: no such line, or not JSON."""
+    match = line.search(text)
     if match is None:
         return None
     try:
-        value = json.loads(match.group(1))
+        return json.loads(match.group(1))
     except ValueError:
         return None
+
+
+def executable_of(text: str) -> str | None:
+    """The absolute `lich-hook` path a module of ours runs, None when it names none."""
+    value = _literal(_PATH_LINE, text)
     return value if isinstance(value, str) else None
 
 
@@ -70,13 +77,7 @@ def command_of(text: str) -> str | None:
 
     Read from the module's own `ARGS` line, so demo shows what the shipped file runs.
     """
-    match = _ARGS_LINE.search(text)
-    if match is None:
-        return None
-    try:
-        args = json.loads(match.group(1))
-    except ValueError:
-        return None
+    args = _literal(_ARGS_LINE, text)
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         return None
     return " ".join(["lich-hook", *args])
@@ -107,7 +108,6 @@ def read(path: str) -> Found:
         return Found("other", why=f"{path} is a symlink: left as it is")
     if not stat.S_ISREG(info.st_mode):
         return Found("other", why=f"{path} is not a regular file: left as it is")
-    from lich_hooks.base.errors import Refused
     from lich_hooks.human.settings import files
 
     try:

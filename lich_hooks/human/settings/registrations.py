@@ -94,9 +94,20 @@ def claude_hooks() -> dict[str, object]:
     }
 
 
+# Codex names a hook by its statusMessage in /hooks and "Hooks need review" (else "Unnamed
+# hook"), and shows it while the hook runs; it is part of the trust hash (Codex 0.171.0).
+CODEX_STATUS_MESSAGE = "lich-hooks: report this session to lich"
+
+
 def codex_hooks() -> dict[str, object]:
     """Codex: same shape as Claude Code's; only SessionStart has a job there."""
-    return {"SessionStart": [_claude_style("SessionStart", "codex", QUICK_TIMEOUT)]}
+    handler = {
+        "type": "command",
+        "command": command("SessionStart", "codex"),
+        "timeout": QUICK_TIMEOUT,
+        "statusMessage": CODEX_STATUS_MESSAGE,
+    }
+    return {"SessionStart": [{"hooks": [handler]}]}
 
 
 def crush_hooks() -> dict[str, object]:

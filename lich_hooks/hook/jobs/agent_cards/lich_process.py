@@ -19,7 +19,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import signal
     from collections.abc import Mapping
-    from typing import Literal
+    from subprocess import Popen
+    from typing import IO, Literal
 
     from lich_hooks.hook.jobs.agent_cards.decide import Call
 
@@ -177,69 +178,118 @@ def last_line(err: bytes, limit: int = 400) -> str | None:
 
 def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> OpenResult:
     """Run `lich open` to its end, its limit, or the hook's interruption."""
-    import signal
-    import subprocess
     import tempfile
 
-    caught: list[int] = []
-
-    def on_signal(signum: int, frame: object) -> None:
-        # Further signals must not cut the verdict we are about to print.
-        caught.append(signum)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise Interrupted()
-
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    seconds = open_seconds(environ)
-    proc: subprocess.Popen[bytes] | None = None
-    answered = False
+    guard = _Guard()
     try:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-            try:
-                for sig in previous:
-                    signal.signal(sig, on_signal)
-                try:
-                    proc = subprocess.Popen(
-                        argv,
-                        cwd=usable_dir(cwd),
-                        env=dict(environ),
-                        stdin=subprocess.DEVNULL,
-                        stdout=out,
-                        stderr=err,
-                        start_new_session=True,  # Esc's signal to our group must miss it
-                    )
-                except (OSError, ValueError, subprocess.SubprocessError) as error:
-                    return OpenResult(LAUNCH_ERROR, error=_describe(error))
-                try:
-                    code = proc.wait(timeout=seconds)
-                except subprocess.TimeoutExpired:
-                    # Past the limit the native agent runs: lich must not start
-                    # the same task beside it.
-                    _kill_group(proc.pid)
-                    proc.wait()
-                    return OpenResult(TIMEOUT, error=f"{seconds:g}")
-                answered = True
-            except Interrupted:
-                if proc is None or proc.poll() is None:
-                    _LEFT_RUNNING.append(proc)
-                    return OpenResult(INTERRUPTED)
-                code = proc.returncode  # it ended as the signal came: its answer stands
-            finally:
-                if answered and not caught:
-                    _ignore_signals(list(previous))
-                elif not caught:
-                    for sig, handler in previous.items():
-                        signal.signal(sig, handler)
+            ended = _open_guarded(guard, argv, cwd, environ, out, err)
+            if isinstance(ended, OpenResult):
+                return ended
             out.seek(0)
             err.seek(0)
             stdout = out.read(STDOUT_LIMIT)
             stderr = err.read(STDERR_LIMIT)
-    except Interrupted:
+    except Interrupted:  # a signal while the guard came down
         return OpenResult(INTERRUPTED)
     return OpenResult(
-        PRINTED, session=parse_object(stdout), code=code, stderr_line=last_line(stderr)
+        PRINTED, session=parse_object(stdout), code=ended, stderr_line=last_line(stderr)
     )
+
+
+def _open_guarded(
+    guard: _Guard,
+    argv: list[str],
+    cwd: str | None,
+    environ: Mapping[str, str],
+    out: IO[bytes],
+    err: IO[bytes],
+) -> int | OpenResult:
+    """The open's exit code, or how it ended otherwise, with SIGINT/SIGTERM turned into
+    Interrupted from its start to its end."""
+    import subprocess
+
+    seconds = open_seconds(environ)
+    proc: subprocess.Popen[bytes] | None = None
+    answered = False
+    try:
+        guard.arm()
+        proc = subprocess.Popen(
+            argv,
+            cwd=usable_dir(cwd),
+            env=dict(environ),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,  # Esc's signal to our group must miss it
+        )
+        code = _wait(proc, seconds)
+        if code is None:
+            # Past the limit the native agent runs: lich must not start the same task beside it.
+            _kill_group(proc.pid)
+            proc.wait()
+            return OpenResult(TIMEOUT, error=f"{seconds:g}")
+        answered = True
+        return code
+    except (OSError, ValueError, subprocess.SubprocessError) as error:
+        if proc is not None:
+            raise
+        return OpenResult(LAUNCH_ERROR, error=_describe(error))
+    except Interrupted:
+        if proc is None or proc.poll() is None:
+            _LEFT_RUNNING.append(proc)
+            return OpenResult(INTERRUPTED)
+        return proc.returncode  # it ended as the signal came: its answer stands
+    finally:
+        guard.disarm(answered)
+
+
+def _wait(proc: Popen[bytes], seconds: float) -> int | None:
+    """Its exit code; None past `seconds`."""
+    import subprocess
+
+    try:
+        return proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+class _Guard:
+    """SIGINT/SIGTERM raise Interrupted while `lich open` runs. Then the handlers from
+    before come back, or, once the open answered, both stay ignored until the verdict
+    is out; after a signal they stay ignored too (further signals must not cut the
+    verdict we are about to print)."""
+
+    def __init__(self) -> None:
+        import signal
+
+        self.previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+        self.caught: list[int] = []
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        import signal
+
+        self.caught.append(signum)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Interrupted()
+
+    def arm(self) -> None:
+        import signal
+
+        for sig in self.previous:
+            signal.signal(sig, self._on_signal)
+
+    def disarm(self, answered: bool) -> None:
+        import signal
+
+        if self.caught:
+            return
+        if answered:
+            _ignore_signals(list(self.previous))
+            return
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
 
 
 def _ignore_signals(signals: list[signal.Signals]) -> None:

@@ -1,21 +1,9 @@
-"""Every string agent cards show the model or the user, in one catalog.
+"""Every string agent cards show the model or the user, in one catalog (docs/agent-cards.md:
+the languages, and which reader each part of a deny reaches).
 
-docs/agent-cards.md: English, Brazilian Portuguese, Simplified Chinese and Spanish,
-chosen by LICH_PROMPT_LANG; an unknown language or a key a language lacks
-falls back to English. Literal names ([lich], send_to_session,
-wait_for_answer, SendMessage, lich send, TaskStop, subagent/) stay literal in
-every language: the model calls them by those names.
-
-A deny has up to three parts, because Claude Code delivers each to a different
-reader (measured on 2.1.328 and 2.1.332, docs/agent-cards.md): `<key>_person`
-is the systemMessage, drawn first under the call as a dim note and never sent to
-the model; `<key>` is the reason, drawn next in the error colour and sent to the
-model as the call's failed tool_result, so a deny that reports success says
-first that it is not an error; `<key>_context` is the additionalContext, sent
-to the model only. Bad news (never reached, another status, a refused stop)
-is one reason both read.
-
-Placeholders are `str.format` fields; values are inserted as they are.
+A deny's `<key>_person` is its systemMessage, `<key>` its reason, `<key>_context` its
+additionalContext. A key a language lacks falls back to English. Placeholders are
+`str.format` fields; values are inserted as they are.
 """
 
 from __future__ import annotations
@@ -32,7 +20,7 @@ LITERALS = (
 
 EN: dict[str, str] = {
     # toasts: the native agent runs, the user reads why
-    "toast": 'lich: ran "{description}" as a Claude Code subagent: {why}',
+    "toast": 'lich: running "{description}" as a Claude Code subagent: {why}',
     "why_cards_off_worker": (
         "lich keeps this worker's subagents native (subagent cards are off for this session)"
     ),
@@ -112,7 +100,7 @@ EN: dict[str, str] = {
 }
 
 PT_BR: dict[str, str] = {
-    "toast": 'lich: "{description}" rodou como subagente do Claude Code: {why}',
+    "toast": 'lich: "{description}" vai rodar como subagente do Claude Code: {why}',
     "why_cards_off_worker": (
         "o lich mantém nativos os subagentes deste worker (os cards de subagente estão"
         " desligados nesta sessão)"
@@ -190,7 +178,7 @@ PT_BR: dict[str, str] = {
 }
 
 ZH_CN: dict[str, str] = {
-    "toast": "lich：“{description}”已作为 Claude Code 子代理运行：{why}",
+    "toast": "lich：“{description}”将作为 Claude Code 子代理运行：{why}",
     "why_cards_off_worker": "lich 让此 worker 的子代理保持原生运行（此会话已关闭子代理卡片）",
     "why_too_large": "任务为 {size} 字节，超过 lich 的 {limit} 字节上限",
     "why_bin_unusable": "LICH_BIN（{path}）不是可执行文件",
@@ -250,7 +238,7 @@ ZH_CN: dict[str, str] = {
 }
 
 ES: dict[str, str] = {
-    "toast": 'lich: "{description}" se ejecutó como subagente de Claude Code: {why}',
+    "toast": 'lich: "{description}" se ejecutará como subagente de Claude Code: {why}',
     "why_cards_off_worker": (
         "lich mantiene nativos los subagentes de este worker (las tarjetas de subagente"
         " están desactivadas en esta sesión)"

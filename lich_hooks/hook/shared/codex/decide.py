@@ -7,7 +7,7 @@ the hook's own LICH_* name the first card, not the card whose conversation
 fired the hook. Nothing from the client TUI (pid, environment, terminal)
 reaches the hook or its payload; the payload's `cwd` is the only link.
 
-So the decision has two steps, each a function of data the probe recorded
+So the decision has three steps, each a function of data the probe recorded
 (`probe.py` does the /proc and netlink reading):
 
 1. `runner(ancestors)`: the nearest `codex` process above the hook. A client
@@ -21,6 +21,8 @@ So the decision has two steps, each a function of data the probe recorded
    No client, a client outside lich, an unreadable or invalid environment, or
    two cards in one directory: send nothing and say why. A wrong card is
    worse than none: lich resumes the card from it.
+3. `attribute(clients, cwd, source, recorded)`: that card, only if every
+   client connected to the daemon is that card's (below).
 
 Where a conversation runs is not always where its TUI runs. Resuming or
 forking a session recorded in another directory asks "use session directory
@@ -35,16 +37,17 @@ or current directory?" (session directory is the default), and the TUI's
   is a candidate. In another directory it came from a TUI
   that chose "current directory", i.e. one working there.
 
-A TUI can also move without any trace in its process or a hook: `/resume` of
-a session recorded elsewhere, "session directory", then `/new` before any
-turn fires SessionStart only for the new conversation, in the other
-directory, where another card's TUI works. So a cwd match counts only while
-nothing unattributed happened in that directory (`moves`, `movers`): a
-resume or fork there, or a session recorded there that the daemon holds and
-no report attributed, marks every client connected then (that could not be
-there by its cwd) as possibly there, for as long as it stays connected
-(moves.py keeps the marks); `choose` counts marked clients as candidates
-(`moved`), so two cards among them refuse.
+A TUI can also move without any trace in its process or a hook: `/resume`
+of a session recorded in another directory, "session directory", then
+`/new` before any turn fires SessionStart only for the new conversation, in
+the other directory, where another card's TUI works. The daemon holds the
+resumed session for a while, but may unload it before that first turn
+(Codex's `thread_unload_delay_secs` is the user's, and a daemon restart
+unloads everything), and then nothing the hook can read says the TUI ever
+left its directory. A cwd match therefore proves whose conversation it is
+only when no other card's TUI is connected: `attribute` names a card only
+when every connected client is that card's. The proof is a model of the
+daemon and its TUIs over every interleaving (tests/shared_process/).
 
 docs/harnesses.md (Codex) explains the daemon and these limits to users.
 """
@@ -56,9 +59,9 @@ from lich_hooks.hook.shared.core import OWN, UNKNOWN, Attribution, Runner, norma
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
 
-    from lich_hooks.hook.shared.core import AttributionDecision, RunnerKind, Words
+    from lich_hooks.hook.shared.core import AttributionDecision, Member, RunnerKind, Words
 
 __all__ = ["OWN", "UNKNOWN", "Attribution", "Runner", "normalise", "one_card"]
 
@@ -202,43 +205,7 @@ INVALID: AttributionDecision = "codex-daemon-client-invalid"
 SEVERAL: AttributionDecision = "codex-daemon-several-cards"
 MOVED: AttributionDecision = "codex-daemon-moved-here"
 NO_CWD: AttributionDecision = "codex-daemon-no-cwd"
-NO_RECORD: AttributionDecision = "codex-daemon-no-record"
 WORDS: Words = (FOUND, NOT_IN_LICH, UNREADABLE, INVALID, SEVERAL)
-
-
-def moves(source: str | None, recorded: str | None, want: str) -> bool:
-    """Can this SessionStart be a TUI taking its thread into `want` from elsewhere?
-
-    A resume or fork (or a source we do not know) of a session recorded in
-    `want` (or recorded we do not know where): whoever resumed it chose
-    "session directory". A fresh conversation or a compaction moves nobody.
-    """
-    if source in STAYING_SOURCES:
-        return False
-    return recorded is None or normalise(recorded) == normalise(want)
-
-
-def movers(clients: Sequence[Client], want: str) -> list[Client]:
-    """The connected clients to mark for `want`: those its cwd and argv do not place there."""
-    return [c for c in clients if conversation_dir(c) is not None and not _can_run_in(c, want)]
-
-
-def strays(
-    loaded: Mapping[str, str | None], want: str, session: str | None, accounted: Collection[str]
-) -> list[str]:
-    """Sessions the daemon holds that were recorded in `want` and no report attributed.
-
-    `loaded` maps each held session to its recorded directory (None:
-    unknown, which counts); the payload's own `session` and the `accounted`
-    ones (reported for a client still connected) are not strays.
-    """
-    return sorted(
-        sid
-        for sid, where in loaded.items()
-        if sid != session
-        and sid not in accounted
-        and (where is None or normalise(where) == normalise(want))
-    )
 
 
 def choose(
@@ -246,15 +213,12 @@ def choose(
     cwd: str | None,
     source: str | None = None,
     recorded: str | None = None,
-    moved: Collection[int] = (),
 ) -> Attribution:
     """The one card whose connected client TUI can run a conversation in `cwd`, or why none.
 
     `source` is the payload's SessionStart source; `recorded` the directory
     the conversation's session was first recorded in (its transcript's
-    session_meta), None when unknown; `moved` the pids of connected clients
-    that may have taken a conversation into `cwd` unseen (marked, or marked
-    now): they compete there like the clients working there.
+    session_meta), None when unknown.
     """
     if not cwd or not cwd.startswith("/"):
         return Attribution(NO_CWD, "the payload has no absolute cwd to match a client by")
@@ -265,22 +229,51 @@ def choose(
         here = [c for c in clients if conversation_dir(c) is not None]
         where = f"connected (a {source or 'non-fresh'} conversation in {want} may be anyone's)"
     else:
-        here = [c for c in clients if _can_run_in(c, want) or c.pid in moved]
+        here = [c for c in clients if _can_run_in(c, want)]
         where = f"able to run in {want}"
     if not here:
         return Attribution(
             NO_CLIENT,
             f"none of the daemon's {len(clients)} connected codex client(s) runs in {want}",
         )
-    movers_here = sorted(c.pid for c in here if c.pid in moved and not _can_run_in(c, want))
-    moved_note = None
-    if movers_here and not anyone:
-        moved_note = (
-            f"client(s) {', '.join(map(str, movers_here))} may have moved a conversation into "
-            f"{want} (a session resumed there that no report attributed), so a match by "
-            "directory proves nothing there while they stay connected"
-        )
-    members = [
+    return one_card(_members(here), where, WORDS, f"{len(here)} codex clients")
+
+
+def attribute(
+    clients: Sequence[Client],
+    cwd: str | None,
+    source: str | None = None,
+    recorded: str | None = None,
+) -> Attribution:
+    """The whole rule for one SessionStart under the daemon, over what the probe saw.
+
+    `choose`'s card, and only while no other card's TUI is connected: any
+    TUI can take its conversation into any directory with no trace left
+    (resume there, `/new`, the daemon unloads what it resumed), so a second
+    card connected may own any conversation. Pure: the model in
+    tests/shared_process runs it at every SessionStart.
+    """
+    found = choose(clients, cwd, source, recorded)
+    if found.lich is None:
+        return found
+    everyone = one_card(
+        _members(clients),
+        f"connected to the daemon as a conversation starts in {normalise(str(cwd))}",
+        WORDS,
+        f"{len(clients)} codex clients",
+        (
+            MOVED,
+            "any of them may have moved a conversation here unseen (`/resume` of a session "
+            "recorded here, then `/new`; the daemon may unload what was resumed before the "
+            "first turn), so no directory proves whose conversation this is while TUIs of "
+            "several cards are connected",
+        ),
+    )
+    return found if everyone.lich is not None else everyone
+
+
+def _members(clients: Sequence[Client]) -> list[Member]:
+    return [
         (
             f"codex client {client.pid}",
             client.lich,
@@ -289,9 +282,8 @@ def choose(
             if client.unscanned is None
             else f"cannot tell whether it is connected (it {client.unscanned})",
         )
-        for client in here
+        for client in clients
     ]
-    return one_card(members, where, WORDS, f"{len(here)} codex clients", (MOVED, moved_note))
 
 
 def _can_run_in(client: Client, want: str) -> bool:

@@ -176,12 +176,6 @@ def rollout_head(path: str | None) -> bytes | None:
     return head.split(b"\n", 1)[0] + b"\n" if b"\n" in head else head
 
 
-def being_written(head: bytes | None) -> bool:
-    """A rollout whose first line is not complete yet: a session created this instant,
-    which no resume loaded (a resumed session's rollout starts with a whole session_meta)."""
-    return head is not None and not head.endswith(b"\n")
-
-
 def meta_cwd(head: bytes | None) -> str | None:
     """The cwd in a rollout's first line, if it is a session_meta naming an absolute one."""
     if not head:

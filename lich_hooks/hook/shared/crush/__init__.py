@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from lich_hooks.hook.shared.crush import decide, probe
 from lich_hooks.hook.shared.proc import ancestors
@@ -35,6 +36,8 @@ def find_card(
 
     `environ` is the hook's own, i.e. the server's: it says where the socket is.
     """
+    if sys.platform == "win32":
+        return windows_refusal(server)
     if not cwd or not os.path.isabs(cwd):
         return decide.Attribution(decide.NO_CWD, "the payload has no absolute cwd")
     from lich_hooks.base import procfs
@@ -53,4 +56,21 @@ def find_card(
         listed = probe.clients(server, proc) if probe.can_list_clients(proc) else None
     except probe.ProbeError as error:
         return decide.Attribution(decide.PROBE_FAILED, f"crush server {server}: {error}")
-    return decide.choose(workspace, session, held, listed)
+    return decide.choose(workspace, session, held, listed, _resolved)
+
+
+def _resolved(client: decide.Client) -> str | None:
+    """Where a client works, symlinks resolved as the workspace paths are (/proc's cwd is)."""
+    where = decide.work_dir(client)
+    return None if where is None else decide.normalise(os.path.realpath(where))
+
+
+def windows_refusal(server: int) -> decide.Attribution:
+    """On Windows the server listens on a named pipe whose clients cannot be named from
+    outside it, and a client's environment proves nothing once it has quit: refuse
+    (docs/harnesses.md, Windows)."""
+    return decide.Attribution(
+        decide.UNSUPPORTED,
+        f"crush server {server} runs this hook and Windows offers no way to find the client "
+        "it runs it for (leave CRUSH_CLIENT_SERVER unset in cards)",
+    )

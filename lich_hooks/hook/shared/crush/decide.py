@@ -41,11 +41,20 @@ from lich_hooks.hook.shared.core import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from lich_hooks.hook.shared.core import AttributionDecision, Member, RunnerKind, Words
 
-__all__ = ["OWN", "SERVER", "UNKNOWN", "Attribution", "Client", "Runner", "Workspace"]
+__all__ = [
+    "OWN",
+    "SERVER",
+    "UNKNOWN",
+    "Attribution",
+    "Client",
+    "Runner",
+    "Workspace",
+    "normalise",
+]
 
 SERVER: RunnerKind = (
     "server"  # runner() verdict: `crush server` runs the hook for one of its clients
@@ -107,6 +116,31 @@ def host_flag(argv: Sequence[str]) -> str | None:
     return None
 
 
+def work_dir(client: Client) -> str | None:
+    """The directory a crush client works in: its `--cwd`/`-c DIR` if given, else its cwd.
+
+    A client started with `--cwd` joins (or creates) the workspace of that
+    directory whatever its own working directory is; a relative DIR is taken
+    from the cwd. None: its cwd is gone or unreadable.
+    """
+    if client.cwd is None:
+        return None
+    args = client.argv[1:]
+    for index, arg in enumerate(args):
+        if arg == "--":
+            break
+        value = None
+        if arg in ("-c", "--cwd") and index + 1 < len(args):
+            value = args[index + 1]
+        elif arg.startswith("--cwd="):
+            value = arg[len("--cwd=") :]
+        elif arg.startswith("-c") and len(arg) > 2 and not arg.startswith("--"):
+            value = arg[2:].removeprefix("=")
+        if value is not None:
+            return normalise(value if value.startswith("/") else f"{client.cwd}/{value}")
+    return normalise(client.cwd)
+
+
 def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
     """OWN, SERVER (with its pid) or UNKNOWN for the hook's ancestry, nearest first."""
     return nearest(ancestors, (is_server, SERVER, "crush server"), (is_crush, "crush"))
@@ -144,12 +178,14 @@ def choose(
     session: str,
     holds_session: bool,
     clients: Sequence[Client] | None,
+    where: Callable[[Client], str | None] | None = None,
 ) -> Attribution:
     """The card owning `session` in `workspace`, given its connected `clients` (None: unknown).
 
     The workspace's own environment is its first client's; every client
     working in its directory since then joined it with its environment
-    dropped. All of them must name one card.
+    dropped. All of them must name one card. `where` says where a client
+    works (default `work_dir`; the probe passes it with symlinks resolved).
     """
     want = normalise(workspace.path)
     if not holds_session:
@@ -162,7 +198,8 @@ def choose(
             "crush server runs this hook and this system offers no way to list its clients "
             "(start cards without CRUSH_CLIENT_SERVER)",
         )
-    here = [c for c in clients if c.cwd is not None and normalise(c.cwd) == want]
+    where = work_dir if where is None else where
+    here = [c for c in clients if where(c) == want]
     if not here:
         return Attribution(
             NO_CLIENT,

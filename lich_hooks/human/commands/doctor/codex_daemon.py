@@ -6,14 +6,18 @@ one shared `codex app-server --managed-daemon` per CODEX_HOME, started with
 the environment of whichever TUI came first. lich-hook copes with that for
 its reports on Linux (docs/harnesses.md, Codex), but nothing can fix what the
 agent's own commands see there: the first card's LICH_*. So doctor names the
-daemon, the card it carries (token redacted), the client TUIs connected to it
-and their cards, and says what lich should do: start Codex cards with
-`codex --no-daemon` (and `codex resume --no-daemon <id>`).
+daemon and the card it carries (token redacted). A daemon this card's reports
+get through is fine (ok); a warning only where the person loses something and
+can act: the agent's commands here see another card's variables, or TUIs of
+several cards share the daemon (then none of them reports). Every fix is the
+person's own (`codex --no-daemon`); what lich itself should do is in
+docs/harnesses.md.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
 from lich_hooks.base.homes import codex_home
 from lich_hooks.base.safefile import read_regular, same_file
@@ -26,10 +30,13 @@ if TYPE_CHECKING:
 
 
 NAME = "Codex daemon"
-ADVICE = (
-    "lich should start Codex cards with `codex --no-daemon` (and resume them with "
-    "`codex resume --no-daemon <id>`): then hooks and tool commands run with their own card's "
-    "variables. To end this daemon now: `CODEX_HOME={home} codex app-server daemon stop`"
+OWN_DAEMON = (
+    "in this card, quit Codex and start it as `codex --no-daemon` (resume: `codex resume "
+    "--no-daemon <id>`): it then runs its hooks and commands with this card's variables"
+)
+SEVERAL_CARDS = (
+    "start Codex as `codex --no-daemon` in every card but one: while several cards' Codex "
+    "TUIs share the daemon, none of them can be told apart, so none reports"
 )
 
 
@@ -57,6 +64,12 @@ def _pid_file_daemon(home: str) -> int | None:
     try:
         raw = read_regular(os.path.join(home, "app-server-daemon", "daemon.pid"), 4096)
         pid = int(json.loads(raw)["pid"])
+        if sys.platform == "win32":
+            # os.kill(pid, 0) there is CTRL_C_EVENT to a process group, not a liveness check
+            from lich_hooks.base import winproc
+
+            running = winproc.processes(decide.CODEX_NAMES, decide.is_app_server)
+            return pid if any(found == pid for found, _ in running) else None
         os.kill(pid, 0)
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -87,7 +100,6 @@ def carries(carried: Mapping[str, str] | None, mine: str | None) -> tuple[str | 
 
 def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     home = codex_home(environ)
-    fix = ADVICE.format(home=home)
     if not probe.can_list_clients(proc):
         pid = _pid_file_daemon(home)
         if pid is None:
@@ -98,7 +110,7 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
                 FAIL,
                 f"Codex app-server daemon {pid} runs this CODEX_HOME's hooks ({home}); on this "
                 "system lich-hook cannot tell which card a hook runs for, so it reports nothing",
-                fix,
+                OWN_DAEMON,
             )
         ]
     daemons = daemons_for(home, proc)
@@ -117,34 +129,46 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
             f"client {c.pid} in {decide.conversation_dir(c) or '(gone)'}: {describe(c.lich)}"
             for c in clients
         ]
-        shared = _shared_dirs(clients, environ)
-        summary = (
-            f"Codex app-server daemon {pid} runs every interactive Codex hook for {home} and "
-            f"{whose}; lich-hook reports for the client TUI working in the hook's directory, "
-            "but the agent's own commands there see the daemon's variables"
-        )
+        shared = _shared_dirs(clients)
+        summary = f"Codex app-server daemon {pid} runs the interactive Codex hooks for {home}"
+        status, fix = OK, None
         if shared:
-            summary += f"; several cards share {', '.join(shared)}: their reports are dropped"
-        checks.append(Check(NAME, WARN, summary, fix, daemon=pid, carries=card, commands=rows))
+            status, fix = WARN, SEVERAL_CARDS
+            summary += (
+                f"; several cards' Codex TUIs are connected, so reports from "
+                f"{', '.join(shared)} are dropped (it {whose})"
+            )
+        elif card and mine and card != mine:
+            status, fix = WARN, OWN_DAEMON
+            summary += f"; it {whose}: commands the agent runs here see that card's variables"
+        else:
+            summary += "; each report goes to the one card whose Codex TUIs are connected"
+        checks.append(
+            Check(
+                NAME,
+                status,
+                summary,
+                fix,
+                daemon=pid,
+                carries=card,
+                commands=rows if status != OK else [],
+                clients=rows,
+            )
+        )
     return checks
 
 
-def _shared_dirs(clients: list[decide.Client], environ: Mapping[str, str]) -> list[str]:
+def _shared_dirs(clients: list[decide.Client]) -> list[str]:
     """The directories where the attribution rules refuse for several cards.
 
-    Asked of decide.choose itself, for a new conversation in each directory a
-    client works in, so doctor names exactly the directories whose reports the
-    hook drops (a client that may run anywhere, after `codex resume --last`,
-    counts everywhere, and one the state directory's record marks as possibly
-    moved into a directory counts there).
+    Asked of decide.attribute itself, for a new conversation in each directory
+    a client works in, so doctor names exactly the directories whose reports
+    the hook drops (while TUIs of two cards are connected, all of them).
     """
-    from lich_hooks.hook.shared.codex import marked
-
     places = sorted({where for c in clients if (where := decide.conversation_dir(c)) is not None})
-    moved = marked(clients, places, environ)
     return [
         where
         for where in places
-        if decide.choose(clients, where, decide.FRESH_SOURCES[0], None, moved[where]).decision
+        if decide.attribute(clients, where, decide.FRESH_SOURCES[0]).decision
         in (decide.SEVERAL, decide.MOVED)
     ]

@@ -16,8 +16,13 @@ import subprocess
 from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.base.safefile import same_file
 from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
+<<<<<<< HEAD
 from lich_hooks.human.settings import discovery, kinds, modules, ours
 from lich_hooks.human.settings.harnesses import HARNESSES, MODULES, discover
+=======
+from lich_hooks.human.settings import discovery, kinds, modules, ours, registrations
+from lich_hooks.human.settings.harnesses import HARNESSES, MODULES, SETTINGS, discover
+>>>>>>> main
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,8 +33,13 @@ def check_registrations(
     environ: Mapping[str, str], project: str, executable: str | None
 ) -> list[Check]:
     """Every registration row, then a failure when none of them is one that works."""
-    checks = settings_rows(environ, project, executable) + module_rows(environ, project, executable)
-    if not any(c.counts_as_registration and c.status != FAIL for c in checks):
+    checks = (
+        settings_rows(environ, project, executable)
+        + gone_plugin_rows(environ, project)
+        + module_rows(environ, project, executable)
+    )
+    # One cause, one FAIL: a registration that fails already says why and what fixes it.
+    if not any(c.counts_as_registration for c in checks):
         names = ", ".join(list(HARNESSES)[1:])
         checks.append(
             Check(
@@ -203,6 +213,34 @@ def _registration_check(
         counts_as_registration=True,
         commands=lines,
     )
+
+
+PLUGIN_NAME = "lich-hooks"
+
+
+def gone_plugin_rows(environ: Mapping[str, str], project: str) -> list[Check]:
+    """Our Claude Code plugin, installed from a local folder that is gone (a deleted or
+    moved clone): Claude Code fails to load it and runs none of its hooks."""
+    from lich_hooks.human.settings import claude_plugins
+
+    harness = SETTINGS["claude"]
+    places = [path for _, path in harness.places(environ, project)]
+    rows = []
+    for plugin in claude_plugins.installed(environ, project, places):
+        if plugin.name != PLUGIN_NAME or plugin.present:
+            continue
+        rows.append(
+            Check(
+                f"{harness.title} plugin",
+                FAIL,
+                f"{plugin.describe()}: Claude Code reads it from {plugin.root}, which is gone "
+                "(a moved or deleted clone), so it runs none of its hooks",
+                f"`claude plugin marketplace remove {plugin.marketplace}` (it uninstalls the "
+                "plugin too), then add it again from a clone: docs/install.md",
+                counts_as_registration=True,
+            )
+        )
+    return rows
 
 
 def settings_rows(environ: Mapping[str, str], project: str, executable: str | None) -> list[Check]:

@@ -1,0 +1,298 @@
+"""The Windows process facts the shared-process attributions need: the hook's parent chain.
+
+Windows has no /proc and no `ps`, so the chain comes from one Toolhelp32
+snapshot (every process's parent and image name) and the command line of
+each process on it from its own memory (the PEB's process parameters):
+Wine 8 does not answer NtQueryInformationProcess class 60 for another
+process, and reading the memory works on Windows and Wine alike. psutil reads
+the same structures; it is not used because the hook path is stdlib only.
+docs/harnesses.md (Windows) says what this makes possible and what not.
+
+Every failure is None (the caller refuses). ctypes is imported only here and
+only on Windows, on Codex SessionStart and Crush tool calls: a few ms.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Sequence
+    from typing import Any
+
+TH32CS_SNAPPROCESS = 0x2
+PROCESS_QUERY_INFORMATION = 0x0400
+PROCESS_VM_READ = 0x0010
+PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
+MAX_PATH = 260
+# 64-bit layouts (winternl.h): PEB.ProcessParameters, and in RTL_USER_PROCESS_PARAMETERS
+# the CommandLine UNICODE_STRING. A 32-bit Python reads none of them (None: refused).
+PEB_PROCESS_PARAMETERS = 0x20
+PARAMS_COMMAND_LINE = 0x70
+MAX_COMMAND_LINE = 1 << 16  # bytes; a UNICODE_STRING cannot be longer anyway
+
+
+def ancestors(
+    start: int, stop: Callable[[Sequence[str]], bool], limit: int = 32
+) -> list[tuple[int, list[str]]] | None:
+    """(pid, argv) from `start` upwards, up to and including the first process `stop` accepts.
+
+    argv[0] is the image name Windows records (`codex.exe`), never what the
+    command line claims; the rest is the command line split as Windows
+    programs split it. A parent created after its child is not its parent
+    (the real one exited and its pid was reused): the chain ends there. A
+    process `stop` accepts whose command line cannot be read makes the whole
+    answer None: which of the harness's processes it is cannot be told.
+    """
+    import sys
+
+    if sys.platform != "win32":
+        return None
+    try:
+        return _walk(start, stop, limit)
+    except (OSError, AttributeError, ValueError):
+        return None
+
+
+def processes(
+    names: Collection[str], wanted: Callable[[list[str]], bool]
+) -> list[tuple[int, list[str]]]:
+    """(pid, argv) of every process whose image name (lowercased) is one of `names` and whose
+    argv `wanted` accepts; a process whose command line cannot be read is left out (doctor's
+    scans for a Codex daemon or a Crush server; not on a hook's path)."""
+    import sys
+
+    if sys.platform != "win32":
+        return []
+    try:
+        table = _snapshot() or {}
+        found = []
+        for pid, (_, image) in sorted(table.items()):
+            if image.lower() not in names:
+                continue
+            line = _command_line(pid)
+            argv = [image, *split(line)[1:]] if line is not None else None
+            if argv is not None and wanted(argv):
+                found.append((pid, argv))
+        return found
+    except (OSError, AttributeError, ValueError):
+        return []
+
+
+def _walk(
+    start: int, stop: Callable[[Sequence[str]], bool], limit: int
+) -> list[tuple[int, list[str]]] | None:
+    import ctypes
+
+    if ctypes.sizeof(ctypes.c_void_p) != 8:
+        return None
+    table = _snapshot()
+    if table is None or start not in table:
+        return None
+    chain: list[tuple[int, list[str]]] = []
+    pid = start
+    born = _created(pid)
+    for _ in range(limit):
+        parent, image = table[pid]
+        line = _command_line(pid)
+        if line is None:
+            if stop([image]):
+                return None
+            argv = [image]
+        else:
+            argv = [image, *split(line)[1:]]
+        chain.append((pid, argv))
+        if stop(argv) or parent == pid or parent not in table or parent == 0:
+            break
+        parent_born = _created(parent)
+        if born is not None and parent_born is not None and parent_born > born:
+            break  # the pid was reused: the real parent is gone
+        pid, born = parent, parent_born
+    return chain
+
+
+def _kernel32() -> Any:
+    import ctypes
+
+    return ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]
+
+
+def _snapshot() -> dict[int, tuple[int, str]] | None:
+    """pid -> (parent pid, image name) of every process, from one Toolhelp32 snapshot."""
+    import ctypes
+    from ctypes import wintypes
+
+    class Entry(ctypes.Structure):
+        _fields_ = (
+            ("dwSize", wintypes.DWORD),
+            ("cntUsage", wintypes.DWORD),
+            ("th32ProcessID", wintypes.DWORD),
+            ("th32DefaultHeapID", ctypes.c_size_t),
+            ("th32ModuleID", wintypes.DWORD),
+            ("cntThreads", wintypes.DWORD),
+            ("th32ParentProcessID", wintypes.DWORD),
+            ("pcPriClassBase", ctypes.c_long),
+            ("dwFlags", wintypes.DWORD),
+            ("szExeFile", ctypes.c_wchar * MAX_PATH),
+        )
+
+    kernel32 = _kernel32()
+    kernel32.CreateToolhelp32Snapshot.restype = wintypes.HANDLE
+    kernel32.CreateToolhelp32Snapshot.argtypes = (wintypes.DWORD, wintypes.DWORD)
+    kernel32.Process32FirstW.argtypes = (wintypes.HANDLE, ctypes.POINTER(Entry))
+    kernel32.Process32NextW.argtypes = (wintypes.HANDLE, ctypes.POINTER(Entry))
+    kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
+    snap = kernel32.CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0)
+    if not snap or snap == wintypes.HANDLE(-1).value:
+        return None
+    table: dict[int, tuple[int, str]] = {}
+    try:
+        entry = Entry()
+        entry.dwSize = ctypes.sizeof(Entry)
+        more = kernel32.Process32FirstW(snap, ctypes.byref(entry))
+        while more:
+            table[entry.th32ProcessID] = (entry.th32ParentProcessID, entry.szExeFile)
+            more = kernel32.Process32NextW(snap, ctypes.byref(entry))
+    finally:
+        kernel32.CloseHandle(snap)
+    return table
+
+
+def _created(pid: int) -> int | None:
+    """When a process started (FILETIME as an int); None when it cannot be opened."""
+    import ctypes
+    from ctypes import wintypes
+
+    kernel32 = _kernel32()
+    kernel32.OpenProcess.restype = wintypes.HANDLE
+    kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
+    handle = kernel32.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, False, pid)
+    if not handle:
+        return None
+    try:
+        times = (ctypes.c_ulonglong * 4)()
+        kernel32.GetProcessTimes.argtypes = (wintypes.HANDLE, *([ctypes.c_void_p] * 4))
+        if not kernel32.GetProcessTimes(
+            handle, *(ctypes.addressof(times) + 8 * i for i in range(4))
+        ):
+            return None
+        return int(times[0])
+    finally:
+        kernel32.CloseHandle(handle)
+
+
+def _command_line(pid: int) -> str | None:
+    """A process's command line, read from its PEB; None when it cannot be read."""
+    import ctypes
+    from ctypes import wintypes
+
+    kernel32 = _kernel32()
+    ntdll = ctypes.WinDLL("ntdll")  # type: ignore[attr-defined,unused-ignore]
+    kernel32.OpenProcess.restype = wintypes.HANDLE
+    kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
+    kernel32.ReadProcessMemory.argtypes = (
+        wintypes.HANDLE,
+        ctypes.c_void_p,
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+        ctypes.POINTER(ctypes.c_size_t),
+    )
+    ntdll.NtQueryInformationProcess.argtypes = (
+        wintypes.HANDLE,
+        ctypes.c_int,
+        ctypes.c_void_p,
+        wintypes.ULONG,
+        ctypes.POINTER(wintypes.ULONG),
+    )
+    handle = kernel32.OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, False, pid)
+    if not handle:
+        return None
+
+    def read(address: int, size: int) -> bytes | None:
+        buffer = ctypes.create_string_buffer(size)
+        done = ctypes.c_size_t()
+        ok = kernel32.ReadProcessMemory(handle, address, buffer, size, ctypes.byref(done))
+        return buffer.raw[:size] if ok and done.value == size else None
+
+    try:
+        basic = (ctypes.c_ulonglong * 6)()  # PROCESS_BASIC_INFORMATION, 48 bytes
+        status = ntdll.NtQueryInformationProcess(
+            handle, 0, basic, ctypes.sizeof(basic), ctypes.byref(wintypes.ULONG())
+        )
+        if status != 0 or not basic[1]:
+            return None
+        peb = read(basic[1] + PEB_PROCESS_PARAMETERS, 8)
+        params = int.from_bytes(peb, "little") if peb else 0
+        header = read(params + PARAMS_COMMAND_LINE, 16) if params else None
+        if header is None:
+            return None
+        length = int.from_bytes(header[0:2], "little")
+        buffer = int.from_bytes(header[8:16], "little")
+        if length == 0 or not buffer or length > MAX_COMMAND_LINE:
+            return None
+        raw = read(buffer, length)
+        return None if raw is None else raw.decode("utf-16-le", "replace")
+    finally:
+        kernel32.CloseHandle(handle)
+
+
+def split(line: str) -> list[str]:
+    """A command line as CommandLineToArgvW splits it (the rules every C runtime follows).
+
+    The program name ends at the next space, or inside quotes at the next
+    quote, with no escapes; after it 2n backslashes and a quote are n
+    backslashes and a quote that opens or closes, 2n+1 are n and a literal
+    quote, and `""` inside quotes is one literal quote.
+    """
+    argv: list[str] = []
+    index = 0
+    if line.startswith('"'):
+        end = line.find('"', 1)
+        end = len(line) if end < 0 else end
+        argv.append(line[1:end])
+        index = end + 1
+    else:
+        end = index
+        while end < len(line) and line[end] not in " \t":
+            end += 1
+        argv.append(line[:end])
+        index = end
+    word: list[str] | None = None
+    quoted = False
+    while index < len(line):
+        char = line[index]
+        if char in " \t" and not quoted:
+            if word is not None:
+                argv.append("".join(word))
+                word = None
+            index += 1
+            continue
+        word = [] if word is None else word
+        if char == "\\":
+            run = index
+            while run < len(line) and line[run] == "\\":
+                run += 1
+            count = run - index
+            if run < len(line) and line[run] == '"':
+                word.append("\\" * (count // 2))
+                if count % 2:
+                    word.append('"')
+                    index = run + 1
+                else:
+                    index = run
+                continue
+            word.append("\\" * count)
+            index = run
+            continue
+        if char == '"':
+            if quoted and index + 1 < len(line) and line[index + 1] == '"':
+                word.append('"')
+                index += 2
+                continue
+            quoted = not quoted
+            index += 1
+            continue
+        word.append(char)
+        index += 1
+    if word is not None:
+        argv.append("".join(word))
+    return argv

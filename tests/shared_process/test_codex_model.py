@@ -1,0 +1,117 @@
+"""Proven over every interleaving the model allows: no SessionStart under Codex's daemon is
+ever reported on a card other than the one whose TUI runs the conversation.
+
+The model (model_codex.py) says what it assumes; the rule it proves is in
+docs/harnesses.md (Codex). Steps and examples are sized for the default test
+run (docs/harnesses.md gives the figures).
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from tests.shared_process.model_codex import CARDS, DIRS, Daemon
+
+card = st.sampled_from(CARDS[:2]) | st.sampled_from((CARDS[2], None))
+where = st.sampled_from(DIRS[:2]) | st.sampled_from(DIRS)
+index = st.integers(0, 63)
+
+
+class CodexDaemon(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.daemon = Daemon()
+
+    def _tui(self, i: int):  # type: ignore[no-untyped-def]
+        live = self.daemon.connected()
+        return live[i % len(live)]
+
+    @precondition(lambda self: len(self.daemon.connected()) < 4)
+    @rule(
+        who=card,
+        cwd=where,
+        cd=st.none() | where,
+        env_readable=st.booleans(),
+        scannable=st.booleans(),
+        odd=st.integers(0, 9),
+    )
+    def start(
+        self,
+        who: str | None,
+        cwd: str,
+        cd: str | None,
+        env_readable: bool,
+        scannable: bool,
+        odd: int,
+    ) -> None:
+        # unreadable clients are rare in life: one start in ten
+        self.daemon.start(
+            who, cwd, cd, env_readable=env_readable or odd > 0, scannable=scannable or odd > 0
+        )
+
+    @precondition(lambda self: len(self.daemon.connected()) < 4 and bool(self.daemon.resumable()))
+    @rule(who=card, cwd=where, i=index, session_dir=st.booleans(), named=st.booleans())
+    def start_resumed(
+        self, who: str | None, cwd: str, i: int, session_dir: bool, named: bool
+    ) -> None:
+        sids = self.daemon.resumable()
+        self.daemon.start(
+            who, cwd, resume=sids[i % len(sids)], session_dir=session_dir, named=named
+        )
+
+    @precondition(lambda self: bool(self.daemon.connected()))
+    @rule(i=index, hook_runs=st.booleans(), odd=st.integers(0, 9))
+    def turn(self, i: int, hook_runs: bool, odd: int) -> None:
+        self.daemon.turn(self._tui(i), hook_runs=hook_runs or odd > 0)
+
+    @precondition(lambda self: bool(self.daemon.connected()))
+    @rule(i=index, clear=st.booleans())
+    def new(self, i: int, clear: bool) -> None:
+        self.daemon.slash_new(self._tui(i), clear)
+
+    @precondition(lambda self: bool(self.daemon.connected()))
+    @rule(i=index, j=index, choice=st.sampled_from(("session", "own", "here")))
+    def resume(self, i: int, j: int, choice: str) -> None:
+        tui = self._tui(i)
+        sids = self.daemon.resumable(tui)
+        if sids:
+            self.daemon.slash_resume(tui, sids[j % len(sids)], choice)
+
+    @precondition(lambda self: bool(self.daemon.connected()))
+    @rule(i=index, source=st.sampled_from(("startup", "resume")))
+    def fork(self, i: int, source: str) -> None:
+        tui = self._tui(i)
+        if self.daemon.threads[tui.thread].recorded is not None:
+            self.daemon.slash_fork(tui, source)
+
+    @precondition(lambda self: bool(self.daemon.connected()))
+    @rule(i=index)
+    def quit(self, i: int) -> None:
+        self.daemon.quit(self._tui(i))
+
+    @precondition(lambda self: any(s.loaded and not s.shown for s in self.daemon.threads.values()))
+    @rule(i=index)
+    def unload(self, i: int) -> None:
+        idle = [s.sid for s in self.daemon.threads.values() if s.loaded and not s.shown]
+        self.daemon.unload(idle[i % len(idle)])
+
+    @invariant()
+    def never_the_wrong_card(self) -> None:
+        for event in self.daemon.events[-1:]:
+            assert not event.wrong, (
+                f"{event.source} {event.session} in {event.cwd} by {event.tui.card}'s TUI "
+                f"{event.tui.pid} was reported on {event.named}: {event.found}"
+            )
+
+
+CodexDaemon.TestCase.settings = settings(
+    max_examples=int(os.environ.get("MODEL_EXAMPLES", "1000")),
+    stateful_step_count=40,
+    deadline=None,
+    print_blob=True,
+)
+TestCodexDaemon = CodexDaemon.TestCase
