@@ -186,12 +186,8 @@ def test_every_record_directory_has_its_row_and_every_row_a_writer() -> None:
         session_record.SENDING[0],
         record.WORKERS,
         install_record.INSTALLED[0],
-<<<<<<< HEAD
-        moves.PARTS[0],
-        claim.PARTS[0],
-=======
         "codex-daemon",  # no release writes it any more: emptied
->>>>>>> main
+        claim.PARTS[0],
     }
     assert {name for name, *_ in prune.RULES} == writers
     assert [spared for name, *_, spared in prune.RULES if name == record.WORKERS] == [

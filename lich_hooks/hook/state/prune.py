@@ -45,18 +45,11 @@ RULES: tuple[Rule, ...] = (
     # human/settings/install_record.py: without its record, uninstall falls back to
     # "an empty container without a comment goes"
     ("installed", 365 * DAY, 200, False, ()),
-<<<<<<< HEAD
-    # hook/shared/codex/moves.py: never by age or count (a mark lasts as long as its
-    # TUI stays connected, or the wrong card could be named); moves.prune removes a
-    # record once its process is gone
-    ("codex-daemon", NEVER, 1 << 62, False, ()),
-    # hook/claim.py: which of two routes acts on one event; useless after a minute
-    ("claims", 3600.0, 2000, False, ()),
-=======
     # written by releases before the Codex attribution stopped needing memory between
     # hooks (docs/harnesses.md, Codex): emptied whatever its age
     ("codex-daemon", 0.0, 0, False, ()),
->>>>>>> main
+    # hook/claim.py: which of two routes acts on one event; useless after a minute
+    ("claims", 3600.0, 2000, False, ()),
 )
 
 

@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 
+from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.human.commands import style
 from lich_hooks.human.commands.exit_codes import ExitCode
 from lich_hooks.human.settings import registrations
@@ -91,7 +92,9 @@ def plugin_route(key: str) -> tuple[str, dict[str, str]] | None:
         return None
     if not os.path.isfile(os.path.join(PACKAGE, "plugin", "lich-hook")):
         return None  # a package without its plugin files: the `install` route's command
-    return PLUGIN_HOOKS[key], {registrations.PLUGIN_ROOT_VARIABLE[key]: PACKAGE}
+    variable = REGISTRATIONS[key].plugin_root
+    assert variable is not None
+    return PLUGIN_HOOKS[key], {variable: PACKAGE}
 
 
 def plugin_command(shipped: str, event: str) -> str | None:

@@ -16,13 +16,8 @@ import subprocess
 from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.base.safefile import same_file
 from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
-<<<<<<< HEAD
 from lich_hooks.human.settings import discovery, kinds, modules, ours
-from lich_hooks.human.settings.harnesses import HARNESSES, MODULES, discover
-=======
-from lich_hooks.human.settings import discovery, kinds, modules, ours, registrations
 from lich_hooks.human.settings.harnesses import HARNESSES, MODULES, SETTINGS, discover
->>>>>>> main
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
