@@ -69,6 +69,7 @@ import lich_hooks
 from lich_hooks.hook import state
 from lich_hooks.hook.jobs import session_record
 from lich_hooks.hook.state import prune
+from lich_hooks.human.settings import registrations
 from lich_hooks.human.standin.server import Received, StandIn
 
 TYPE_CHECKING = False
@@ -80,6 +81,7 @@ LICH_HOOK = BIN_DIR / "lich-hook"
 CARD = "card-bench"
 
 NOOP_LIMIT = 1.5
+GUARD_LIMIT = 0.1  # outside lich, a registered command's guard: x python -c pass
 REPORT_LIMIT = 1.0
 RECEIVED_LIMIT = 1.0  # lich has it: x the shell reference
 RECEIVE_CAP = 1.0  # seconds: no report may take longer, whatever the ratios
@@ -193,7 +195,7 @@ class Row:
     ) -> None:
         self.key = key
         self.label = label
-        self.kind = kind  # baseline | noop | report | reference | info
+        self.kind = kind  # baseline | guard | noop | report | reference | info
         self.command = command
         self.payload = payload
         self.env = env
@@ -411,12 +413,25 @@ def build_rows(tmp: Path, lich: StandIn, reference: Path | None) -> list[Row]:
             STOP_ANSWER,
             worker,
         ),
+        # Outside lich, each registered Claude Code command as the harness runs it: the guard
+        # (base/commandline.py) leaves in the harness's own sh, starting nothing.
+        *(
+            Row(
+                f"guard-{event}",
+                f"registered, outside lich (claude {event})",
+                "guard",
+                registrations.command(event, "claude", str(LICH_HOOK)),
+                STOP_ANSWER if event == "Stop" else SESSION_START,
+                outside,
+            )
+            for event in ("SessionStart", "Stop", "PreToolUse")
+        ),
         # The plugin route: the shipped command (its launcher probes a Python, then runs
         # the plugin's copy isolated), the package folder as CLAUDE_PLUGIN_ROOT.
         Row(
             "plugin-outside",
             "plugin: outside lich (claude Stop)",
-            "noop",
+            "guard",
             plugin_command("Stop"),
             STOP_ANSWER,
             {**outside, "CLAUDE_PLUGIN_ROOT": str(PLUGIN_ROOT)},
@@ -621,6 +636,8 @@ def measure(rounds: int, direct: bool, seed: int | None, stale: int) -> Measured
         bench = Bench(tmp, direct)
         with bench.lich:
             rows = build_rows(tmp, bench.lich, reference)
+            if direct:  # a guard is shell syntax: only `sh -c` runs it
+                rows = [row for row in rows if row.kind != "guard"]
             prepare(bench, rows)
             if stale:
                 seed_stale(tmp / "state", stale)
@@ -696,6 +713,8 @@ def lines(measured: Measured, factor: float) -> list[Line]:
     for row in measured.rows:
         if row.kind == "noop":
             table.append(Line(row.label, row.waits, row.ratios, "py", NOOP_LIMIT * factor))
+        elif row.kind == "guard":
+            table.append(Line(row.label, row.waits, row.ratios, "py", GUARD_LIMIT * factor))
         elif row.kind == "report" and ref is not None:
             table.append(Line(row.label, row.waits, row.ratios, "sh", REPORT_LIMIT * factor))
         elif row.kind == "baseline":

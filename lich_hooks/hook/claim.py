@@ -26,6 +26,7 @@ from lich_hooks.base.harnesses import PLUGIN_ROUTES
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lich_hooks.hook.outcome import Context
+    from lich_hooks.hook.state import Where
 
 PARTS = ("claims",)
 # Both runs of one firing start together: Claude Code 2.1.45 and 2.1.332 start matching
@@ -44,22 +45,32 @@ def name(ctx: Context, identity: str, card: str | None = None) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:40]
 
 
+def claims(ctx: Context) -> bool:
+    """Does this harness have a second route to claim events against?"""
+    return ctx.provider in PLUGIN_ROUTES
+
+
 def claim(
-    ctx: Context, identity: str | None, card: str | None = None, now: float | None = None
+    ctx: Context,
+    identity: str | None,
+    card: str | None = None,
+    now: float | None = None,
+    where: Where | None = None,
 ) -> bool:
     """True: this run acts on the event. False: the other route's run already claimed it.
 
     Only harnesses with two routes claim; an event without an identity is not claimed.
-    `card`: the card the run acts for, when it is not the hook's own (a shared process).
+    `card`: the card the run acts for, when it is not the hook's own (a shared process);
+    `where`: the state directory a run already opened (state.open_dir).
     """
-    if ctx.provider not in PLUGIN_ROUTES or not identity:
+    if not claims(ctx) or not identity:
         return True
     from lich_hooks.hook import state
 
     when = time.time() if now is None else now
     label = name(ctx, identity, card)
     try:
-        directory = state.open_dir(ctx.environ, PARTS, create=True)
+        directory = state.open_dir(ctx.environ if where is None else where, PARTS, create=True)
     except OSError:
         return True
     try:
@@ -71,7 +82,9 @@ def claim(
             info = directory.lstat(label)
             if info is None:
                 continue  # pruned between the two calls: try again
-            if 0 <= when - info.st_mtime < CLAIM_SECONDS:
+            # made by a run that started after ours (a later mtime) counts as fresh too;
+            # only a clock that jumped far leaves one older or newer than the window
+            if abs(when - info.st_mtime) < CLAIM_SECONDS:
                 ctx.log.set(claim="taken")
                 return False
             # An earlier firing's claim: moved aside by exactly one of the runs that saw it

@@ -180,25 +180,37 @@ def context(state_dir: Path, provider: str = "claude", card: str = "card-1") -> 
     return Context("SessionStart", provider, route, environ, LichEnv(environ), RunLog(environ))
 
 
-def _race(state_dir: str, start: float, results: multiprocessing.Queue[bool]) -> None:
+def _race(
+    state_dir: str, identity: str, start: float, results: multiprocessing.Queue[bool]
+) -> None:
     while time.time() < start:
         pass
-    results.put(claim.claim(context(Path(state_dir)), "conversation\nstartup"))
+    results.put(claim.claim(context(Path(state_dir)), identity))
 
 
-def test_of_many_racing_runs_exactly_one_claims(tmp_path: Path) -> None:
-    results: multiprocessing.Queue[bool] = multiprocessing.Queue()
-    start = time.time() + 0.5
-    procs = [
-        multiprocessing.Process(target=_race, args=(str(tmp_path / "state"), start, results))
-        for _ in range(8)
-    ]
-    for proc in procs:
-        proc.start()
-    won = [results.get(timeout=30) for _ in procs]
-    for proc in procs:
-        proc.join()
-    assert won.count(True) == 1
+@pytest.mark.parametrize("stale", [False, True])
+def test_of_many_racing_runs_exactly_one_claims(tmp_path: Path, stale: bool) -> None:
+    """Eight runs at once, for a fresh event and for one whose claim is an old firing's."""
+    state = tmp_path / "state"
+    for round in range(4):
+        identity = f"conversation-{round}\nstartup"
+        if stale:
+            assert claim.claim(context(state), identity)
+            old = time.time() - 3 * claim.CLAIM_SECONDS
+            for name in os.listdir(state / "claims"):
+                os.utime(state / "claims" / name, (old, old))
+        results: multiprocessing.Queue[bool] = multiprocessing.Queue()
+        start = time.time() + 0.5
+        procs = [
+            multiprocessing.Process(target=_race, args=(str(state), identity, start, results))
+            for _ in range(8)
+        ]
+        for proc in procs:
+            proc.start()
+        won = [results.get(timeout=30) for _ in procs]
+        for proc in procs:
+            proc.join()
+        assert won.count(True) == 1, (round, won)
 
 
 def test_a_later_firing_claims_again_and_other_cards_are_apart(tmp_path: Path) -> None:

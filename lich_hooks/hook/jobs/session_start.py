@@ -44,30 +44,31 @@ def run(ctx: Context) -> Outcome:
     conversation = payload.session_id
     if conversation is None:
         return Outcome("no-session-id")
-    from lich_hooks.hook import claim
-
-    # /clear and resume start another conversation, compact repeats this one: each firing
-    # is claimed once between the plugin and an `install` entry (hook/claim.py).
-    if not claim.claim(ctx, f"{conversation}\n{payload.text('source') or ''}", env.card):
-        return Outcome("other-route-acts")
     report = body(env.card, conversation, ctx.provider)
     remembered = f"{ctx.provider}\n{conversation}"
     deduped = ctx.route.deduped
     environ = ctx.environ
     card = env.card
     # Here, not at the top: outside lich (the commonest no-op) never reads the state.
-    from lich_hooks.hook import state
+    from lich_hooks.hook import claim, state
     from lich_hooks.hook.jobs import session_record
 
     # The state directory opened once for this run's calls (made only where a claim
     # needs it); when it cannot be, each call finds that out for itself.
+    claims = claim.claims(ctx)
     opened: Dir | None
     try:
-        opened = state.open_root(environ, create=deduped)
+        opened = state.open_root(environ, create=deduped or claims)
     except OSError:
         opened = None
     try:
-        claimed = _take(environ if opened is None else opened, card, remembered, deduped)
+        where = environ if opened is None else opened
+        # /clear and resume start another conversation, compact repeats this one: each
+        # firing is claimed once between the plugin and an `install` entry (hook/claim.py).
+        identity = f"{conversation}\n{payload.text('source') or ''}"
+        if claims and not claim.claim(ctx, identity, card, where=where):
+            return Outcome("other-route-acts")
+        claimed = _take(where, card, remembered, deduped)
     finally:
         if opened is not None:
             opened.close()

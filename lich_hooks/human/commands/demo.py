@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 
+from lich_hooks.base import commandline
 from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.human.commands import style
 from lich_hooks.human.commands.exit_codes import ExitCode
@@ -118,9 +119,14 @@ def run_command(
 ) -> subprocess.CompletedProcess[bytes]:
     """Run a registration's command the way the harnesses do: `sh -c`, payload on stdin;
     on Windows `%COMSPEC% /C` with the command line as written (Codex's way; a list
-    would be quoted for the C runtime, which cmd does not parse)."""
+    would be quoted for the C runtime, which cmd does not parse). A guarded command's
+    guard is POSIX shell (Git Bash, Crush's embedded shell): on Windows demo runs what
+    it runs inside lich, the program with its event and provider."""
     shell: str | list[str] = ["/bin/sh", "-c", command]
     if sys.platform == "win32":
+        found = commandline.parse(command)
+        if found is not None and found.guard is not None and not found.launcher:
+            command = " ".join([f'"{found.program}"', *found.argv()[1:]])
         shell = f'"{os.environ.get("COMSPEC") or "cmd.exe"}" /C {command}'
     return subprocess.run(
         shell,
