@@ -139,16 +139,18 @@ def loads_object(data: bytes) -> dict[str, object] | None:
     return value if isinstance(value, dict) else None
 
 
-def loads_array(data: bytes) -> list[object] | None:
-    """A JSON array from UTF-8 bytes (a Crush server's list of workspaces), or None."""
+def loads_array(data: bytes | str) -> list[object] | None:
+    """A JSON array from UTF-8 bytes or text (a Crush server's list of workspaces), or None.
+
+    Text lets a caller drop the bytes before the parse (a bounded peak)."""
     value = _loads(data, "[")
     return value if isinstance(value, list) else None
 
 
-def _loads(data: bytes, opener: str) -> object:
+def _loads(data: bytes | str, opener: str) -> object:
     global _scan
     try:
-        text = data.decode("utf-8")
+        text = data if isinstance(data, str) else data.decode("utf-8")
     except UnicodeDecodeError:
         return None
     if text[:1] == "\ufeff":
