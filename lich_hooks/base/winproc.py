@@ -16,7 +16,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Collection, Sequence
     from typing import Any
 
 TH32CS_SNAPPROCESS = 0x2
@@ -51,6 +51,31 @@ def ancestors(
         return _walk(start, stop, limit)
     except (OSError, AttributeError, ValueError):
         return None
+
+
+def processes(
+    names: Collection[str], wanted: Callable[[list[str]], bool]
+) -> list[tuple[int, list[str]]]:
+    """(pid, argv) of every process whose image name (lowercased) is one of `names` and whose
+    argv `wanted` accepts; a process whose command line cannot be read is left out (doctor's
+    scans for a Codex daemon or a Crush server; not on a hook's path)."""
+    import sys
+
+    if sys.platform != "win32":
+        return []
+    try:
+        table = _snapshot() or {}
+        found = []
+        for pid, (_, image) in sorted(table.items()):
+            if image.lower() not in names:
+                continue
+            line = _command_line(pid)
+            argv = [image, *split(line)[1:]] if line is not None else None
+            if argv is not None and wanted(argv):
+                found.append((pid, argv))
+        return found
+    except (OSError, AttributeError, ValueError):
+        return []
 
 
 def _walk(
