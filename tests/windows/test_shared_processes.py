@@ -29,7 +29,7 @@ from tests.support.runner import log_records
 from tests.windows import wine
 from tests.windows.conftest import windows_env
 
-CODEX_HOOK = "cmd.exe /C lich-hook SessionStart codex"
+CODEX_HOOK = wine.codex_line("lich-hook SessionStart codex")
 CRUSH_HOOK = "lich-hook PreToolUse crush"
 # Run from a directory on the drive mapped to Linux's `/`, a Windows path `\proc` is Linux's.
 SEES_PROC = r"cmd.exe /C if exist \proc\self\stat (echo visible) else (echo hidden)"
