@@ -311,6 +311,19 @@ def _reported_first(bench: Bench, row: Row) -> None:
     row.sends = False
 
 
+PLUGIN_ROOT = Path(lich_hooks.__file__).parent  # the folder a plugin added from a clone runs
+
+
+def plugin_command(event: str) -> str:
+    """The plugin route's registered command for `event`, as the shipped file has it."""
+    import json
+
+    hooks = json.loads((PLUGIN_ROOT / "plugin" / "claude-hooks.json").read_text())["hooks"]
+    command = hooks[event][0]["hooks"][0]["command"]
+    assert isinstance(command, str)
+    return command
+
+
 def build_rows(tmp: Path, lich: StandIn, reference: Path | None) -> list[Row]:
     """Every row, `python -c pass` first (the baseline the no-op rows are judged against)."""
     python = shlex.quote(sys.executable)
@@ -397,6 +410,32 @@ def build_rows(tmp: Path, lich: StandIn, reference: Path | None) -> list[Row]:
             f"{hook} Stop claude",
             STOP_ANSWER,
             worker,
+        ),
+        # The plugin route: the shipped command (its launcher probes a Python, then runs
+        # the plugin's copy isolated), the package folder as CLAUDE_PLUGIN_ROOT.
+        Row(
+            "plugin-outside",
+            "plugin: outside lich (claude Stop)",
+            "noop",
+            plugin_command("Stop"),
+            STOP_ANSWER,
+            {**outside, "CLAUDE_PLUGIN_ROOT": str(PLUGIN_ROOT)},
+        ),
+        Row(
+            "plugin-stop",
+            "plugin: claude Stop, not a worker",
+            "noop",
+            plugin_command("Stop"),
+            STOP_ANSWER,
+            {**main_loop, "CLAUDE_PLUGIN_ROOT": str(PLUGIN_ROOT)},
+        ),
+        Row(
+            "plugin-start",
+            "plugin: claude SessionStart (reports)",
+            "report",
+            plugin_command("SessionStart"),
+            SESSION_START,
+            {**claude, "CLAUDE_PLUGIN_ROOT": str(PLUGIN_ROOT)},
         ),
         Row(
             "re",

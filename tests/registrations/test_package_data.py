@@ -1,4 +1,5 @@
-"""The opencode plugin and omp extension reach users inside the wheel, not only in a checkout."""
+"""The opencode plugin, the omp extension and the plugin route reach users inside the wheel,
+not only in a checkout."""
 
 from __future__ import annotations
 
@@ -11,7 +12,17 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-MODULES = {"lich_hooks/modules/opencode-plugin.js", "lich_hooks/modules/omp-extension.ts"}
+MODULES = {
+    "lich_hooks/modules/opencode-plugin.js",
+    "lich_hooks/modules/omp-extension.ts",
+    # the plugin route, which `lich-hook demo` runs from the installed package
+    "lich_hooks/plugin/lich-hook",
+    "lich_hooks/plugin/boot.py",
+    "lich_hooks/plugin/claude-hooks.json",
+    "lich_hooks/plugin/codex-hooks.json",
+    "lich_hooks/.claude-plugin/plugin.json",
+    "lich_hooks/.codex-plugin/plugin.json",
+}
 
 
 def test_the_wheel_ships_the_module_files(tmp_path: Path) -> None:

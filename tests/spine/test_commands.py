@@ -22,8 +22,9 @@ def test_demo_runs_every_harness(tmp_path: Path) -> None:
     out = proc.stdout
     lines = out.splitlines()
     for heading in (
-        "Claude Code (hooks/hooks.json)",
-        "Codex (codex-hooks.json)",
+        # the plugin route's own hooks, run from the package folder (README's first route)
+        "Claude Code (lich_hooks/plugin/claude-hooks.json)",
+        "Codex (lich_hooks/plugin/codex-hooks.json)",
         "Crush (crush-hooks.json)",
         "Antigravity (hooks.json)",
         "opencode (plugin lich-hooks.js, run as the plugin runs it)",

@@ -66,7 +66,10 @@ def test_verbose_adds_the_raw_bodies(tmp_path: Path) -> None:
         '"text":"Rewrote docs/cli.md; the tests pass."} -> 204'
     )
     assert body in [line.strip() for line in lines]
-    assert any(line.strip().startswith("$ lich-hook Stop claude") for line in lines)
+    # Claude Code's are the plugin's own hooks, run from the package folder (README's route)
+    stop = [line.strip() for line in lines if line.strip().startswith("$ ")]
+    assert any('/plugin/lich-hook" Stop claude' in line for line in stop), stop
+    assert "$ lich-hook PreToolUse crush" in stop
     assert any(line.strip().startswith("ran:    lich open --kind claude") for line in lines)
     assert any(line.strip() == "exit 0, stdout: {}" for line in lines)  # Antigravity's
     assert not any("demo --verbose" in line for line in lines)  # already verbose
@@ -74,10 +77,13 @@ def test_verbose_adds_the_raw_bodies(tmp_path: Path) -> None:
 
 def test_demo_ends_with_what_was_installed_and_what_to_run_next(tmp_path: Path) -> None:
     _, lines, _ = _run(tmp_path)
-    tail = "\n".join(lines[-9:])
+    tail = "\n".join(lines[-10:])
     assert tail.startswith("All harnesses behaved: 14 hook runs exited 0"), tail
     assert "Nothing was installed" in tail
-    assert "Next: lich-hook install claude --dry-run" in tail
+    # for plugin users first (nothing to install), then the install route
+    assert "Next: in a terminal lich opened, `lich-hook doctor`" in tail
+    assert "Added the Claude Code plugin (README)? Then that is all." in tail
+    assert "`lich-hook install claude --dry-run`" in tail
     assert lines[-2:] == [
         "More: lich-hook demo --verbose",
         "  the commands, payloads, requests and stdout behind each line above.",

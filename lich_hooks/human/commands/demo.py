@@ -36,6 +36,14 @@ if TYPE_CHECKING:
 
 CARD = "demo-card"
 CALLS = "lich-calls.jsonl"
+# Claude Code and Codex run the plugin's own hooks (the README's first route): from this
+# package folder, as Claude Code runs a plugin added from a clone. On Windows, where a
+# plugin's `sh` needs Git Bash, the demo runs the `install` route's command instead.
+PLUGIN_HOOKS = {
+    "claude": "lich_hooks/plugin/claude-hooks.json",
+    "codex": "lich_hooks/plugin/codex-hooks.json",
+}
+PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 # A stand-in `lich` executable for the agent-cards scenarios: it notes each
@@ -74,6 +82,29 @@ def _standin_lich(directory: str) -> str:
 def registered_commands() -> dict[str, set[str]]:
     """Every command string each shipped registration file or module runs, per harness."""
     return {key: harness.shipped_commands() for key, harness in HARNESSES.items()}
+
+
+def plugin_route(key: str) -> tuple[str, dict[str, str]] | None:
+    """The plugin file demo runs for this harness and the environment its commands need
+    (the plugin root), or None: no plugin route, or Windows."""
+    if key not in PLUGIN_HOOKS or sys.platform == "win32":
+        return None
+    if not os.path.isfile(os.path.join(PACKAGE, "plugin", "lich-hook")):
+        return None  # a package without its plugin files: the `install` route's command
+    return PLUGIN_HOOKS[key], {registrations.PLUGIN_ROOT_VARIABLE[key]: PACKAGE}
+
+
+def plugin_command(shipped: str, event: str) -> str | None:
+    """The command the plugin file `shipped` registers for `event`."""
+    document = registrations.files()[shipped]
+    hooks = document.get("hooks") if isinstance(document, dict) else None
+    groups = hooks.get(event) if isinstance(hooks, dict) else None
+    for group in groups if isinstance(groups, list) else []:
+        for handler in group.get("hooks", []) if isinstance(group, dict) else []:
+            command = handler.get("command") if isinstance(handler, dict) else None
+            if isinstance(command, str):
+                return command
+    return None
 
 
 def run_command(
@@ -147,19 +178,29 @@ def run(
         for key, scenario in every + (extra or []):
             harness = HARNESSES[key]
             name, path = harness.title, harness.shown_as
+            plugin = plugin_route(key)
+            root: dict[str, str] = {}
+            if plugin is not None:
+                path, root = plugin
             if key != current:
                 current = key
                 out("")
                 out(_paint(environment, f"{name} ({path})", "bold"))
-            command = registrations.command(scenario.event, key)
-            if command not in commands[key]:
+            if plugin is not None:
+                found = plugin_command(path, scenario.event)
+                command = found or f"(no {scenario.event} hook)"
+                shipped = found is not None
+            else:
+                command = registrations.command(scenario.event, key)
+                shipped = command in commands[key]
+            if not shipped:
                 out(_paint(environment, f"  ✗ {command} is not in {path}", "red"))
                 problems += 1
                 continue
             before = len(lich.received)
             calls_before = len(_lich_calls(tmp))
             payload = json.dumps(scenario.payload).encode()
-            proc = run_command(command, payload, {**base_env, **scenario.env}, tmp)
+            proc = run_command(command, payload, {**base_env, **root, **scenario.env}, tmp)
             runs += 1
             wait_for_log(log_path, runs)
             shown = Shown(name, proc, lich.received[before:], _lich_calls(tmp)[calls_before:])
@@ -182,13 +223,10 @@ def run(
     out("Nothing was installed: no settings file was changed; the stand-in and the hooks'")
     out("  state lived in a temporary folder, now removed.")
     first, *others = HARNESSES.values()
-    out(f"Next: lich-hook install {first.key} --dry-run")
-    out(
-        f"  shows what registering with {first.title} would change (or "
-        + ", ".join(other.key for other in others)
-        + ");"
-    )
-    out("  without --dry-run it registers.")
+    out("Next: in a terminal lich opened, `lich-hook doctor` says whether your harness runs these")
+    out(f"  hooks. Added the {first.title} plugin (README)? Then that is all. Without it,")
+    out(f"  `lich-hook install {first.key} --dry-run` shows what registering would change")
+    out("  (or " + ", ".join(other.key for other in others) + "); without --dry-run it registers.")
     if not verbose:
         out("More: lich-hook demo --verbose")
         out("  the commands, payloads, requests and stdout behind each line above.")

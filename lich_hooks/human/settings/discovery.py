@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 
+from lich_hooks.base.errors import Refused
 from lich_hooks.human.settings import claude_plugins, codex_state, jsontext, ours, registrations
 from lich_hooks.human.settings.module_file import ModuleHarness
 from lich_hooks.human.settings.settings_file import SettingsHarness as Harness
@@ -86,7 +87,6 @@ class Found:
 
 def read_document(path: str, jsonc: bool) -> object:
     """A JSON(C) file's value; a JsonTextError saying why it could not be read."""
-    from lich_hooks.base.errors import Refused
     from lich_hooks.human.settings import files
 
     try:

@@ -1,19 +1,7 @@
-"""Reading and replacing a harness's settings file without taking it over.
-
-The file is the user's (or the harness's): `install` and `uninstall` change
-its content, never what it is. So, for `install`, `uninstall` and `doctor`:
-
-- only a regular file is read, through lich_hooks/base/safefile.py (a symlink is
-  followed: dotfile managers link settings files), opened O_NONBLOCK and
-  checked on the open descriptor, so a FIFO or a device in its place is
-  refused at once instead of hanging the command;
-- every reader uses the same size limit, so a file `install` accepts is one
-  `doctor` can read;
-- the replacement is written next to it and renamed over it atomically, with
-  the old file's owner, group and mode set on it first: root running
-  `install` on a user's settings leaves them the user's;
-- a file its owner made read-only (no owner write bit) is refused with a
-  message saying so, unless the user passes --force.
+"""Reading and replacing a harness's settings file without taking it over: regular files
+only (through base/safefile.py, a symlink followed), one size limit for install and
+doctor, owner, group and mode kept, read-only refused unless --force (docs/install.md,
+"What `install` promises about your file").
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
-"""What `install` found, so that `uninstall` can put it back (docs/install.md).
+"""What `install` found, so that `uninstall` can put it back (docs/install.md, "What
+`install` promises about your file").
 
-Removing our entries leaves their containers (`"hooks": {…}`, an event's
-list) empty. Whether such a container goes with them depends on who made it:
-one `install` created goes; one the user had (`"hooks": {}`, `"PreToolUse":
-[]`, perhaps under a comment of theirs) stays, as install found it. The
-settings file cannot say which (Codex rejects unknown keys), so install notes
-the containers it created in the state directory, one record per settings
-file, `installed/<file>`. Without a record (an install by an older
-lich-hook, or a state directory that could not hold one) an empty container
-goes, as before, unless a comment sits on it: then it stays, because a person
-wrote there, and uninstall never refuses over a comment.
+The settings file cannot say which containers install created (Codex rejects unknown
+keys), so install notes them in the state directory, one record per settings file,
+`installed/<file>`; without one, an empty container goes unless a comment sits on it.
 """
 
 from __future__ import annotations

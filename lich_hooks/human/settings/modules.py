@@ -22,6 +22,8 @@ import re
 import stat
 from importlib import resources
 
+from lich_hooks.base.errors import Refused
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
@@ -106,7 +108,6 @@ def read(path: str) -> Found:
         return Found("other", why=f"{path} is a symlink: left as it is")
     if not stat.S_ISREG(info.st_mode):
         return Found("other", why=f"{path} is not a regular file: left as it is")
-    from lich_hooks.base.errors import Refused
     from lich_hooks.human.settings import files
 
     try:
