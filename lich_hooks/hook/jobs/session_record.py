@@ -1,5 +1,5 @@
 """session-start's records (docs/session-start.md): the last id each card reported, and
-the report in flight for it. Kept in the state directory (state/state.py)."""
+the report in flight for it. Kept in the state directory (hook/state/)."""
 
 from __future__ import annotations
 
