@@ -32,7 +32,7 @@ REMOVE: Action = "remove"
 NOTHING: Action = "nothing"
 
 
-@dataclass
+@dataclass(eq=False)  # compared as before: by identity
 class Plan:
     """What an install or uninstall would do to one file, before anything is written.
 
