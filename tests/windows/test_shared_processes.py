@@ -29,7 +29,7 @@ from tests.support.runner import log_records
 from tests.windows import wine
 from tests.windows.conftest import windows_env
 
-CODEX_HOOK = "cmd.exe /C lich-hook SessionStart codex"
+CODEX_HOOK = wine.codex_line("lich-hook SessionStart codex")
 CRUSH_HOOK = "lich-hook PreToolUse crush"
 # Run from a directory on the drive mapped to Linux's `/`, a Windows path `\proc` is Linux's.
 SEES_PROC = r"cmd.exe /C if exist \proc\self\stat (echo visible) else (echo hidden)"
@@ -150,3 +150,66 @@ def test_a_hook_under_crush_server_reports_nothing(
     assert record["decision"] == "crush-server-unsupported", record
     assert "crush server" in str(record["crush_runner"]), record
     assert lich.received == []
+
+
+def test_doctor_names_a_running_crush_server(windows: wine.Windows, tmp_path: Path) -> None:
+    """The server listens on a named pipe there: doctor finds its process instead."""
+    env = windows_env(windows, tmp_path)
+    doctor = wine.spec("cmd.exe /C lich-hook doctor", None, inherit=True)
+    [alone] = windows.run([wine.spec("cmd.exe /C lich-hook doctor", None, env)])
+    [outer] = windows.run([wine.harness(wine.CRUSH_SERVER, [doctor], env, wine.PLAY)])
+    [under] = wine.children(outer)
+    rows = [r.stdout.decode("utf-8", "replace") for r in (alone, under)]
+    crush = [next(line for line in text.splitlines() if "crush server" in line) for text in rows]
+    assert "no crush server running" in crush[0], rows[0]
+    assert "runs; on Windows lich-hook cannot tell" in crush[1], rows[1]
+
+
+WRITE_PID = (
+    rf"{wine.PYTHON} -c "
+    "\"import os, json, pathlib; d = pathlib.Path(os.environ['USERPROFILE'], '.codex', "
+    "'app-server-daemon'); d.mkdir(parents=True, exist_ok=True); "
+    "(d / 'daemon.pid').write_text(json.dumps({'pid': os.getppid()}))\""
+)
+
+
+def test_doctor_names_the_codex_daemon_from_its_pid_file(
+    windows: wine.Windows, tmp_path: Path
+) -> None:
+    """The daemon's pid file names a live `codex.exe app-server`, checked by its process (on
+    Windows os.kill(pid, 0) would send Ctrl-C, not check); after it exits, the stale file
+    names nobody."""
+    env = windows_env(windows, tmp_path)
+    doctor = wine.spec("cmd.exe /C lich-hook doctor", None, inherit=True)
+    write = wine.spec(WRITE_PID, None, inherit=True)
+    [outer] = windows.run([wine.harness(wine.CODEX_DAEMON, [write, doctor], env, wine.PLAY)])
+    wrote, under = wine.children(outer)
+    assert wrote.returncode == 0, wrote
+    [after] = windows.run([wine.spec("cmd.exe /C lich-hook doctor", None, env)])
+    rows = [r.stdout.decode("utf-8", "replace") for r in (under, after)]
+    daemon = [
+        next(line for line in text.splitlines() if "Codex" in line and "daemon" in line)
+        for text in rows
+    ]
+    assert "Codex app-server daemon" in daemon[0] and "runs this CODEX_HOME" in daemon[0], rows[0]
+    assert "no Codex app-server daemon running" in daemon[1], rows[1]
+
+
+def test_the_interactive_check_is_decided_by_the_platform(
+    linux_drive: str | None, windows: wine.Windows, lich: StandIn, tmp_path: Path
+) -> None:
+    """A worker's Stop from a Claude Code too old to say whether a person attends it: on
+    Linux the hook looks for the claude process in /proc; on Windows it does not look,
+    even where a Linux /proc shows through a drive (it would read other pids there)."""
+    env = windows_env(windows, tmp_path, **lich.env("card-w"), LICH_SUBAGENT_DEPTH="1")
+    cwd = _project(windows, tmp_path, linux_drive)
+    body = payload("claude", "Stop") | {"cwd": cwd, "last_assistant_message": "Done."}
+    # any Windows parent will do: the check must not look at all
+    ran, proc = _run_under(windows, wine.CODEX_TUI, "lich-hook Stop claude", body, env, cwd)
+    assert proc.stdout.strip() == (b"hidden" if linux_drive is None else b"visible")
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
+    [record] = _decisions(tmp_path)
+    assert record["decision"] == "answer", record
+    assert "Windows: the claude process is not looked for" in str(record["interactive"]), record
+    [request] = lich.wait(1)
+    assert request.accepted == {"session_id": "card-w", "text": "Done."}

@@ -17,6 +17,7 @@ docs/harnesses.md.
 from __future__ import annotations
 
 import os
+import sys
 
 from lich_hooks.base.homes import codex_home
 from lich_hooks.base.safefile import read_regular, same_file
@@ -63,6 +64,12 @@ def _pid_file_daemon(home: str) -> int | None:
     try:
         raw = read_regular(os.path.join(home, "app-server-daemon", "daemon.pid"), 4096)
         pid = int(json.loads(raw)["pid"])
+        if sys.platform == "win32":
+            # os.kill(pid, 0) there is CTRL_C_EVENT to a process group, not a liveness check
+            from lich_hooks.base import winproc
+
+            running = winproc.processes(decide.CODEX_NAMES, decide.is_app_server)
+            return pid if any(found == pid for found, _ in running) else None
         os.kill(pid, 0)
     except (OSError, ValueError, KeyError, TypeError):
         return None

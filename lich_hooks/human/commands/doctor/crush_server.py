@@ -14,6 +14,7 @@ local mode.
 from __future__ import annotations
 
 import os
+import sys
 
 from lich_hooks.hook.shared.crush import decide, probe
 from lich_hooks.human.commands.doctor.check import FAIL, OK, WARN, Check
@@ -45,6 +46,8 @@ def servers_for(socket: str, proc: str = probe.PROC) -> list[tuple[int, list[str
 
 
 def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
+    if sys.platform == "win32":
+        return _windows()
     socket = probe.socket_path(None, environ)
     if not probe.can_list_clients(proc):
         if not os.path.exists(socket):
@@ -90,3 +93,22 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
             summary += f"; several cards share {', '.join(shared)}: their reports are dropped"
         checks.append(Check(NAME, WARN, summary, ADVICE, server=pid, carries=card, commands=rows))
     return checks
+
+
+def _windows() -> list[Check]:
+    """On Windows the server listens on a named pipe: look for its process instead."""
+    from lich_hooks.base import winproc
+
+    running = winproc.processes(decide.CRUSH_NAMES, decide.is_server)
+    if not running:
+        return [Check(NAME, OK, "no crush server running")]
+    pids = ", ".join(str(pid) for pid, _ in running)
+    return [
+        Check(
+            NAME,
+            FAIL,
+            f"crush server {pids} runs; on Windows lich-hook cannot tell which card a hook it "
+            "runs is for, so Crush cards in client/server mode report nothing",
+            ADVICE,
+        )
+    ]
