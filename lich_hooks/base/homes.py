@@ -100,7 +100,7 @@ def file_key(text: str) -> str:
 
 
 def settings_home(environ: Mapping[str, str]) -> str:
-    """The home the hooks keep their state under (state/location.py: HOME only when
+    """The home the hooks keep their state under (home() above: HOME only when
     absolute; unset or empty, the account's), so a relative HOME never puts a
     user's settings under the working directory."""
     found = home(environ)

@@ -1,15 +1,7 @@
-"""The harness's JSON payload: read from stdin within bounds, parsed, and read
-through accessors that never raise.
-
-Bounds (docs/transport.md): a harness that never closes stdin costs us at most about
-2 s, and a payload past MAX_BYTES is bad input. Everything that is not a JSON
-object of UTF-8 text becomes None, which every job treats as "nothing to do".
-
-Parsing uses the C scanner behind the standard `json` module directly: `import
-json` pulls in `re` and costs about 7 ms, more than this whole hook's budget on
-the no-op paths (docs/performance.md). The scanner is the same code `json.loads`
-runs, so the results are identical; where `_json` is missing, `json`'s own
-decoder is used instead.
+"""The harness's JSON payload: read from stdin within bounds (docs/transport.md), parsed
+with the C scanner behind `json` without importing `json` (docs/performance.md, why),
+and read through accessors that never raise. Anything that is not a JSON object of UTF-8
+text is None, which every job treats as "nothing to do".
 """
 
 from __future__ import annotations
@@ -139,16 +131,18 @@ def loads_object(data: bytes) -> dict[str, object] | None:
     return value if isinstance(value, dict) else None
 
 
-def loads_array(data: bytes) -> list[object] | None:
-    """A JSON array from UTF-8 bytes (a Crush server's list of workspaces), or None."""
+def loads_array(data: bytes | str) -> list[object] | None:
+    """A JSON array from UTF-8 bytes or text (a Crush server's list of workspaces), or None.
+
+    Text lets a caller drop the bytes before the parse (a bounded peak)."""
     value = _loads(data, "[")
     return value if isinstance(value, list) else None
 
 
-def _loads(data: bytes, opener: str) -> object:
+def _loads(data: bytes | str, opener: str) -> object:
     global _scan
     try:
-        text = data.decode("utf-8")
+        text = data if isinstance(data, str) else data.decode("utf-8")
     except UnicodeDecodeError:
         return None
     if text[:1] == "\ufeff":

@@ -1,9 +1,7 @@
-"""What one hook run tells the person debugging it, and nobody else.
-
-docs/troubleshooting.md: `LICH_HOOK_DEBUG=1` prints one line per decision to stderr;
-`LICH_HOOK_LOG=<file>` appends one JSON line per run. Without either, a run
-prints nothing to stderr and imports nothing for logging. The token is never
-written: it is scrubbed from every value before anything leaves this module.
+"""What one hook run tells the person debugging it (LICH_HOOK_DEBUG, LICH_HOOK_LOG:
+docs/troubleshooting.md), and nobody else. Without either, a run prints nothing and
+imports nothing for logging; the token is scrubbed from every value before anything
+leaves this module.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Sequence
+    from collections.abc import Callable, Collection, Mapping, Sequence
     from typing import Any
 
 TH32CS_SNAPPROCESS = 0x2
@@ -86,28 +86,42 @@ def _walk(
     if ctypes.sizeof(ctypes.c_void_p) != 8:
         return None
     table = _snapshot()
-    if table is None or start not in table:
+    return None if table is None else chain(table, start, stop, _created, _command_line, limit)
+
+
+def chain(
+    table: Mapping[int, tuple[int, str]],
+    start: int,
+    stop: Callable[[Sequence[str]], bool],
+    created: Callable[[int], int | None],
+    command_line: Callable[[int], str | None],
+    limit: int = 32,
+) -> list[tuple[int, list[str]]] | None:
+    """The walk itself over what Windows reported: `table` (pid -> parent pid, image
+    name), each process's start time and command line (None: unreadable). Pure apart
+    from those two callables, so tests drive it with recorded facts."""
+    if start not in table:
         return None
-    chain: list[tuple[int, list[str]]] = []
+    found: list[tuple[int, list[str]]] = []
     pid = start
-    born = _created(pid)
+    born = created(pid)
     for _ in range(limit):
         parent, image = table[pid]
-        line = _command_line(pid)
+        line = command_line(pid)
         if line is None:
             if stop([image]):
                 return None
             argv = [image]
         else:
             argv = [image, *split(line)[1:]]
-        chain.append((pid, argv))
-        if stop(argv) or parent == pid or parent not in table or parent == 0:
-            break
-        parent_born = _created(parent)
+        found.append((pid, argv))
+        if stop(argv) or parent not in table or parent == 0 or parent in dict(found):
+            break  # the top, a parent gone, or a loop of reused pids
+        parent_born = created(parent)
         if born is not None and parent_born is not None and parent_born > born:
             break  # the pid was reused: the real parent is gone
         pid, born = parent, parent_born
-    return chain
+    return found
 
 
 def _kernel32() -> Any:

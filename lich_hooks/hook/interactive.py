@@ -8,6 +8,7 @@ lookups; step 3 reads a few /proc files of the nearest claude ancestor, with `os
 from __future__ import annotations
 
 import os
+import sys
 
 from lich_hooks.base import procfs
 
@@ -50,6 +51,8 @@ def check(environ: Mapping[str, str], proc: str = "/proc", start: int | None = N
     entrypoint = environ.get("CLAUDE_CODE_ENTRYPOINT", "")
     if entrypoint.startswith("sdk"):
         return Evidence(False, f"CLAUDE_CODE_ENTRYPOINT={entrypoint}")
+    if sys.platform == "win32":  # the platform decides: under Wine a Linux /proc may show
+        return Evidence(True, "no evidence (Windows: the claude process is not looked for)")
     found = find_claude(environ, proc, os.getppid() if start is None else start)
     if found is None:
         if not os.path.isdir(proc):

@@ -25,6 +25,8 @@ listener.bind(path)
 listener.listen(16)
 spaces = []
 held = []
+asked = []
+raw = []
 def answer(conn):
     data = conn.recv(4096)
     if data.startswith(b"HOLD"):
@@ -32,11 +34,15 @@ def answer(conn):
         conn.sendall(b"ok")
         return
     target = data.split(b" ", 2)[1].decode()
+    asked.append(target)
     parts = target.strip("/").split("/")
     status, body = 404, b'{"message":"not found"}'
     if parts == ["v1", "workspaces"]:
         shown = [{k: v for k, v in w.items() if k != "sessions"} for w in spaces]
         status, body = 200, json.dumps(shown).encode()
+        if raw:
+            with open(raw[-1], "rb") as handle:
+                body = handle.read()
     elif len(parts) == 5 and parts[:2] == ["v1", "workspaces"] and parts[3] == "sessions":
         for w in spaces:
             if w["id"] == parts[2] and parts[4] in w["sessions"]:
@@ -54,6 +60,13 @@ for line in sys.stdin:
     if "workspace" in job:
         spaces.append(job["workspace"])
         print("{}", flush=True)
+        continue
+    if "raw" in job:
+        raw.append(job["raw"])
+        print("{}", flush=True)
+        continue
+    if "asked" in job:
+        print(json.dumps({"asked": asked}), flush=True)
         continue
     ran = subprocess.run(["/bin/sh", "-c", job["command"]], input=job["payload"].encode(),
                          cwd=job["cwd"], env=dict(os.environ), capture_output=True)
@@ -112,6 +125,16 @@ class FakeCrush:
         env_list = [f"{k}={v}" for k, v in env.items()]
         self._ask({"workspace": {"id": ident, "path": str(path), "env": env_list,
                                  "sessions": list(sessions)}})  # fmt: skip
+
+    def answer_workspaces_with(self, path: Path) -> None:
+        """From now on `GET /v1/workspaces` answers with this file's bytes."""
+        self._ask({"raw": str(path)})
+
+    def asked(self) -> list[str]:
+        """Every target the server was asked for, in order."""
+        answer = self._ask({"asked": True})["asked"]
+        assert isinstance(answer, list)
+        return [str(a) for a in answer]
 
     def start_client(self, env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
         client = subprocess.Popen(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -73,6 +74,10 @@ def test_each_workspace_s_hook_reports_its_own_card(
             {"session_id": "card-A", "provider_session_id": "sess-a", "provider": "crush"}
         ]
         assert all("crush server" in str(r["crush_runner"]) for r in records)
+        # the conversation already reported was deduped before the server was asked anything
+        assert fake.asked().count("/v1/workspaces") == 2
+        [again] = [r for r in records if r["decision"] == "already-reported"]
+        assert "already reported for card card-B" in str(again["attribution"])
 
 
 def test_two_cards_in_one_workspace_send_nothing(
@@ -160,3 +165,25 @@ def test_doctor_names_the_server_its_card_and_a_shared_dir(
     assert row.fix is not None and "without CRUSH_CLIENT_SERVER" in row.fix
     commands = row.details["commands"]
     assert isinstance(commands, list) and len(commands) == 3
+
+
+def test_a_hostile_workspace_list_is_refused_in_bounded_time(
+    fake: FakeCrush, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    """15 MiB of small nested containers (a repository's crush.json can put anything in a
+    workspace's config): refused on its size, long before the 5 s registration timeout."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_server(env)
+    fake.workspace("ws-a", projects["a"], env, "sess-a")
+    fake.start_client(env, projects["a"])
+    hostile = tmp_path / "hostile.json"
+    filler = b"[" + b",".join([b'{"a":[[],{}]}'] * (15 * 1024 * 1024 // 14)) + b"]"
+    hostile.write_bytes(filler)
+    fake.answer_workspaces_with(hostile)
+    started = time.monotonic()
+    fake.run_hook(HOOK, payload(projects["a"], "sess-a"), projects["a"])
+    [record] = wait_for_log(env, 1)
+    assert time.monotonic() - started < 3.0
+    assert record["decision"] == "crush-server-probe-failed", record
+    assert "over" in str(record["attribution"])
+    assert lich.wait(1, timeout=0.3) == []

@@ -277,31 +277,51 @@ def test_parse_importtime_reads_nesting() -> None:
 
 
 def _plugin_setup(
-    tmp: Path, lich: StandIn, provider: str, settings: str | None
+    tmp: Path, lich: StandIn, provider: str, event: str, settings: str | None
 ) -> tuple[Path, dict[str, str]]:
     """The plugin's copy and a card's environment; `settings`: where (under HOME) an
-    `install` entry of ours for SessionStart stands, so the stand-down check reads it."""
+    `install` entry of ours for `event` stands (the plugin's run never reads it)."""
     from tests.registrations.test_plugin_route import copy_plugin, python_dir
 
     root = copy_plugin(tmp)
-    env = base_env(tmp, **lich.env("card-1"))
+    env = base_env(tmp, **lich.env("card-1"), **CLAUDE_MAIN_LOOP)
     env.update(PATH=python_dir(tmp), CLAUDE_PLUGIN_ROOT=str(root), PLUGIN_ROOT=str(root))
     if settings is not None:
         path = Path(env["HOME"]) / settings
         path.parent.mkdir(parents=True, exist_ok=True)
-        command = f"{LICH_HOOK} SessionStart {provider}"
+        command = f"{LICH_HOOK} {event} {provider}"
         group = {"hooks": [{"type": "command", "command": command, "timeout": 5}]}
-        path.write_text(json.dumps({"hooks": {"SessionStart": [group]}}))
+        path.write_text(json.dumps({"hooks": {event: [group]}}))
     return root, env
 
 
-# case -> (provider, where an install entry stands or None, the decision the hook logs)
+AGENT: dict[str, object] = {
+    "session_id": SID,
+    "hook_event_name": "PreToolUse",
+    "tool_name": "Agent",
+    "tool_input": {"description": "Fix the test", "prompt": "Fix it", "subagent_type": "x"},
+}
+# case -> (provider, event, payload, where an install entry stands or None, the decision).
 # Beside an install entry the plugin reads no settings file: it claims the event
-# (hook/claim.py), so its path is the same; the profiled second run finds the claim taken.
-PLUGIN_PATHS = {
-    "claude-reports": ("claude", None, "report"),
-    "claude-beside-install": ("claude", ".claude/settings.json", "report"),
-    "codex-beside-install": ("codex", ".codex/hooks.json", "report"),
+# (hook/claim.py), so its path is the one it takes alone; the profiled second run
+# finds the claim taken.
+PLUGIN_PATHS: dict[str, tuple[str, str, dict[str, object], str | None, str | None]] = {
+    "claude-reports": ("claude", "SessionStart", {"session_id": SID}, None, "report"),
+    "claude-beside-install": (
+        "claude",
+        "SessionStart",
+        {"session_id": SID},
+        ".claude/settings.json",
+        "report",
+    ),
+    "claude-agent-beside-install": ("claude", "PreToolUse", AGENT, ".claude/settings.json", None),
+    "codex-beside-install": (
+        "codex",
+        "SessionStart",
+        {"session_id": SID},
+        ".codex/hooks.json",
+        "report",
+    ),
 }
 
 
@@ -311,11 +331,10 @@ def test_the_plugin_hook_path_loads_no_human_module(
 ) -> None:
     """The plugin's launcher runs `python -I -S boot.py <event> <provider>`; with its
     claim it stays on the hook floor and base/."""
-    provider, settings, decision = PLUGIN_PATHS[case]
-    root, env = _plugin_setup(tmp_path, lich, provider, settings)
+    provider, event, payload, settings, decision = PLUGIN_PATHS[case]
+    root, env = _plugin_setup(tmp_path, lich, provider, event, settings)
     boot = root / "plugin" / "boot.py"
-    command = f"python3 -I -S {boot} SessionStart {provider}"
-    payload = {"session_id": SID, "cwd": str(tmp_path), "hook_event_name": "SessionStart"}
+    command = f"python3 -I -S {boot} {event} {provider}"
     [logged] = decisions(run_command(command, payload, debugged(env), cwd=tmp_path).stderr)
     if decision is not None:
         assert logged == decision

@@ -7,10 +7,12 @@ for CreateProcess) must round-trip through the split.
 
 from __future__ import annotations
 
+import itertools
 import subprocess
+from collections.abc import Sequence
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lich_hooks.base import winproc
@@ -44,3 +46,59 @@ def test_cpython_quoting_round_trips(args: list[str]) -> None:
 
 def test_off_windows_there_is_no_chain() -> None:
     assert winproc.ancestors(1, lambda argv: True) is None
+
+
+# --- the parent-chain walk over recorded Windows facts ---------------------------------
+
+IMAGES = ("codex.exe", "cmd.exe", "python.exe", "lich-hook.exe", "explorer.exe")
+
+
+def _is_codex(argv: Sequence[str]) -> bool:
+    return bool(argv) and argv[0].lower() == "codex.exe"
+
+
+@st.composite
+def machines(
+    draw: st.DrawFn,
+) -> tuple[dict[int, tuple[int, str]], dict[int, int | None], dict[int, str | None], int]:
+    """A process table as Toolhelp32 reports it: parents may be gone (their pid absent or
+    reused by a newer process), start times or command lines unreadable."""
+    pids = draw(st.lists(st.integers(1, 40), min_size=1, max_size=12, unique=True))
+    table = {pid: (draw(st.integers(0, 40)), draw(st.sampled_from(IMAGES))) for pid in pids}
+    times = {pid: draw(st.none() | st.integers(0, 100)) for pid in pids}
+    lines = {
+        pid: draw(st.none() | st.sampled_from(["x app-server --managed-daemon", "x --no-daemon"]))
+        for pid in pids
+    }
+    return table, times, lines, draw(st.sampled_from(pids))
+
+
+@settings(max_examples=500)
+@given(machines())
+def test_the_walk_follows_live_parents_only_and_never_guesses_a_harness(
+    machine: tuple[dict[int, tuple[int, str]], dict[int, int | None], dict[int, str | None], int],
+) -> None:
+    table, times, lines, start = machine
+    found = winproc.chain(table, start, _is_codex, times.get, lines.get)
+    walked = [start]
+    while len(walked) < 32:  # what the walk may visit: the parent links from start
+        parent = table[walked[-1]][0]
+        if parent not in table or parent in walked:
+            break
+        walked.append(parent)
+    if found is None:
+        # only a codex.exe on the way whose command line could not be read refuses
+        assert any(table[p][1] == "codex.exe" and lines[p] is None for p in walked)
+        return
+    assert found and found[0][0] == start
+    for (child, _), (parent, _) in itertools.pairwise(found):
+        assert table[child][0] == parent
+        born, parent_born = times[child], times[parent]
+        if born is not None and parent_born is not None:
+            assert parent_born <= born  # a newer "parent" is a reused pid
+    for index, (pid, argv) in enumerate(found):
+        assert argv[0] == table[pid][1]  # the image, never what the command line claims
+        if _is_codex(argv):
+            assert index == len(found) - 1  # the nearest codex ends it
+            assert lines[pid] is not None
+    assert len({pid for pid, _ in found}) == len(found)  # no loop

@@ -95,7 +95,7 @@ def test_installed_commands_run_under_cmd_and_report(
     [command] = [c for c in _commands(document) if "SessionStart" in c]
     card = windows_env(windows, tmp_path, **lich.env("card-1"))
     [hook] = windows.run(
-        [wine.spec(f"cmd.exe /C {command}", payload("codex", "SessionStart"), card)]
+        [wine.spec(wine.codex_line(command), payload("codex", "SessionStart"), card)]
     )
     assert (hook.returncode, hook.stdout, hook.stderr) == (0, b"", b"")
     [request] = lich.wait(1)

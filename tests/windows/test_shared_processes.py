@@ -29,7 +29,7 @@ from tests.support.runner import log_records
 from tests.windows import wine
 from tests.windows.conftest import windows_env
 
-CODEX_HOOK = "cmd.exe /C lich-hook SessionStart codex"
+CODEX_HOOK = wine.codex_line("lich-hook SessionStart codex")
 CRUSH_HOOK = "lich-hook PreToolUse crush"
 # Run from a directory on the drive mapped to Linux's `/`, a Windows path `\proc` is Linux's.
 SEES_PROC = r"cmd.exe /C if exist \proc\self\stat (echo visible) else (echo hidden)"
@@ -193,3 +193,23 @@ def test_doctor_names_the_codex_daemon_from_its_pid_file(
     ]
     assert "Codex app-server daemon" in daemon[0] and "runs this CODEX_HOME" in daemon[0], rows[0]
     assert "no Codex app-server daemon running" in daemon[1], rows[1]
+
+
+def test_the_interactive_check_is_decided_by_the_platform(
+    linux_drive: str | None, windows: wine.Windows, lich: StandIn, tmp_path: Path
+) -> None:
+    """A worker's Stop from a Claude Code too old to say whether a person attends it: on
+    Linux the hook looks for the claude process in /proc; on Windows it does not look,
+    even where a Linux /proc shows through a drive (it would read other pids there)."""
+    env = windows_env(windows, tmp_path, **lich.env("card-w"), LICH_SUBAGENT_DEPTH="1")
+    cwd = _project(windows, tmp_path, linux_drive)
+    body = payload("claude", "Stop") | {"cwd": cwd, "last_assistant_message": "Done."}
+    # any Windows parent will do: the check must not look at all
+    ran, proc = _run_under(windows, wine.CODEX_TUI, "lich-hook Stop claude", body, env, cwd)
+    assert proc.stdout.strip() == (b"hidden" if linux_drive is None else b"visible")
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
+    [record] = _decisions(tmp_path)
+    assert record["decision"] == "answer", record
+    assert "Windows: the claude process is not looked for" in str(record["interactive"]), record
+    [request] = lich.wait(1)
+    assert request.accepted == {"session_id": "card-w", "text": "Done."}

@@ -169,6 +169,14 @@ def spec(
     }
 
 
+def codex_line(command: str) -> str:
+    """The command line Codex hands CreateProcess for a hook on Windows: `%COMSPEC% /C` and
+    the command as one argument, quoted by Rust's std as the C runtime reads it (the same as
+    list2cmdline: wrapped in quotes when it holds a space, every `"` escaped as `\\"`, which
+    cmd.exe does not read; /work/shared/research/windows-cmd-forms.md)."""
+    return subprocess.list2cmdline(["cmd.exe", "/C", command])
+
+
 def harness(
     command: str, inner: list[dict[str, object]], env: Mapping[str, str], cwd: str | None = None
 ) -> dict[str, object]:

@@ -1,1 +1,1 @@
-"""One module per job, each exposing `run(ctx) -> Outcome`; job.py defines both types."""
+"""One module per job, each exposing `run(ctx) -> Outcome`; hook/outcome.py defines both types."""

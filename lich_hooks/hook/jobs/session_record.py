@@ -1,5 +1,5 @@
 """session-start's records (docs/session-start.md): the last id each card reported, and
-the report in flight for it. Kept in the state directory (state/state.py)."""
+the report in flight for it. Kept in the state directory (hook/state/)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,11 @@ REPORTED_LIMIT = 64 * 1024
 # Their rows in state/prune.py's RULES.
 REPORTED = ("reported",)
 SENDING = ("sending",)
+# Which card a conversation under one shared-process lifetime was attributed to
+# (served/<key of server pid, start time and id>: the card id), so its later calls
+# are deduped before any attribution.
+SERVED = ("served",)
+CARD_LIMIT = 4096
 # A claim outlives its sender only when the sender was killed hard: the send's
 # own deadline is 2 s, so an older claim is taken over.
 CLAIM_SECONDS = 3.0
@@ -91,3 +96,22 @@ def claim(where: Where, card: str, value: str, now: float) -> bool | None:
 def release(where: Where, card: str, value: str) -> None:
     """End this card and id's report in flight (after the record is written)."""
     state.remove(where, SENDING, _claim_name(card, value))
+
+
+def served_name(server: int, started: int, value: str) -> str:
+    """The record name for `value` (provider and id) under one server process's life:
+    another server, or the same pid reused, is another name."""
+    return file_key(f"{server}-{started}\n{value}")
+
+
+def served(where: Where, name: str) -> str | None:
+    """The card a conversation under this server was attributed to, or None."""
+    data = state.read(where, SERVED, name, CARD_LIMIT)
+    try:
+        return None if not data else data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def serve(environ: Mapping[str, str], name: str, card: str) -> None:
+    state.write(environ, SERVED, name, card.encode("utf-8", "surrogatepass"))

@@ -162,7 +162,23 @@ def crush_card(ctx: Context) -> LichEnv | Outcome | None:
     conversation = payload.session_id
     if conversation is None:
         return Outcome("no-session-id")
+    # Dedupe first: a conversation this server's hooks already reported costs what the
+    # local path costs (no socket, no /proc walk). Keyed by the server process's life,
+    # in which a workspace keeps the environment of its first client, so only that card
+    # could be named again (docs/harnesses.md, Crush).
+    from lich_hooks.base import procfs
+    from lich_hooks.hook.jobs import session_record
+
+    remembered = f"{ctx.provider}\n{conversation}"
+    life = procfs.started(pid)
+    name = None if life is None else session_record.served_name(pid, life, remembered)
+    card = None if name is None else session_record.served(ctx.environ, name)
+    if card is not None and session_record.last_reported(ctx.environ, card) == remembered:
+        ctx.log.set(attribution=f"already reported for card {card} under crush server {pid}")
+        return Outcome("already-reported")
     found = crush_server.find_card(pid, ctx.environ, payload.text("cwd"), conversation)
+    if name is not None and found.lich is not None:
+        session_record.serve(ctx.environ, name, found.lich["LICH_SESSION_ID"])
     return _attributed(ctx, found, started)
 
 

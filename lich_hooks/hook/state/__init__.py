@@ -11,23 +11,8 @@ from __future__ import annotations
 
 import os
 
-from lich_hooks.base.homes import file_key, state_dir
+from lich_hooks.base.homes import state_dir
 from lich_hooks.base.safefile import Dir
-
-__all__ = [
-    "WRITTEN",
-    "Unusable",
-    "entries",
-    "file_key",
-    "make_dirs",
-    "open_dir",
-    "open_root",
-    "probe",
-    "read",
-    "remove",
-    "state_dir",
-    "write",
-]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -39,6 +39,9 @@ RULES: tuple[Rule, ...] = (
     ("reported", 30 * DAY, 200, False, ()),
     # the same: a report's claim, left behind only by a sender killed hard
     ("sending", 60.0, 200, False, ()),
+    # the same: which card a conversation under a crush server went to (a record gone
+    # costs one attribution more, never a report)
+    ("served", 30 * DAY, 200, False, ()),
     # hook/jobs/agent_cards/record.py: two weeks, the newest 200 over every card, then
     # the card directories left without one (".checked": the status line's last look)
     ("workers", 14 * DAY, 200, True, (".checked",)),

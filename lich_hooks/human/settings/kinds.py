@@ -32,6 +32,7 @@ REMOVE: Action = "remove"
 NOTHING: Action = "nothing"
 
 
+@dataclass(eq=False)  # compared as before: by identity
 class Plan:
     """What an install or uninstall would do to one file, before anything is written.
 
@@ -39,29 +40,18 @@ class Plan:
     `why` may say what was left alone). `old_text` is None when no file is there.
     """
 
-    def __init__(
-        self,
-        harness: Harness,
-        scope: Scope,
-        path: str,
-        action: Action,
-        old_text: str | None,
-        new_text: str | None,
-        had_ours: bool,
-        why: str = "",
-    ) -> None:
-        self.harness = harness
-        self.scope = scope
-        self.path = path
-        self.action = action
-        self.old_text = old_text
-        self.new_text = new_text
-        self.had_ours = had_ours
-        self.why = why
-        # Where to note, once the write succeeded, which containers install
-        # created in the file (install_record.py); `created` None: drop the note.
-        self.environ: Mapping[str, str] | None = None
-        self.created: set[tuple[str, ...]] | None = None
+    harness: Harness
+    scope: Scope
+    path: str
+    action: Action
+    old_text: str | None
+    new_text: str | None
+    had_ours: bool
+    why: str = ""
+    # Where to note, once the write succeeded, which containers install
+    # created in the file (install_record.py); `created` None: drop the note.
+    environ: Mapping[str, str] | None = None
+    created: set[tuple[str, ...]] | None = None
 
     def diff(self) -> str:
         old = (self.old_text or "").splitlines(keepends=True)

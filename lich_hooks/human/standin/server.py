@@ -16,6 +16,7 @@ import secrets
 import socket
 import sys
 import threading
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -27,30 +28,18 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 
+@dataclass(frozen=True, eq=False)  # compared as before: by identity
 class Received:
     """One request as lich saw it."""
 
-    __slots__ = ("accepted", "body", "endpoint", "headers", "path", "reason", "status", "token")
-
-    def __init__(
-        self,
-        path: str,
-        endpoint: str,
-        token: str | None,
-        headers: dict[str, str],
-        body: bytes,
-        status: int,
-        accepted: dict[str, object] | None,
-        reason: str | None,
-    ) -> None:
-        self.path = path
-        self.endpoint = endpoint
-        self.token = token
-        self.headers = headers
-        self.body = body
-        self.status = status
-        self.accepted = accepted
-        self.reason = reason
+    path: str
+    endpoint: str
+    token: str | None
+    headers: dict[str, str]
+    body: bytes
+    status: int
+    accepted: dict[str, object] | None
+    reason: str | None
 
     @property
     def probe(self) -> str | None:

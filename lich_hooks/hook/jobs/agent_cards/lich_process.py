@@ -17,7 +17,6 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import signal
     from collections.abc import Mapping
     from subprocess import Popen
     from typing import IO, Literal
@@ -255,10 +254,8 @@ def _wait(proc: Popen[bytes], seconds: float) -> int | None:
 
 
 class _Guard:
-    """SIGINT/SIGTERM raise Interrupted while `lich open` runs. Then the handlers from
-    before come back, or, once the open answered, both stay ignored until the verdict
-    is out; after a signal they stay ignored too (further signals must not cut the
-    verdict we are about to print)."""
+    """SIGINT/SIGTERM raise Interrupted while `lich open` runs; after a signal both stay
+    ignored (further signals must not cut the verdict we are about to print)."""
 
     def __init__(self) -> None:
         import signal
@@ -270,8 +267,8 @@ class _Guard:
         import signal
 
         self.caught.append(signum)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for sig in self.previous:
+            signal.signal(sig, signal.SIG_IGN)
         raise Interrupted()
 
     def arm(self) -> None:
@@ -281,32 +278,25 @@ class _Guard:
             signal.signal(sig, self._on_signal)
 
     def disarm(self, answered: bool) -> None:
+        """The handlers from before, unless the open answered: lich may have the task, so
+        from here to the verdict on stdout no SIGINT/SIGTERM may end the hook (a lost deny
+        lets Claude Code run the native agent beside lich's worker). Both are blocked while
+        they are set to be ignored, so one landing in between is discarded, not delivered
+        to the handler being replaced; the process then ends with os._exit as usual."""
         import signal
 
         if self.caught:
             return
-        if answered:
-            _ignore_signals(list(self.previous))
+        if not answered:
+            for sig, handler in self.previous.items():
+                signal.signal(sig, handler)
             return
-        for sig, handler in self.previous.items():
-            signal.signal(sig, handler)
-
-
-def _ignore_signals(signals: list[signal.Signals]) -> None:
-    """The open answered: lich may have the task, so from here to the verdict on
-    stdout no SIGINT/SIGTERM may end the hook (a lost deny lets Claude Code run
-    the native agent beside lich's worker). Both are blocked while they are set
-    to be ignored, so one landing in between is discarded, not delivered to
-    the handler being replaced; the process then ends with os._exit as usual.
-    """
-    import signal
-
-    block = getattr(signal, "pthread_sigmask", None)
-    mask = block(signal.SIG_BLOCK, signals) if block is not None else None
-    for sig in signals:
-        signal.signal(sig, signal.SIG_IGN)
-    if block is not None and mask is not None:
-        block(signal.SIG_SETMASK, mask)
+        block = getattr(signal, "pthread_sigmask", None)
+        mask = block(signal.SIG_BLOCK, list(self.previous)) if block is not None else None
+        for sig in self.previous:
+            signal.signal(sig, signal.SIG_IGN)
+        if block is not None and mask is not None:
+            block(signal.SIG_SETMASK, mask)
 
 
 def _kill_group(pid: int) -> None:

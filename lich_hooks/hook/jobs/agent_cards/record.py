@@ -1,16 +1,6 @@
-"""The workers a card opened (docs/agent-cards.md), kept in the per-user state directory.
-
-One file per worker, `workers/<card>/<roster name>.json`, each written
-atomically: parallel Agent calls run their hooks at the same time, and with a
-file each they never write the same file, so no lock is needed and none can
-be left behind by a killed hook. Files are 0600 in 0700 directories, reached
-without following symlinks (hook/state/), and pruned by age and count
-(hook/state/prune.py).
-
-Unlike the mod, which forgets its workers when it reloads, this record outlives
-Claude Code restarts: TaskStop and the status line still know a worker opened
-before a `--resume`. Everything is best-effort: a broken directory loses the
-record, never the verdict.
+"""The workers a card opened, one private file each in the state directory: what it holds,
+why one file per worker, and how it is pruned is docs/agent-cards.md's "The worker
+record, and TaskStop". Best-effort: a broken directory loses the record, never the verdict.
 """
 
 from __future__ import annotations

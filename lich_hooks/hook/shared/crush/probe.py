@@ -38,7 +38,15 @@ if TYPE_CHECKING:
 MAX_SOCKET_PATH = 104  # Crush's maxUnixSocketPathLen
 FALLBACK_DIR = "/tmp"  # noqa: S108 - where Crush itself puts the socket: read, never written
 API_SECONDS = 1.0  # the whole exchange with the server, per request
-MAX_RESPONSE = 16 * 1024 * 1024  # a workspace list carries each workspace's whole config
+# A workspace list carries each workspace's whole config and its creator's environment:
+# measured on Crush v0.90 with seven providers configured, ~108 KB and ~9,100 values per
+# workspace. These caps hold ~75 such workspaces by size and ~27 by count, and bound what
+# parsing any answer costs: a few hundred ms and well under 64 MiB
+# (benchmarks/crush_server.py, with a 15 MiB hostile answer).
+MAX_RESPONSE = 8 * 1024 * 1024
+HEAD_LIMIT = 16 * 1024  # the status line and headers
+MAX_WIDE_RESPONSE = 4 * 1024 * 1024  # beyond ASCII: decoded text may take 4 bytes a character
+MAX_VALUES = 250_000  # commas, colons and openers: every value the parse would build
 
 __all__ = ["PROC", "ProbeError", "can_list_clients", "environ_of", "lich_environ"]
 
@@ -70,12 +78,13 @@ def get(socket: str, target: str) -> tuple[int, bytes]:
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     except (OSError, AttributeError) as error:
         raise ProbeError(f"no Unix socket ({error})") from None
+    # One buffer grown in place (realloc): a list of chunks joined at the end would hold
+    # the answer twice.
+    buffer = bytearray()
     try:
         sock.settimeout(API_SECONDS)
         sock.connect(socket)
         sock.sendall(f"GET {target} HTTP/1.0\r\nHost: crush\r\n\r\n".encode())
-        chunks = []
-        total = 0
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -84,16 +93,22 @@ def get(socket: str, target: str) -> tuple[int, bytes]:
             chunk = sock.recv(1 << 16)
             if not chunk:
                 break
-            total += len(chunk)
-            if total > MAX_RESPONSE:
+            buffer += chunk
+            if len(buffer) > MAX_RESPONSE + HEAD_LIMIT:
                 raise ProbeError(f"the crush server's answer to {target} is over {MAX_RESPONSE}")
-            chunks.append(chunk)
     except OSError as error:
         raise ProbeError(f"crush server at {socket}: {error.strerror or error}") from None
     finally:
         sock.close()
-    raw = b"".join(chunks)
-    head, _, body = raw.partition(b"\r\n\r\n")
+    end = buffer.find(b"\r\n\r\n", 0, HEAD_LIMIT)
+    if end < 0:
+        raise ProbeError(f"the crush server's answer to {target} is not HTTP")
+    head = bytes(buffer[:end])
+    with memoryview(buffer) as view:
+        body = bytes(view[end + 4 :])
+    del buffer
+    if len(body) > MAX_RESPONSE:
+        raise ProbeError(f"the crush server's answer to {target} is over {MAX_RESPONSE}")
     parts = head.split(b" ", 2)
     if len(parts) < 2 or not parts[0].startswith(b"HTTP/") or not parts[1].isdigit():
         raise ProbeError(f"the crush server's answer to {target} is not HTTP")
@@ -105,9 +120,18 @@ def workspaces(socket: str) -> list[Workspace]:
     from lich_hooks.base.payload import loads_array
 
     status, body = get(socket, "/v1/workspaces")
-    listed = loads_array(body) if status == 200 else None
-    if listed is None:
+    if status != 200:
         raise ProbeError(f"the crush server answered /v1/workspaces with {status}")
+    bounded(body)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ProbeError("the crush server's /v1/workspaces is not UTF-8") from None
+    del body  # the text alone while the parse builds its values
+    listed = loads_array(text)
+    del text
+    if listed is None:
+        raise ProbeError("the crush server's /v1/workspaces is not a JSON list")
     found = []
     for item in listed:
         if not isinstance(item, dict):
@@ -116,6 +140,20 @@ def workspaces(socket: str) -> list[Workspace]:
         if isinstance(ident, str) and isinstance(path, str):
             found.append(Workspace(ident, path, _lich_of(env)))
     return found
+
+
+def bounded(body: bytes) -> None:
+    """Refuse (ProbeError) an answer whose parse could cost more than a real list's.
+
+    Counted in C before anything is built: every value a parse makes follows
+    a comma, a colon or an opening bracket, and text beyond ASCII may decode
+    to four bytes a character.
+    """
+    if not body.isascii() and len(body) > MAX_WIDE_RESPONSE:
+        raise ProbeError(f"the crush server's workspace list is over {MAX_WIDE_RESPONSE} bytes")
+    values = body.count(b",") + body.count(b":") + body.count(b"[") + body.count(b"{")
+    if values > MAX_VALUES:
+        raise ProbeError(f"the crush server's workspace list holds over {MAX_VALUES} values")
 
 
 def _lich_of(env: object) -> dict[str, str] | None:
