@@ -18,7 +18,6 @@ A claim the state directory cannot hold counts as won: two reports, never none.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 
 from lich_hooks.base.harnesses import PLUGIN_ROUTES
@@ -34,9 +33,8 @@ PARTS = ("claims",)
 # launcher a few tens of ms later. A claim older than this is an earlier firing's (a
 # conversation resumed again in the same card reports again).
 CLAIM_SECONDS = 10.0
-# Pruned with the other records (state/prune.py): far more than a day of claims never
-# piles up, and a claim is useless after CLAIM_SECONDS.
-PRUNED = (("claims", 3600.0, 2000, False, ()),)
+# Later firings of one identity within the prune's hour, each under its own name.
+GENERATIONS = 64
 
 
 def name(ctx: Context, identity: str, card: str | None = None) -> str:
@@ -74,32 +72,25 @@ def claim(
     except OSError:
         return True
     try:
-        for _ in range(3):
-            if directory.create(label, b""):
-                state.WRITTEN.add((PARTS, label))
+        generation = 0
+        while generation < GENERATIONS:
+            # A claim is never moved or removed here (prune does that, an hour on): an
+            # earlier firing's stale claim sends every run to the next generation's name,
+            # where exactly one O_EXCL create succeeds.
+            current = label if generation == 0 else f"{label}.{generation}"
+            if directory.create(current, b""):
+                state.WRITTEN.add((PARTS, current))
                 ctx.log.set(claim="won")
                 return True
-            info = directory.lstat(label)
+            info = directory.lstat(current)
             if info is None:
-                continue  # pruned between the two calls: try again
+                continue  # pruned between the two calls: try that name again
             # made by a run that started after ours (a later mtime) counts as fresh too;
             # only a clock that jumped far leaves one older or newer than the window
             if abs(when - info.st_mtime) < CLAIM_SECONDS:
                 ctx.log.set(claim="taken")
                 return False
-            # An earlier firing's claim: moved aside by exactly one of the runs that saw it
-            # stale (rename is atomic), so two of them never both make a fresh one.
-            tomb = f".{label}.{os.getpid()}.{os.urandom(4).hex()}"
-            try:
-                os.rename(
-                    directory.at(label),
-                    directory.at(tomb),
-                    src_dir_fd=directory.fd,
-                    dst_dir_fd=directory.fd,
-                )
-            except FileNotFoundError:
-                continue
-            directory.unlink(tomb)
+            generation += 1
         return True
     except OSError:
         return True

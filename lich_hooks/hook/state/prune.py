@@ -51,7 +51,7 @@ RULES: tuple[Rule, ...] = (
     # written by releases before the Codex attribution stopped needing memory between
     # hooks (docs/harnesses.md, Codex): emptied whatever its age
     ("codex-daemon", 0.0, 0, False, ()),
-    # hook/claim.py: which of two routes acts on one event; useless after a minute
+    # hook/claim.py: which of two routes acts on one event; useless after 10 s
     ("claims", 3600.0, 2000, False, ()),
 )
 
