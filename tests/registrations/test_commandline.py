@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,51 @@ def test_outside_lich_the_guard_starts_no_process(tmp_path: Path) -> None:
         calls = traced.stderr.decode().splitlines()
         assert [c for c in calls if "execve(" in c and "/bin/sh" not in c] == [], calls
         assert not [c for c in calls if c.startswith(("clone", "fork", "vfork"))], calls
+
+
+# --- install's entries: both forms in, both out; Windows' forms -------------------------
+
+
+def test_install_upgrades_the_plain_form_and_uninstall_removes_both() -> None:
+    from lich_hooks.human.settings.harnesses import SETTINGS
+
+    harness = SETTINGS["claude"]
+    old = {
+        "hooks": {
+            "SessionStart": [
+                {"hooks": [{"type": "command", "command": "/old/venv/bin/lich-hook SessionStart"}]},
+                {"hooks": [{"type": "command", "command": "echo mine"}]},
+            ],
+            "Stop": [{"hooks": [{"type": "command", "command": "lich-hook Stop claude"}]}],
+        }
+    }
+    installed = harness.merged(old, "/new/bin/lich-hook", "/h/.claude/settings.json")
+    found = [commandline.parse(c) for c in ours.our_commands(installed)]
+    assert found and all(f is not None and f.guard == CARD for f in found)
+    assert {f.program for f in found if f is not None} == {"/new/bin/lich-hook"}
+    assert "echo mine" in json.dumps(installed)
+    mixed = json.loads(json.dumps(installed))
+    mixed["hooks"]["Stop"].append(old["hooks"]["Stop"][0])  # an old entry left beside
+    removed = harness.merged(mixed, None)
+    assert ours.our_commands(removed) == []
+    assert "echo mine" in json.dumps(removed)
+
+
+def test_windows_install_writes_git_bash_and_cmd_forms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claude Code's Git Bash reads `C:/…` (it turns backslashes into `/` anyway); Codex runs
+    `command_windows` under `%COMSPEC% /C`."""
+    monkeypatch.setattr(sys, "platform", "win32")
+    exe = "C:\\Users\\a b\\pipx\\venvs\\lich-hooks\\Scripts\\lich-hook.exe"
+    claude = ours.with_executable({"command": "lich-hook Stop claude"}, exe)
+    assert isinstance(claude, dict)
+    found = commandline.parse(claude["command"])
+    assert found is not None and found.program == exe.replace("\\", "/")
+    assert "\\" not in str(claude["command"])
+    codex = ours.with_executable(registrations.codex_hooks(), exe)
+    [handler] = codex["SessionStart"][0]["hooks"]  # type: ignore[index]
+    windows = commandline.parse(handler["command_windows"])
+    assert windows is not None and (windows.guard, windows.program) == (CMD, exe)
+    assert windows.message is not None and "%" not in handler["command_windows"]
+    posix = commandline.parse(handler["command"])
+    assert posix is not None and posix.guard == LOGIN
+    assert ours.is_ours(handler)
