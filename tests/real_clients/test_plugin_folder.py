@@ -52,7 +52,9 @@ def test_doctor_judges_the_clone_and_names_the_one_fix_once_it_is_gone(
 
     shutil.move(clone, tmp_path / "moved-away")
     code, report, _ = doctor(env, claude.project)
-    failures = [c for c in report["checks"] if c["status"] == "fail"]  # type: ignore[union-attr]
+    checks = report["checks"]
+    assert isinstance(checks, list)
+    failures = [c for c in checks if c["status"] == "fail"]
     assert code == 1 and [c["name"] for c in failures] == ["Claude Code plugin"], failures
     fix = str(failures[0]["fix"])
     assert fix.startswith("`claude plugin marketplace remove lich-hooks`"), fix
