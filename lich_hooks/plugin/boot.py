@@ -1,12 +1,17 @@
-"""The plugin route's entry point: `python -I -S boot.py <event> <provider>` (see lich-hook here).
+"""The plugin route's entry point: `python -E -s -S boot.py <event> <provider>` (see lich-hook
+here).
 
-Written to be read by any Python: one older than 3.10 exits 86 before it
-touches anything, so the launcher can try the next interpreter with stdin
-still unread. The plugin's copy of the package may sit in a folder with
-another name (Claude Code and Codex copy the plugin into `<cache>/<version>/`),
-so the package is loaded from this file's grandparent by path, and run with
-the standard library only (-I: no user site or PYTHON* variables, -S: no site
-packages), as every hook path is.
+Written to be read by any Python: one older than 3.10 (Python 2 too) exits 86
+before it touches anything, so the launcher can try the next interpreter with
+stdin still unread. Run by the launcher (LICH_HOOK_LAUNCHER set: Unix), it
+then says it runs (USR1 to the launcher, which ends a candidate that has not
+within 2 s) and takes its stdout from fd 4 (fd 1 is /dev/null until then, so
+an interpreter's or wrapper's own noise never reaches the harness). The
+plugin's copy of the package may sit in a folder with another name (Claude
+Code and Codex copy the plugin into `<cache>/<version>/`), so the package is
+loaded from this file's grandparent by path, and run with the standard library
+only (-E: no PYTHON* variables, -s: no user site, -S: no site packages), as
+every hook path is.
 """
 
 import sys
@@ -15,6 +20,23 @@ if sys.version_info < (3, 10):  # noqa: UP036 - read by any Python
     sys.exit(86)
 
 import os
+
+launcher = os.environ.pop("LICH_HOOK_LAUNCHER", "")
+if launcher:
+    try:
+        os.dup2(4, 1)
+        os.close(4)
+    except OSError:
+        pass
+    try:
+        from _signal import SIGUSR1  # type: ignore[import-not-found]  # `signal` imports enum
+
+        pid = int(launcher)
+        # Only a launcher of our own process group: never a pid reused after it died.
+        if pid > 1 and os.getpgid(pid) == os.getpgrp():
+            os.kill(pid, SIGUSR1)
+    except (ImportError, ValueError, OSError, AttributeError):
+        pass
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 try:

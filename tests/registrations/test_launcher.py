@@ -71,7 +71,7 @@ def test_hanging_pythons_end_inside_the_timeout_and_say_so(tmp_path: Path, lich:
     assert sorted(p.name for p in asked.iterdir()) == ["python", "python3"]
     assert 4.0 <= took < 12, took
     text = message(ran.stdout)
-    assert "python3 on PATH did not answer within 2 seconds" in text and "Fix: " in text
+    assert "python3 on PATH did not start within 2 seconds" in text and "Fix: " in text
     outside = plugin_env(tmp_path, root, folder)
     quiet = run_command(plugin_command("Stop"), {}, outside, cwd=tmp_path, timeout=20)
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, b"", b"")
@@ -177,3 +177,58 @@ def _sleeps(tmp_path: Path) -> list[list[bytes]]:
         if os.path.basename(argv[0]) == b"sleep" and str(tmp_path).encode() in environ:
             found.append(argv)
     return found
+
+
+def test_a_hook_that_runs_past_the_start_limit_is_never_cut(tmp_path: Path) -> None:
+    """The limit is on starting, not running: an Agent call whose `lich open` answers after
+    the 2 s limit still gets its card and its verdict (boot.py said it runs)."""
+    import subprocess
+
+    from tests.agent_cards.fake_lich import FakeLich, agent_payload, session
+
+    root = copy_plugin(tmp_path)
+    folder = only(tmp_path)
+    (Path(folder) / "python3").symlink_to(sys.executable)
+    fake = FakeLich(tmp_path)
+    gate = tmp_path / "lich-may-answer"
+    fake.script(open={"json": session("pending"), "wait_for": str(gate)})
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    env = plugin_env(
+        tmp_path,
+        root,
+        folder,
+        **fake.env(),
+        LICH_PORT="9",
+        LICH_TOKEN="t",
+        LICH_SESSION_ID="card-1",
+        LICH_SUBAGENT_DEPTH="0",
+        CLAUDE_CODE_SESSION_ATTENDED="1",
+        CLAUDE_CODE_ENTRYPOINT="cli",
+    )
+    hook = subprocess.Popen(
+        ["/bin/sh", "-c", plugin_command("PreToolUse")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=project,
+    )
+    try:
+        assert hook.stdin is not None
+        hook.stdin.write(json.dumps(agent_payload(project)).encode())
+        hook.stdin.close()
+        deadline = time.monotonic() + 20
+        while not fake.calls() and time.monotonic() < deadline:
+            time.sleep(0.02)  # until `lich open` runs: the hook is past its start
+        assert fake.calls(), "lich open never ran"
+        time.sleep(2.5)  # the scenario: lich answers later than the launcher's start limit
+        gate.touch()
+        assert hook.stdout is not None and hook.stderr is not None
+        hook.wait(timeout=30)
+        stdout, stderr = hook.stdout.read(), hook.stderr.read()
+    finally:
+        hook.kill()
+    assert (hook.returncode, stderr) == (0, b"")
+    verdict = json.loads(stdout)["hookSpecificOutput"]
+    assert verdict["permissionDecision"] == "deny"
