@@ -11,7 +11,13 @@ import os
 
 from hypothesis import settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
 
 from tests.shared_process.model_crush import CARDS, DIRS, Crush, Server
 
@@ -69,6 +75,11 @@ class CrushServer(RuleBasedStateMachine):
     @rule(shut_down=st.booleans())
     def idle(self, shut_down: bool) -> None:
         self.server.idle(shut_down)
+
+    @initialize(who=card, cwd=where)
+    def first(self, who: str | None, cwd: str) -> None:
+        """Every run starts with one client, so no draw is spent on an empty server."""
+        self.server.join(who, cwd)
 
     @invariant()
     def never_the_wrong_card(self) -> None:
