@@ -54,6 +54,16 @@ class CrushServer(RuleBasedStateMachine):
     def tool_call(self, i: int, hook_runs: bool, odd: int) -> None:
         self.server.tool_call(self._client(i), hook_runs=hook_runs or odd > 0)
 
+    @precondition(lambda self: bool(self.server.busy))
+    @rule(i=index, hook_runs=st.booleans(), odd=st.integers(0, 9))
+    def background_call(self, i: int, hook_runs: bool, odd: int) -> None:
+        self.server.background_call(i, hook_runs=hook_runs or odd > 0)
+
+    @precondition(lambda self: bool(self.server.connected()))
+    @rule(i=index)
+    def finish(self, i: int) -> None:
+        self.server.finish(self._client(i))
+
     @precondition(lambda self: bool(self.server.connected()))
     @rule(i=index)
     def new_session(self, i: int) -> None:
