@@ -156,15 +156,20 @@ def test_doctor_names_the_server_its_card_and_a_shared_dir(
     fake.start_server(env_a)
     fake.workspace("ws-a", projects["a"], env_a, "sess-1")
     fake.start_client(env_a, projects["a"])
+    [alone] = doctor_crush_server.check(env_a)  # card A's reports get through: nothing to do
+    assert (alone.status, alone.fix, alone.details["commands"]) == (doctor.OK, None, [])
     fake.start_client(env_b, projects["a"])
     [row] = doctor_crush_server.check(env_b)
     assert row.status == doctor.WARN and row.details["carries"] == "card-A"
     assert "LICH_SESSION_ID=card-A" in row.summary and lich.token not in row.summary
     assert "another card's: this terminal is card-B" in row.summary
     assert f"several cards share {projects['a']}" in row.summary
-    assert row.fix is not None and "without CRUSH_CLIENT_SERVER" in row.fix
+    assert row.fix is not None and "unset CRUSH_CLIENT_SERVER" in row.fix
+    assert "lich should" not in row.summary + row.fix  # a fix the person can do
     commands = row.details["commands"]
     assert isinstance(commands, list) and len(commands) == 3
+    [own] = doctor_crush_server.check(env_a)  # card A's own server, but a shared directory
+    assert own.status == doctor.WARN
 
 
 def test_a_hostile_workspace_list_is_refused_in_bounded_time(

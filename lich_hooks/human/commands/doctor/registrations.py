@@ -154,6 +154,14 @@ def judge_launcher(
             "reports nothing (the hook stays silent)",
             "install Python 3.10 or newer, then start a new session",
         )
+    if not _copy_loads(python, os.path.join(os.path.dirname(launcher), "boot.py"), environ):
+        return Check(
+            what,
+            FAIL,
+            f"the plugin's copy in {found.root} is incomplete (its package does not load), "
+            "so it reports nothing (inside lich SessionStart says so)",
+            f"install the plugin again: `{remove}`, then add it again",
+        )
     tools: list[str | None] = [None]
     if event == "PreToolUse":
         matchers = [m for m, _ in routes.entries(found.document, event)]
@@ -172,6 +180,22 @@ def judge_launcher(
         names = ", ".join(str(t) for t, path in covering.items() if path)
         summary += f"; stands down for {names} ({', '.join(stood_down)} runs those)"
     return Check(what, OK, summary)
+
+
+def _copy_loads(python: str, boot: str, environ: Mapping[str, str]) -> bool:
+    """boot.py's own check of the copy (`--version`: 0 when the hook's modules import)."""
+    try:
+        ran = subprocess.run(
+            [python, "-E", "-s", "-S", boot, "--version"],
+            env=dict(environ),
+            capture_output=True,
+            timeout=LAUNCHER_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return ran.returncode == 0
 
 
 def _launcher_python(launcher: str, environ: Mapping[str, str]) -> str:
