@@ -9,8 +9,9 @@ process named `codex app-server … --managed-daemon` holding Unix sockets
 connected to client processes named `codex`. It uses the test suite's fake
 daemon (tests/codex_daemon/fake_codex.py): real processes, real /proc, real
 sock_diag, so the probe does exactly the work it does under Codex 0.171.0.
-The daemon carries card A; two clients are connected, card A in projA and
-card B in projB; every hook is for projB's conversation.
+The daemon carries card A; two clients of card B are connected, in projA and
+projB (a second card's TUI would make every conversation refuse: docs/harnesses.md,
+Codex); every hook is for projB's conversation.
 
 Rows, each run by the fake daemon the way Codex runs hooks (`sh -c`, payload on
 stdin, pipes; timed from spawn until it exited and both pipes closed, in the
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         fake = FakeCodex(tmp / "fake")
         try:
             fake.start_daemon(card_a)
-            fake.start_client(card_a, dirs["a"])
+            fake.start_client(card_b, dirs["a"])
             fake.start_client(card_b, dirs["b"])
             assert fake.daemon is not None
             hook = f"{shlex.quote(str(LICH_HOOK))} SessionStart codex"

@@ -3,6 +3,7 @@
     python benchmarks/prune_wait.py                 # 0, 10,000 and 50,000 stale records
     python benchmarks/prune_wait.py --stale 0 20000 --rounds 5
     python benchmarks/prune_wait.py --hook /old/venv/bin/lich-hook --hook /new/venv/bin/lich-hook
+    python benchmarks/prune_wait.py --quick         # CI: 0 and 10,000, exit 1 past the goal
 
 A prune is due (no `.pruned` marker) and the state directory holds `stale`
 records two months old: half under reported/, half as workers under
@@ -14,7 +15,12 @@ its pipes closed (what Claude Code waits for):
     whose `open` answers `pending` at once: the verdict;
   * `lich-hook status-line` in a card with one recorded worker whose last
     check is old, so the run asks lich and writes its check stamp: the first
-    status line.
+    status line;
+  * the same in a card whose own directory holds the stale worker records
+    (workers lich never closed, months old): the first status line over a
+    backlog. Goal: within LINE_GOAL_MS of the run with no stale records
+    (records past the prune age are not read; the pruner removes them after
+    the line is out).
 
 It prints the median of each and its delay over the run with no stale
 records. It times the `lich-hook` next to sys.executable, or each `--hook`
@@ -26,9 +32,9 @@ script measures any installed version.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -37,6 +43,8 @@ import time
 from pathlib import Path
 
 DAY = 86400.0
+LINE_GOAL_MS = 500.0
+RUNS = itertools.count()
 LICH_HOOK = Path(sys.executable).parent / "lich-hook"
 
 FAKE_LICH = """#!{python}
@@ -71,12 +79,19 @@ def seed(root: Path, stale: int) -> None:
     os.sync()
 
 
-def worker_of_card(root: Path) -> None:
-    """The status line's card: one worker, last checked long ago."""
+def worker_of_card(root: Path, backlog: int = 0) -> None:
+    """The status line's card: one worker, last checked long ago (and `backlog` stale ones)."""
     card = root / "workers" / "card-1"
     card.mkdir(parents=True, exist_ok=True, mode=0o700)
     (card / "w-a.json").write_text(json.dumps({"name": "w-a", "when": time.time()}))
     (card / ".checked").write_text("0.0")
+    old = time.time() - 60 * DAY
+    for i in range(backlog):
+        path = card / f"w-old-{i}.json"
+        path.write_bytes(json.dumps({"name": f"w-old-{i}", "when": old}).encode())
+        os.utime(path, (old, old))
+    if backlog:
+        os.sync()
 
 
 def timed(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> float:
@@ -85,9 +100,16 @@ def timed(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> fl
     return (time.monotonic() - started) * 1000
 
 
-def one_round(tmp: Path, hook: str, stale: int, env: dict[str, str]) -> tuple[float, float]:
-    root = tmp / "state"
-    shutil.rmtree(root, ignore_errors=True)
+def fresh_state(tmp: Path, env: dict[str, str]) -> Path:
+    """A state directory of its own for each run (the runs before may still be pruning
+    theirs, detached, after their output was out)."""
+    root = tmp / f"state-{next(RUNS)}"
+    env["LICH_HOOK_STATE_DIR"] = str(root)
+    return root
+
+
+def one_round(tmp: Path, hook: str, stale: int, env: dict[str, str]) -> tuple[float, float, float]:
+    root = fresh_state(tmp, env)
     seed(root, stale)
     worker_of_card(root)
     project = tmp / "project"
@@ -107,11 +129,16 @@ def one_round(tmp: Path, hook: str, stale: int, env: dict[str, str]) -> tuple[fl
         project,
     )
     # The same state again, for the status line: the verdict's own prune is undone.
-    shutil.rmtree(root, ignore_errors=True)
+    root = fresh_state(tmp, env)
     seed(root, stale)
     worker_of_card(root)
     line = timed(["/bin/sh", "-c", f"{hook} status-line"], b"{}", env, project)
-    return verdict, line
+    # The card's own backlog: its stale workers, and a prune due.
+    root = fresh_state(tmp, env)
+    seed(root, 0)
+    worker_of_card(root, stale)
+    backlog = timed(["/bin/sh", "-c", f"{hook} status-line"], b"{}", env, project)
+    return verdict, line, backlog
 
 
 def main() -> int:
@@ -119,13 +146,16 @@ def main() -> int:
     parser.add_argument("--stale", type=int, nargs="+", default=[0, 10000, 50000])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--hook", action="append", help="a lich-hook to time (repeatable)")
+    parser.add_argument("--quick", action="store_true", help="CI: 0 and 10,000, pass or fail")
     args = parser.parse_args()
+    if args.quick:
+        args.stale, args.rounds = [0, 10000], 3
     hooks = args.hook or [str(LICH_HOOK)]
     missing = [hook for hook in hooks if not Path(hook).exists()]
     if missing:
         print(f"no such lich-hook: {', '.join(missing)}", file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix="prune-wait-") as name:
+    with tempfile.TemporaryDirectory(prefix="prune-wait-", ignore_cleanup_errors=True) as name:
         tmp = Path(name)
         (tmp / "project").mkdir()
         lich = tmp / "lich"
@@ -143,25 +173,32 @@ def main() -> int:
             "CLAUDE_CODE_SESSION_ATTENDED": "1",
             "CLAUDE_CODE_ENTRYPOINT": "cli",
         }
-        times: dict[tuple[str, int], list[tuple[float, float]]] = {}
+        times: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
         for _ in range(args.rounds):
             for stale in args.stale:
                 for hook in hooks:
                     times.setdefault((hook, stale), []).append(one_round(tmp, hook, stale, env))
         print(f"median of {args.rounds} rounds, ms (delay over {args.stale[0]} stale records)")
+        failures = []
         for hook in hooks:
             print(hook)
-            base: tuple[float, float] | None = None
+            base: tuple[float, float, float] | None = None
             for stale in args.stale:
                 rounds = times[(hook, stale)]
-                verdict = statistics.median(r[0] for r in rounds)
-                line = statistics.median(r[1] for r in rounds)
+                verdict, line, backlog = (statistics.median(r[n] for r in rounds) for n in range(3))
                 if base is None:
-                    base = (verdict, line)
+                    base = (verdict, line, backlog)
                 print(
                     f"{stale:>7} stale: Agent verdict {verdict:7.1f} (+{verdict - base[0]:6.1f})"
                     f"   first status line {line:7.1f} (+{line - base[1]:6.1f})"
+                    f"   over its own card's backlog {backlog:7.1f} (+{backlog - base[1]:6.1f})"
                 )
+                if stale <= 10000 and backlog - base[1] > LINE_GOAL_MS:
+                    failures.append(f"{hook}: +{backlog - base[1]:.0f} ms over {stale} records")
+        for failure in failures:
+            print(f"FAIL (goal +{LINE_GOAL_MS:g} ms): {failure}")
+        if args.quick and failures:
+            return 1
     return 0
 
 

@@ -249,7 +249,7 @@ def count_workers(environ: Mapping[str, str], now: float) -> int:
         return 0
     from lich_hooks.hook.jobs.agent_cards import record
 
-    workers = record.workers(environ, env.card)
+    workers = record.workers(environ, env.card, now)
     if not workers:
         return 0
     last = record.checked_at(environ, env.card)

@@ -55,7 +55,7 @@ try:
     from lich_hooks import cli
     from lich_hooks.hook import claim  # noqa: F401 - a copy missing it is broken
 
-    if sys.argv[1:2] == ["SessionStart"]:
+    if sys.argv[1:2] in (["SessionStart"], ["--version"]):  # doctor asks with --version
         from lich_hooks.hook.jobs import session_start  # noqa: F401 - the job this event runs
     plugin_main = cli.plugin_main
 except BaseException:  # a broken copy must not break the harness

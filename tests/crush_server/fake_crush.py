@@ -45,8 +45,11 @@ def answer(conn):
                 body = handle.read()
     elif len(parts) == 5 and parts[:2] == ["v1", "workspaces"] and parts[3] == "sessions":
         for w in spaces:
-            if w["id"] == parts[2] and parts[4] in w["sessions"]:
-                status, body = 200, json.dumps({"id": parts[4]}).encode()
+            for entry in w["sessions"]:
+                sid, _, shown = entry.partition(":")  # "sid:0": no TUI shows it
+                if w["id"] == parts[2] and sid == parts[4]:
+                    view = {"id": sid, "attached_clients": int(shown or 1)}
+                    status, body = 200, json.dumps(view).encode()
     conn.sendall(b"HTTP/1.0 %d X\r\nContent-Type: application/json\r\n\r\n" % status + body)
     conn.close()
 def accept():

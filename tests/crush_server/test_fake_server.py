@@ -156,15 +156,20 @@ def test_doctor_names_the_server_its_card_and_a_shared_dir(
     fake.start_server(env_a)
     fake.workspace("ws-a", projects["a"], env_a, "sess-1")
     fake.start_client(env_a, projects["a"])
+    [alone] = doctor_crush_server.check(env_a)  # card A's reports get through: nothing to do
+    assert (alone.status, alone.fix, alone.details["commands"]) == (doctor.OK, None, [])
     fake.start_client(env_b, projects["a"])
     [row] = doctor_crush_server.check(env_b)
     assert row.status == doctor.WARN and row.details["carries"] == "card-A"
     assert "LICH_SESSION_ID=card-A" in row.summary and lich.token not in row.summary
     assert "another card's: this terminal is card-B" in row.summary
     assert f"several cards share {projects['a']}" in row.summary
-    assert row.fix is not None and "without CRUSH_CLIENT_SERVER" in row.fix
+    assert row.fix is not None and "unset CRUSH_CLIENT_SERVER" in row.fix
+    assert "lich should" not in row.summary + row.fix  # a fix the person can do
     commands = row.details["commands"]
     assert isinstance(commands, list) and len(commands) == 3
+    [own] = doctor_crush_server.check(env_a)  # card A's own server, but a shared directory
+    assert own.status == doctor.WARN
 
 
 def test_a_hostile_workspace_list_is_refused_in_bounded_time(
@@ -187,3 +192,23 @@ def test_a_hostile_workspace_list_is_refused_in_bounded_time(
     assert record["decision"] == "crush-server-probe-failed", record
     assert "over" in str(record["attribution"])
     assert lich.wait(1, timeout=0.3) == []
+
+
+def test_a_turn_no_tui_shows_names_no_card(
+    fake: FakeCrush, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    """Found by the model (tests/shared_process/test_crush_model.py): card A's client joined
+    the workspace card C created, started a turn and quit; Crush runs the turn on while card
+    C's client keeps the workspace. Before, card C, the one card there, got card A's session.
+    No TUI shows it (`attached_clients` 0, as for any `crush run`): nothing is sent."""
+    env_c = base_env(tmp_path, **lich.env("card-C"))
+    fake.start_server(env_c)
+    fake.workspace("ws-a", projects["a"], env_c, "sess-of-a:0", "sess-of-c")
+    fake.start_client(env_c, projects["a"])
+    fake.run_hook(HOOK, payload(projects["a"], "sess-of-a"), projects["a"])
+    [record] = wait_for_log(env_c, 1)
+    assert record["decision"] == "crush-server-no-client", record
+    assert "no crush TUI shows session sess-of-a" in str(record["attribution"])
+    fake.run_hook(HOOK, payload(projects["a"], "sess-of-c"), projects["a"])  # card C's own
+    [got] = lich.wait(1)
+    assert got.accepted is not None and got.accepted["provider_session_id"] == "sess-of-c"

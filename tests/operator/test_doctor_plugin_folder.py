@@ -124,3 +124,18 @@ def test_no_registration_at_all_is_the_one_generic_failure(
     assert code == 1
     assert [n for n, r in rows.items() if r["status"] == "fail"] == ["registrations"]
     assert "lich-hook install claude" in str(rows["registrations"]["fix"])
+
+
+def test_a_copy_whose_package_does_not_load_is_named_incomplete(
+    scratch: Scratch, in_lich: dict[str, str]
+) -> None:
+    """The hook says so inside lich (boot.py); doctor, which asks boot.py the same, agrees."""
+    claude_plugin(scratch)
+    folder = clone(scratch)
+    added_from(scratch, folder)
+    shutil.rmtree(folder / "lich_hooks" / "hook" / "jobs")  # an interrupted copy or checkout
+    code, rows = doctor(scratch, {**in_lich, "PATH": NO_LICH_HOOK_ON_PATH})
+    row = rows["Claude Code plugin"]
+    assert (code, row["status"]) == (1, "fail")
+    assert "is incomplete (its package does not load)" in str(row["summary"])
+    assert [n for n, r in rows.items() if r["status"] == "fail"] == ["Claude Code plugin"]

@@ -21,11 +21,14 @@ the real server (tests/real_clients/test_crush_server.py):
   in that directory can continue any of them (`--session`, `--continue`);
 - every tool call of a session fires PreToolUse, with the workspace's
   directory as `cwd`.
-Assumptions: a client stays connected while its own session's tool calls
-fire (a client that quits mid-turn while another client keeps the
-workspace alive is not modelled: Crush would go on running that turn, and
-nothing the hook reads says whose it was); a hook may not run; a client's
-environment may be unreadable.
+- a TUI shows one session at a time and the server counts who shows it
+  (`attached_clients`); a `crush run` shows none;
+- a turn goes on after the client that started it quits, for as long as
+  the workspace has other clients (its run is cancelled when the workspace
+  goes).
+Assumptions: a hook may not run; a client's environment may be unreadable;
+a TUI showing a session another card's turn runs in is that card's view of
+it, so naming the TUI's card is right too.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ class Crush:
     dir: str  # where it works: --cwd, else cwd
     env_readable: bool = True
     connected: bool = True
+    run: bool = False  # `crush run`: attaches to no session
     session: str | None = None
     reported: set[str] = field(default_factory=set)  # sessions whose first call fired here
 
@@ -68,10 +72,10 @@ class Space:
 
 @dataclass
 class Call:
-    client: Crush
+    client: Crush  # the one that started the turn (it may have quit since)
     session: str
     cwd: str
-    truth: dict[str, str]
+    truth: list[dict[str, str]]  # its card, and the cards of the TUIs showing the session
     first: bool  # the session's first tool call from this client
     found: decide.Attribution | None
 
@@ -82,7 +86,7 @@ class Call:
     @property
     def wrong(self) -> bool:
         named = self.named
-        return named is not None and named != self.truth
+        return named is not None and named not in self.truth
 
 
 class Server:
@@ -90,6 +94,7 @@ class Server:
         self.clients: list[Crush] = []
         self.spaces: dict[str, Space] = {}
         self.sessions: dict[str, str] = {}  # session -> its directory
+        self.busy: dict[str, Crush] = {}  # session -> the client whose turn runs in it
         self.events: list[Call] = []
         self.alive = False
         self.lingering = False  # no workspace left: shuts down 60 s later
@@ -113,7 +118,7 @@ class Server:
         """A `crush [--cwd cd]` (or `crush run`) client: it joins or creates its workspace."""
         argv = ["crush"] + (["--cwd", cd] if cd is not None else []) + (["run"] if run else [])
         where = decide.normalise(cd if cd is not None and cd.startswith("/") else cwd)
-        client = Crush(2000 + 7 * self._next(), card, cwd, argv, where, env_readable)
+        client = Crush(2000 + 7 * self._next(), card, cwd, argv, where, env_readable, run=run)
         self.clients.append(client)
         self.alive, self.lingering = True, False
         space = next((s for s in self.spaces.values() if s.path == where), None)
@@ -146,6 +151,8 @@ class Server:
             space.claims.discard(pid)
             if not space.claims:
                 del self.spaces[space.id]
+                for sid in [s for s, d in self.sessions.items() if d == space.path]:
+                    self.busy.pop(sid, None)  # the workspace's runs are cancelled
         if not self.spaces:
             self.lingering = True
 
@@ -161,25 +168,52 @@ class Server:
             self.alive, self.lingering = False, False
 
     def tool_call(self, client: Crush, hook_runs: bool = True) -> Call | None:
+        """A tool call of the client's own turn (started now if none runs in its session)."""
         if client.session is None:
             return None
-        first = client.session not in client.reported
-        client.reported.add(client.session)
-        found = self.hook(client) if hook_runs else None
-        call = Call(client, client.session, client.dir, lich_of(client.card), first, found)
+        if self.busy.get(client.session, client) is not client:
+            return None  # another client's turn runs there: Crush queues this prompt
+        self.busy[client.session] = client
+        return self.fire(client.session, hook_runs)
+
+    def background_call(self, i: int, hook_runs: bool = True) -> Call | None:
+        """A tool call of any running turn: its client may show another session by now, or
+        have quit (Crush runs the turn on while the workspace has clients)."""
+        running = sorted(self.busy)
+        return self.fire(running[i % len(running)], hook_runs) if running else None
+
+    def finish(self, client: Crush) -> None:
+        if client.session is not None and self.busy.get(client.session) is client:
+            del self.busy[client.session]
+
+    def fire(self, sid: str, hook_runs: bool) -> Call:
+        starter = self.busy[sid]
+        first = sid not in starter.reported
+        starter.reported.add(sid)
+        found = self.hook(starter, sid) if hook_runs else None
+        truth = [lich_of(starter.card)] + [lich_of(c.card) for c in self.viewers(sid)]
+        call = Call(starter, sid, self.sessions[sid], truth, first, found)
         self.events.append(call)
         return call
 
+    def viewers(self, sid: str) -> list[Crush]:
+        return [
+            c
+            for c in self.connected()
+            if not c.run and c.session == sid and c.dir == self.sessions[sid]
+        ]
+
     # --- what the probe sees, and the real decision -----------------------------------------
 
-    def hook(self, client: Crush) -> decide.Attribution:
-        assert client.session is not None
+    def hook(self, client: Crush, sid: str) -> decide.Attribution:
+        where = self.sessions[sid]  # the hook runs in the session's workspace
         listed = [decide.Workspace(s.id, s.path, s.env) for s in self.spaces.values()]
-        workspace = decide.workspace_at(listed, client.dir)
+        workspace = decide.workspace_at(listed, where)
         if isinstance(workspace, decide.Attribution):
             return workspace
-        held = self.sessions.get(client.session) == workspace.path
-        return decide.choose(workspace, client.session, held, self.probe_clients())
+        held = self.sessions.get(sid) == workspace.path
+        viewers = len(self.viewers(sid)) if held else None
+        return decide.choose(workspace, sid, held, self.probe_clients(), None, viewers)
 
     def probe_clients(self) -> list[decide.Client]:
         return [

@@ -12,7 +12,13 @@ import os
 
 from hypothesis import settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
 
 from tests.shared_process.model_codex import CARDS, DIRS, Daemon
 
@@ -98,6 +104,11 @@ class CodexDaemon(RuleBasedStateMachine):
     def unload(self, i: int) -> None:
         idle = [s.sid for s in self.daemon.threads.values() if s.loaded and not s.shown]
         self.daemon.unload(idle[i % len(idle)])
+
+    @initialize(who=card, cwd=where)
+    def first(self, who: str | None, cwd: str) -> None:
+        """Every run starts with one client, so no draw is spent on an empty daemon."""
+        self.daemon.start(who, cwd)
 
     @invariant()
     def never_the_wrong_card(self) -> None:

@@ -11,7 +11,13 @@ import os
 
 from hypothesis import settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
 
 from tests.shared_process.model_crush import CARDS, DIRS, Crush, Server
 
@@ -48,6 +54,16 @@ class CrushServer(RuleBasedStateMachine):
     def tool_call(self, i: int, hook_runs: bool, odd: int) -> None:
         self.server.tool_call(self._client(i), hook_runs=hook_runs or odd > 0)
 
+    @precondition(lambda self: bool(self.server.busy))
+    @rule(i=index, hook_runs=st.booleans(), odd=st.integers(0, 9))
+    def background_call(self, i: int, hook_runs: bool, odd: int) -> None:
+        self.server.background_call(i, hook_runs=hook_runs or odd > 0)
+
+    @precondition(lambda self: bool(self.server.connected()))
+    @rule(i=index)
+    def finish(self, i: int) -> None:
+        self.server.finish(self._client(i))
+
     @precondition(lambda self: bool(self.server.connected()))
     @rule(i=index)
     def new_session(self, i: int) -> None:
@@ -69,6 +85,11 @@ class CrushServer(RuleBasedStateMachine):
     @rule(shut_down=st.booleans())
     def idle(self, shut_down: bool) -> None:
         self.server.idle(shut_down)
+
+    @initialize(who=card, cwd=where)
+    def first(self, who: str | None, cwd: str) -> None:
+        """Every run starts with one client, so no draw is spent on an empty server."""
+        self.server.join(who, cwd)
 
     @invariant()
     def never_the_wrong_card(self) -> None:

@@ -146,18 +146,29 @@ def remove(where: Where, parts: tuple[str, ...], name: str) -> None:
         directory.close()
 
 
-def entries(environ: Mapping[str, str], parts: tuple[str, ...]) -> Iterator[tuple[str, bytes]]:
-    """(name, bytes) of every regular file in the directory `parts` (dot files skipped)."""
+def entries(
+    environ: Mapping[str, str], parts: tuple[str, ...], since: float | None = None
+) -> Iterator[tuple[str, bytes]]:
+    """(name, bytes) of every regular file in the directory `parts` (dot files skipped).
+
+    `since`: only files modified at or after it (one lstat each, no read for the
+    rest): records past their prune age are the pruner's, not a reader's.
+    """
     try:
         directory = open_dir(environ, parts, create=False)
     except OSError:
         return
     try:
         for name in directory.names():
-            if not name.startswith("."):
-                data = directory.read(name, 1 << 16)
-                if data is not None:
-                    yield name, data
+            if name.startswith("."):
+                continue
+            if since is not None:
+                info = directory.lstat(name)
+                if info is None or info.st_mtime < since:
+                    continue
+            data = directory.read(name, 1 << 16)
+            if data is not None:
+                yield name, data
     finally:
         directory.close()
 

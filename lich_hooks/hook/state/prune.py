@@ -34,6 +34,10 @@ NEVER = float("inf")
 # card, counted together, and a card's directory goes once only its spared names are
 # left. A module that writes records names its directory here (tests/state holds each
 # writer to a row), so this floor never imports the modules above it.
+# A worker's record past this age is pruned whether or not it still runs, so the status
+# line does not read it (agent_cards/record.py).
+WORKERS_AGE = 14 * DAY
+
 RULES: tuple[Rule, ...] = (
     # hook/jobs/session_record.py: a card whose record went simply reports again
     ("reported", 30 * DAY, 200, False, ()),
@@ -44,7 +48,7 @@ RULES: tuple[Rule, ...] = (
     ("served", 30 * DAY, 200, False, ()),
     # hook/jobs/agent_cards/record.py: two weeks, the newest 200 over every card, then
     # the card directories left without one (".checked": the status line's last look)
-    ("workers", 14 * DAY, 200, True, (".checked",)),
+    ("workers", WORKERS_AGE, 200, True, (".checked",)),
     # human/settings/install_record.py: without its record, uninstall falls back to
     # "an empty container without a comment goes"
     ("installed", 365 * DAY, 200, False, ()),

@@ -80,10 +80,22 @@ def remove(environ: Mapping[str, str], card: str, name: str) -> None:
     state.remove(environ, _parts(card), _name(name))
 
 
-def workers(environ: Mapping[str, str], card: str) -> list[dict[str, object]]:
-    """Every worker recorded for `card`, oldest first."""
+def workers(
+    environ: Mapping[str, str], card: str, now: float | None = None
+) -> list[dict[str, object]]:
+    """Every worker recorded for `card`, oldest first.
+
+    With `now`, those written within the prune age only: older records are
+    the pruner's (state/prune.py), so a backlog of them costs a status line one
+    lstat each, not a read, a parse and a reconcile.
+    """
+    since = None
+    if now is not None:
+        from lich_hooks.hook.state.prune import WORKERS_AGE
+
+        since = now - WORKERS_AGE
     found = []
-    for entry, raw in state.entries(environ, _parts(card)):
+    for entry, raw in state.entries(environ, _parts(card), since):
         if not entry.endswith(SUFFIX):
             continue
         worker = _load(raw)

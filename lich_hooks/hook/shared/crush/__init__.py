@@ -52,11 +52,12 @@ def find_card(
         workspace = decide.workspace_at(listed_spaces, os.path.realpath(cwd))
         if isinstance(workspace, decide.Attribution):
             return workspace
-        held = probe.holds_session(socket, workspace.id, session)
+        viewers = probe.session_viewers(socket, workspace.id, session)
         listed = probe.clients(server, proc) if probe.can_list_clients(proc) else None
     except probe.ProbeError as error:
         return decide.Attribution(decide.PROBE_FAILED, f"crush server {server}: {error}")
-    return decide.choose(workspace, session, held, listed, _resolved)
+    held = viewers is not None
+    return decide.choose(workspace, session, held, listed, _resolved, viewers)
 
 
 def _resolved(client: decide.Client) -> str | None:

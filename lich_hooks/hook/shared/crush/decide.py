@@ -179,6 +179,7 @@ def choose(
     holds_session: bool,
     clients: Sequence[Client] | None,
     where: Callable[[Client], str | None] | None = None,
+    viewers: int | None = None,
 ) -> Attribution:
     """The card owning `session` in `workspace`, given its connected `clients` (None: unknown).
 
@@ -186,6 +187,10 @@ def choose(
     working in its directory since then joined it with its environment
     dropped. All of them must name one card. `where` says where a client
     works (default `work_dir`; the probe passes it with symlinks resolved).
+    `viewers` is how many TUIs show the session (the server's
+    `attached_clients`): none means a `crush run` runs it, or the client
+    that started this turn quit and Crush runs it on for the workspace's
+    other clients, whose card it need not be: nothing is named.
     """
     want = normalise(workspace.path)
     if not holds_session:
@@ -204,6 +209,12 @@ def choose(
         return Attribution(
             NO_CLIENT,
             f"none of the crush server's {len(clients)} connected crush client(s) works in {want}",
+        )
+    if viewers == 0:
+        return Attribution(
+            NO_CLIENT,
+            f"no crush TUI shows session {session}: a `crush run` (which shows none) or a "
+            "client that quit while others keep the workspace runs it, and nothing says whose",
         )
     members: list[Member] = [
         (

@@ -45,6 +45,7 @@ API_SECONDS = 1.0  # the whole exchange with the server, per request
 # (benchmarks/crush_server.py, with a 15 MiB hostile answer).
 MAX_RESPONSE = 8 * 1024 * 1024
 HEAD_LIMIT = 16 * 1024  # the status line and headers
+SESSION_LIMIT = 1 << 20  # one session's summary: its title, counts and costs
 MAX_WIDE_RESPONSE = 4 * 1024 * 1024  # beyond ASCII: decoded text may take 4 bytes a character
 MAX_VALUES = 250_000  # commas, colons and openers: every value the parse would build
 
@@ -171,18 +172,24 @@ def _lich_of(env: object) -> dict[str, str] | None:
     return found
 
 
-def holds_session(socket: str, workspace: str, session: str) -> bool:
-    """Is `session` one of the workspace's (`GET /v1/workspaces/{id}/sessions/{sid}`)?"""
+def session_viewers(socket: str, workspace: str, session: str) -> int | None:
+    """How many TUIs show `session` (its `attached_clients`), None when it is not the
+    workspace's (`GET /v1/workspaces/{id}/sessions/{sid}`). A `crush run` shows none."""
     from urllib.parse import quote
 
-    status, _ = get(
+    from lich_hooks.base.payload import loads_object
+
+    status, body = get(
         socket, f"/v1/workspaces/{quote(workspace, safe='')}/sessions/{quote(session, safe='')}"
     )
-    if status == 200:
-        return True
     if status == 404:
-        return False
-    raise ProbeError(f"the crush server answered a session lookup with {status}")
+        return None
+    if status != 200:
+        raise ProbeError(f"the crush server answered a session lookup with {status}")
+    found = loads_object(body) if len(body) <= SESSION_LIMIT else None
+    viewers = None if found is None else found.get("attached_clients")
+    # absent (a Crush that does not say): counted as none, so only a `crush run` reports
+    return viewers if isinstance(viewers, int) and not isinstance(viewers, bool) else 0
 
 
 def clients(server: int, proc: str = PROC) -> list[Client]:

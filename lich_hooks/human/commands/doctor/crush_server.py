@@ -5,10 +5,12 @@ With CRUSH_CLIENT_SERVER=1 every Crush TUI and `crush run` joins one
 client came first, and every hook and tool command runs inside it. lich-hook
 finds the owning card for its reports on Linux (docs/harnesses.md, Crush),
 but the agent's own commands see the first card's LICH_*. So doctor names the
-server, the card it carries (token redacted), its workspaces and connected
-clients and their cards, the directories shared by two cards (whose reports
-are dropped), and what lich should do: start Crush cards in the default,
-local mode.
+server and the card it carries (token redacted). A server this card's reports
+get through is fine (ok); it warns only where the person loses something and
+can act: the agent's commands here see another card's variables, or several
+cards share a directory (its reports drop), and then lists the workspaces and
+clients with their cards. The fix is the person's (Crush's default, local mode,
+in this card); what lich itself should do is in docs/harnesses.md.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ if TYPE_CHECKING:
 
 NAME = "Crush server"
 ADVICE = (
-    "lich should start Crush cards without CRUSH_CLIENT_SERVER (Crush's default, local mode): "
-    "then each TUI runs its hooks and tool commands with its own card's variables"
+    "in this card, quit Crush, `unset CRUSH_CLIENT_SERVER` and start it again (Crush's "
+    "default, local mode): it then runs its hooks and commands with this card's variables"
 )
 PLACES = ("XDG_RUNTIME_DIR", "TMPDIR")
 
@@ -85,13 +87,32 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
                 cards[client.cwd].add((client.lich or {}).get("LICH_SESSION_ID"))
         summary = (
             f"crush server {pid} runs every hook of the Crush clients started with "
-            f"CRUSH_CLIENT_SERVER=1 and {whose}; lich-hook reports for the card whose workspace "
-            "holds the conversation, but the agent's own commands there see the server's variables"
+            "CRUSH_CLIENT_SERVER=1"
         )
         shared = sorted(where for where, named in cards.items() if len(named) > 1)
+        status, fix = OK, None
         if shared:
-            summary += f"; several cards share {', '.join(shared)}: their reports are dropped"
-        checks.append(Check(NAME, WARN, summary, ADVICE, server=pid, carries=card, commands=rows))
+            status, fix = WARN, ADVICE
+            summary += (
+                f"; several cards share {', '.join(shared)}: their reports are dropped (it {whose})"
+            )
+        elif card and mine and card != mine:
+            status, fix = WARN, ADVICE
+            summary += f"; it {whose}: commands the agent runs here see that card's variables"
+        else:
+            summary += "; each report goes to the card whose workspace holds the conversation"
+        checks.append(
+            Check(
+                NAME,
+                status,
+                summary,
+                fix,
+                server=pid,
+                carries=card,
+                commands=rows if status != OK else [],
+                clients=rows,
+            )
+        )
     return checks
 
 

@@ -152,9 +152,33 @@ def judge_launcher(
             "reports nothing (the hook stays silent)",
             "install Python 3.10 or newer, then start a new session",
         )
+    if not _copy_loads(python, os.path.join(os.path.dirname(launcher), "boot.py"), environ):
+        return Check(
+            what,
+            FAIL,
+            f"the plugin's copy in {found.root} is incomplete (its package does not load), "
+            "so it reports nothing (inside lich SessionStart says so)",
+            f"install the plugin again: `{remove}`, then add it again",
+        )
     # Beside an `install` entry for the same event, the first of the two to claim the
     # event acts and the other stays silent (hook/claim.py): one report, never none.
     return Check(what, OK, f"runs the plugin's own copy with {python}")
+
+
+def _copy_loads(python: str, boot: str, environ: Mapping[str, str]) -> bool:
+    """boot.py's own check of the copy (`--version`: 0 when the hook's modules import)."""
+    try:
+        ran = subprocess.run(
+            [python, "-E", "-s", "-S", boot, "--version"],
+            env=dict(environ),
+            capture_output=True,
+            timeout=LAUNCHER_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return ran.returncode == 0
 
 
 def _launcher_python(launcher: str, environ: Mapping[str, str]) -> str:
