@@ -74,6 +74,21 @@ class Lab:
     def daemons(self) -> list[str]:
         return [line for _, line in running_for(self.codex_home) if "--managed-daemon" in line]
 
+    def holds(self, session: str, settle: float = 5.0) -> bool:
+        """Does the daemon hold `session` open, once `settle` seconds have let it unload?"""
+        from lich_hooks.hook.shared.codex import probe
+
+        deadline = time.monotonic() + settle
+        while True:
+            held = any(
+                session in probe.snapshot(pid).loaded
+                for pid, line in running_for(self.codex_home)
+                if "--managed-daemon" in line
+            )
+            if not held or time.monotonic() > deadline:
+                return held
+            time.sleep(0.2)
+
     def wait_connected(self, *tuis: Terminal, timeout: float = 60.0) -> None:
         """Until the daemon lists every one of these TUIs among its clients.
 
@@ -303,6 +318,77 @@ def test_a_tui_moved_by_resume_then_new_names_no_card(lab: Lab) -> None:
         assert back["decision"] == "report", back
         assert [a["session_id"] for a in accepted(lich_g)] == ["card-G"] * 2
         print(f"\nmoved by /resume + /new: {moved['attribution']}\nafter it left: {back}")
+
+
+@pytest.mark.parametrize("unload", [False, True], ids=["held", "unloaded"])
+def test_another_card_s_reported_session_resumed_then_new_names_no_card(
+    lab: Lab, unload: bool
+) -> None:
+    """The issue's two sequences: card B, alone on the daemon, reports S1 in its directory
+    and `/new`s; card A's plain TUI `/resume`s S1 ("session directory") and `/new`s.
+
+    held: the daemon keeps S1 loaded, so A's resume changes nothing the probe sees
+    and the state is the one of card B's own `/new`. unloaded: with
+    `thread_unload_delay_secs = 0` the daemon lets go of S1 whenever no TUI shows
+    it (after B's `/new`, and again after A's), so the attribution of S1 outlives
+    its unload and nothing shows A's move at all. On the code before, card A's
+    conversation went to card B in both.
+    """
+    if not lab.daemon:
+        pytest.skip(f"Codex {lab.client.release} has no daemon: each TUI runs its own hooks")
+    here, there = (
+        (lab.dirs["projA"], lab.dirs["projB"]) if unload else (lab.dirs["projD"], lab.dirs["projE"])
+    )
+    with StandIn() as lich_a, StandIn() as lich_b, ExitStack() as stack:
+        _answer_session_directory(lab, stack)
+        if unload:
+            _unload_at_once(lab, stack)
+        card_b = start(stack, lab, lab.card_env("card-B", lich_b), there)
+        before = len(lab.records())
+        mark = len(card_b.screen())
+        card_b.submit(f"first of card B in {there.name}")
+        [got] = lich_b.wait(1, timeout=60)
+        assert got.accepted is not None and got.accepted["session_id"] == "card-B"
+        card_b.wait_for_text(TURN_DONE, after=mark)
+        _slash_new(card_b)  # no TUI shows S1 now
+        s1 = str(got.accepted["provider_session_id"])
+        # what the model assumes: held while idle by default, let go at once with the delay 0
+        assert lab.holds(s1) is not unload
+        card_a = start(stack, lab, lab.card_env("card-A", lich_a), here)
+        lab.wait_connected(card_a, card_b)
+        mark = len(card_a.screen())
+        card_a.type("/resume")
+        card_a.wait_for_text("/resume", after=mark)
+        card_a.press_enter()
+        listed = card_a.wait_for_text("Resume a previous session", after=mark)
+        card_a.type("\x1b[C")  # the filter: this directory's sessions -> all
+        loaded = card_a.wait_for_text(f"first of card B in {there.name}", after=listed)
+        card_a.type(f"first of card B in {there.name}")
+        searched = card_a.wait_for_text("Search:", after=loaded)
+        card_a.wait_for_text(f"in {there.name}", after=searched)
+        card_a.press_enter()
+        resumed = card_a.wait_for_text(str(there), after=listed)  # its status line
+        card_a.wait_for_text(READY, after=resumed)
+        _slash_new(card_a)
+        _submit_until_hooked(lab, card_a, f"card A's own, in {there.name}", before + 2)
+        [moved] = _wait_records(lab, before + 2)[before + 1 :]
+        assert moved["decision"] == "codex-daemon-moved-here", moved
+        assert [a["session_id"] for a in accepted(lich_b)] == ["card-B"]  # nothing more
+        assert accepted(lich_a) == []
+        print(f"\nresumed S1 then /new: {moved['attribution']}")
+
+
+def _unload_at_once(lab: Lab, stack: ExitStack) -> None:
+    """`thread_unload_delay_secs = 0` for a daemon started now (the running one is stopped,
+    and stopped again at the end, so later tests get one with the default)."""
+    from tests.real_clients.support.codex import stop_daemon
+
+    config = lab.codex_home / "config.toml"
+    seeded = config.read_text()
+    stop_daemon(lab.client, lab.base)
+    config.write_text("thread_unload_delay_secs = 0\n" + seeded)
+    stack.callback(stop_daemon, lab.client, lab.base)
+    stack.callback(config.write_text, seeded)
 
 
 def _slash_new(tui: Terminal) -> None:

@@ -51,6 +51,9 @@ def test_doctor_judges_the_clone_and_names_the_one_fix_once_it_is_gone(
     assert len(claude.reports()) == 1  # the clone ran
 
     shutil.move(clone, tmp_path / "moved-away")
+    gone = claude.session("plugin-folder-clone-gone", env, hooks=False)
+    assert error_lines(gone) == []  # Claude Code 2.1.332 skips a plugin it cannot load, silently
+    assert len(claude.reports()) == 1  # and nothing of ours ran
     code, report, _ = doctor(env, claude.project)
     checks = report["checks"]
     assert isinstance(checks, list)

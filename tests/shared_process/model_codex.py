@@ -23,8 +23,9 @@ drives these with two TUIs on pseudo-terminals):
 Assumptions (where the model is wider than what was seen, so the proof holds
 for every choice):
 - the daemon may unload any session no connected TUI shows at any moment:
-  Codex 0.171 has a `thread_unload_delay_secs` setting, so the delay is the
-  user's (0 included), and a daemon restart unloads everything;
+  the delay is the user's `thread_unload_delay_secs` (real Codex 0.171.0
+  holds an idle session past 5 s by default and lets it go at once with 0:
+  tests/real_clients/test_codex_daemon.py), and a restart unloads everything;
 - "current directory" is either the TUI's own or the one its conversation
   moved to; `/fork`'s SessionStart source is `startup` or `resume`, and its
   rollout is written at once, in the conversation's directory;
