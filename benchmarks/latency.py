@@ -133,11 +133,14 @@ if __name__ == '__main__':
 """
 
 
+SID = "5f0c1d2e-8a7b-4c3d-9e8f-0a1b2c3d4e5f"
+
+
 def _payload(**fields: object) -> bytes:
     import json
 
     base: dict[str, object] = {
-        "session_id": "5f0c1d2e-8a7b-4c3d-9e8f-0a1b2c3d4e5f",
+        "session_id": SID,
         "transcript_path": "/home/user/.claude/projects/-src-app/5f0c1d2e.jsonl",
         "cwd": "/src/app",
     }
@@ -218,6 +221,7 @@ class Bench:
         self._arrived = threading.Condition()
         self._arrivals: list[tuple[float, Received]] = []
         self.lich = StandIn(on_request=self.on_request)
+        self.runs = 0  # reporting runs so far: each reports a conversation of its own
 
     def on_request(self, received: Received) -> None:
         with self._arrived:
@@ -239,6 +243,12 @@ class Bench:
         """
         with self._arrived:
             seen = len(self._arrivals)
+        payload = row.payload
+        if row.kind == "report":
+            # a conversation of its own each run: the same one twice within seconds is one
+            # firing, which two routes claim once (lich_hooks/hook/claim.py)
+            self.runs += 1
+            payload = payload.replace(SID.encode(), f"{SID[:-8]}{self.runs:08x}".encode())
         started = time.perf_counter()
         proc = subprocess.Popen(
             self.argv(row.command),
@@ -248,7 +258,7 @@ class Bench:
             env=row.env if env is None else env,
             cwd=self.tmp,
         )
-        out, err = proc.communicate(row.payload, timeout=30)
+        out, err = proc.communicate(payload, timeout=30)
         waited = time.perf_counter() - started
         received = None
         if row.sends and wait:
@@ -502,13 +512,21 @@ def prepare(bench: Bench, rows: list[Row]) -> None:
             row.errors.append(f"decided {decision!r}, expected {row.expect!r}")
         row.receives.clear()
     # A fair race: the reference must make the very request our SessionStart makes.
+    # (the conversation id aside: each of our runs reports one of its own).
     ours, theirs = sent.get("start"), sent.get("reference")
     if ours is not None and theirs is not None:
         same = ("content-type", "x-lich-plugin", "user-agent")
-        if (theirs.status, theirs.endpoint, theirs.accepted) != (
+
+        def body(received: Received) -> object:
+            accepted = received.accepted
+            if isinstance(accepted, dict):
+                return {k: v for k, v in accepted.items() if k != "provider_session_id"}
+            return accepted
+
+        if (theirs.status, theirs.endpoint, body(theirs)) != (
             ours.status,
             ours.endpoint,
-            ours.accepted,
+            body(ours),
         ) or any(theirs.headers.get(h) != ours.headers.get(h) for h in same):
             by_key = {row.key: row for row in rows}
             by_key["reference"].errors.append(
