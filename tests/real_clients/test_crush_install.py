@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from lich_hooks.human.settings import registrations
 from lich_hooks.human.standin.server import StandIn
 from tests.real_clients.conftest import CARD
 from tests.real_clients.support import crush as cr
@@ -81,7 +82,7 @@ def test_install_global_and_project_uninstall_and_doctor_agree(
     lich_hook(env, project, "install", "crush")
     written = json.loads(cr.global_config(Path(env["HOME"])).read_text())
     assert written["hooks"]["PreToolUse"] == [
-        {"command": f"{LICH_HOOK} PreToolUse crush", "timeout": 5}
+        {"command": registrations.command("PreToolUse", "crush", str(LICH_HOOK)), "timeout": 5}
     ]
     assert written["providers"], "install kept the user's own settings"
     code, out = doctor(env, project)
