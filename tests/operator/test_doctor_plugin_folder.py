@@ -139,3 +139,32 @@ def test_a_copy_whose_package_does_not_load_is_named_incomplete(
     assert (code, row["status"]) == (1, "fail")
     assert "is incomplete (its package does not load)" in str(row["summary"])
     assert [n for n, r in rows.items() if r["status"] == "fail"] == ["Claude Code plugin"]
+
+
+def test_doctor_reads_both_registered_forms(scratch: Scratch, in_lich: dict[str, str]) -> None:
+    """The plain form an older release wrote and the guarded form `install` writes now:
+    doctor judges what each runs (this installation, or a file that is gone), alike."""
+    from lich_hooks.base import commandline
+    from tests.support.runner import LICH_HOOK
+
+    settings = scratch.home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    gone = str(scratch.tmp / "gone" / "bin" / "lich-hook")
+
+    def plain(program: str) -> str:
+        return f"{program} Stop claude"
+
+    def guarded(program: str) -> str:
+        return commandline.render(commandline.CARD, program, "Stop", "claude")
+
+    forms = {"plain": plain, "guarded": guarded}
+    for name, form in forms.items():
+        for program, status in ((str(LICH_HOOK), "ok"), (gone, "fail")):
+            group = {"hooks": [{"type": "command", "command": form(program), "timeout": 5}]}
+            settings.write_text(json.dumps({"hooks": {"Stop": [group]}}))
+            code, rows = doctor(scratch, in_lich)
+            row = rows["Claude Code user settings"]
+            assert row["status"] == status, (name, program, row)
+            assert (code == 0) is (status == "ok"), (name, program)
+            if status == "fail":
+                assert "lich-hook install claude" in str(row["fix"]), row
