@@ -11,7 +11,7 @@ hook runs in the card's own environment, nothing starts outside lich:
     login    (Codex, $SHELL -lc: any login shell, so one POSIX `sh -c` inside)
              sh -c 'RUN E P 2>/dev/null || [ -z "$LICH_PORT" ] || echo "$1"' PROG MSG
     cmd      (Codex's command_windows, %COMSPEC% /C)
-             "PROG" E P 2>nul || if defined LICH_PORT echo MSG
+             PROG E P 2>nul & exit /b 0
 
 RUN is the program as one shell word (an absolute path, `lich-hook` on PATH) or a plugin's
 launcher (`sh "${ROOT}/plugin/lich-hook"`). TAIL echoes the person's one line (a JSON
@@ -123,9 +123,11 @@ def render(
     """
     said = system_message(message) if message is not None else None
     if guard == CMD:
-        run = f'"{program}"' if launcher is None else launcher_word(launcher)
-        tail = f" || if defined LICH_PORT echo {said}" if said else ""
-        return f"{run} {event} {provider} 2>nul{tail}"
+        # Codex quotes the command for the C runtime (every `"` becomes `\"`), which cmd.exe
+        # does not read: no quote may appear, so no JSON line either, and `|| …` would leave
+        # cmd's exit code at 9009 (shared/research/windows-cmd-forms.md, tests/windows).
+        run = program if launcher is None else f"sh ${{{launcher}}}/{LAUNCHER}"
+        return f"{run} {event} {provider} 2>nul & exit /b 0"
     if guard == LOGIN:
         run = '"$0"' if launcher is None else launcher_word(launcher)
         tail = ' || [ -z "$LICH_PORT" ] || echo "$1"' if said else ""
@@ -251,8 +253,8 @@ def _login(text: str) -> list[Registered]:
 
 
 _CMD = re.compile(
-    r'(?:"(?P<program>[^"]+)"|sh "(?P<launcher>[^"]+)") (?P<event>\S+) (?P<provider>\S+) 2>nul'
-    r'(?: \|\| if defined LICH_PORT echo \{"systemMessage": "(?P<message>[^"]*)"\})?'
+    r"(?:sh (?P<launcher>\S+)|(?P<program>[^\s\"]+)) (?P<event>\S+) (?P<provider>\S+)"
+    r" 2>nul & exit /b 0"
 )
 
 
@@ -262,7 +264,7 @@ def _cmd(text: str) -> list[Registered]:
         return []
     launcher = match["launcher"] is not None
     program = match["launcher"] if launcher else match["program"]
-    return [Registered(program, match["event"], match["provider"], CMD, match["message"], launcher)]
+    return [Registered(program, match["event"], match["provider"], CMD, None, launcher)]
 
 
 def _launcher_variable(path: str) -> str | None:

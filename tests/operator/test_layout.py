@@ -128,20 +128,7 @@ def test_base_imports_nothing_above_it(module: str) -> None:
     assert _above(module) == []
 
 
-# A hook reads only what the hook floor and base/ hold (the plugin no longer reads an
-# install entry's Codex trust: the two routes claim each event, hook/claim.py).
-KNOWN_UPWARD: dict[str, str] = {}
-
-
-@pytest.mark.parametrize(
-    "module",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_UPWARD[name]))
-        if name in KNOWN_UPWARD
-        else name
-        for name in _floor_modules("hook")
-    ],
-)
+@pytest.mark.parametrize("module", _floor_modules("hook"))
 def test_the_hook_floor_never_imports_the_human_floor(module: str) -> None:
     assert _above(module) == []
 

@@ -13,6 +13,7 @@ import os
 import time
 from pathlib import Path
 
+from lich_hooks.base import commandline
 from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import payload
 from tests.support.contract_check import assert_client_body
@@ -68,8 +69,9 @@ def test_install_writes_each_windows_settings_path_and_uninstall_restores_it(
         installed[key] = _commands(document)
     for key, commands in installed.items():
         assert commands, key
-        # this installation's launcher, by absolute Windows path
-        assert all(c.startswith(f"{EXE} ") for c in commands), (key, commands)
+        # this installation's launcher, by absolute path (Claude Code's Git Bash reads C:/…)
+        programs = {getattr(commandline.parse(c), "program", None) for c in commands}
+        assert programs <= {EXE, EXE.replace("\\", "/")} and programs, (key, commands)
     [doctor] = windows.run([runs[len(SETTINGS)]])
     text = doctor.stdout.decode("utf-8", "replace")
     assert "Traceback" not in text + doctor.stderr.decode("utf-8", "replace"), doctor
@@ -82,24 +84,6 @@ def test_install_writes_each_windows_settings_path_and_uninstall_restores_it(
     for key in ("codex", "crush", "antigravity"):
         path = home / SETTINGS[key]
         assert not path.exists() or _commands(json.loads(path.read_text())) == [], key
-
-
-def test_installed_commands_run_under_cmd_and_report(
-    windows: wine.Windows, lich: StandIn, tmp_path: Path
-) -> None:
-    """What install wrote is what the harness's shell runs: here Codex's cmd.exe /C."""
-    env = windows_env(windows, tmp_path)
-    [ran] = windows.run([wine.spec(f"{LICH_HOOK} install codex", None, env)])
-    assert ran.returncode == 0, ran
-    document = json.loads((tmp_path / "home" / ".codex" / "hooks.json").read_text())
-    [command] = [c for c in _commands(document) if "SessionStart" in c]
-    card = windows_env(windows, tmp_path, **lich.env("card-1"))
-    [hook] = windows.run(
-        [wine.spec(wine.codex_line(command), payload("codex", "SessionStart"), card)]
-    )
-    assert (hook.returncode, hook.stdout, hook.stderr) == (0, b"", b"")
-    [request] = lich.wait(1)
-    assert request.accepted is not None and request.accepted["provider"] == "codex"
 
 
 def test_demo_shows_every_harness_behaving(windows: wine.Windows, tmp_path: Path) -> None:

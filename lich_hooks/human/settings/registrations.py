@@ -42,10 +42,38 @@ def command(event: str, provider: str, program: str = COMMAND, where: str | None
 
 
 def windows_command(event: str, provider: str, program: str) -> str:
-    """Codex's `command_windows` (run by `%COMSPEC% /C`) for the same registration."""
-    row = REGISTRATIONS[provider]
-    message = row.missing(program, None) if row.says_on(event) else None
-    return commandline.render(commandline.CMD, program, event, provider, message)
+    """Codex's `command_windows` (run by `%COMSPEC% /C`) for the same registration.
+
+    It can hold no quote (base/commandline.py, CMD), so a program path with a space is
+    written as its 8.3 short name, or, where the volume has none, as `lich-hook` on PATH.
+    """
+    return commandline.render(commandline.CMD, _cmd_word(program), event, provider)
+
+
+def _cmd_word(program: str) -> str:
+    if not any(c.isspace() for c in program):
+        return program
+    short = _short_path(program)
+    return short if short and not any(c.isspace() for c in short) else COMMAND
+
+
+def _short_path(path: str) -> str | None:
+    """Windows' 8.3 name for `path` (GetShortPathNameW); None off Windows or without one."""
+    import sys
+
+    if sys.platform != "win32":
+        return None
+    import ctypes
+
+    try:
+        function = ctypes.windll.kernel32.GetShortPathNameW  # type: ignore[attr-defined,unused-ignore]
+        size = function(path, None, 0)
+        if not size:
+            return None
+        buffer = ctypes.create_unicode_buffer(size)
+        return str(buffer.value) if function(path, buffer, size) else None
+    except (OSError, AttributeError):
+        return None
 
 
 def plugin_command(event: str, provider: str) -> str:
