@@ -244,10 +244,7 @@ class Registration:
         what = program if safe_message(program) else "lich-hook"
         if "/" not in program and "\\" not in program:
             what = "lich-hook (on PATH)"
-            fix = (
-                "put lich-hook on PATH (pipx ensurepath, then a new terminal), or "
-                f"{_REINSTALL}"
-            )
+            fix = f"put lich-hook on PATH (pipx ensurepath, then a new terminal), or {_REINSTALL}"
         else:
             fix = f"{_REINSTALL}, then run lich-hook install {self.key} again"
         entry = "a lich-hooks hook"
