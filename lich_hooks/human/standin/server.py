@@ -80,6 +80,9 @@ class StandIn:
         self._changed = threading.Condition()
         self._on_request = on_request
         self._server = _Server(("127.0.0.1", port), self._handler())
+        # accept() may find the queue empty after select() saw a connection (a client that
+        # hung up at once): a timeout returns it to serve_forever, so close() never hangs.
+        self._server.socket.settimeout(1.0)
         self.port: int = self._server.server_address[1]
         # A short poll interval: close() (every test, every demo) waits one interval.
         self._thread = threading.Thread(
