@@ -62,3 +62,29 @@ class Check:
 
 def worst(statuses: list[Status]) -> Status:
     return max(statuses, key=lambda s: RANK[s]) if statuses else OK
+
+
+def shared_process(
+    name: str,
+    summary: str,
+    *,
+    shared: str | None,
+    other_card: str | None,
+    fixes: tuple[str, str],
+    mine: str,
+    rows: list[str],
+    **ids: object,
+) -> Check:
+    """A shared process's row (Codex's daemon, Crush's server): a warning only where
+    reports are lost (`shared`) or this card sees another's variables (`other_card`)."""
+    status: Status = OK
+    fix = None
+    if shared:
+        status, fix, summary = WARN, fixes[0], summary + shared
+    elif other_card:
+        status, fix, summary = WARN, fixes[1], summary + other_card
+    else:
+        summary += mine
+    check = Check(name, status, summary, fix)
+    check.details = {**ids, "commands": rows if status != OK else [], "clients": rows}
+    return check

@@ -22,7 +22,7 @@ import sys
 from lich_hooks.base.homes import codex_home
 from lich_hooks.base.safefile import read_regular, same_file
 from lich_hooks.hook.shared.codex import decide, probe
-from lich_hooks.human.commands.doctor.check import FAIL, OK, WARN, Check
+from lich_hooks.human.commands.doctor.check import FAIL, OK, Check, shared_process
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -131,28 +131,24 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
         ]
         shared = _shared_dirs(clients)
         summary = f"Codex app-server daemon {pid} runs the interactive Codex hooks for {home}"
-        status, fix = OK, None
-        if shared:
-            status, fix = WARN, SEVERAL_CARDS
-            summary += (
-                f"; several cards' Codex TUIs are connected, so reports from "
-                f"{', '.join(shared)} are dropped (it {whose})"
-            )
-        elif card and mine and card != mine:
-            status, fix = WARN, OWN_DAEMON
-            summary += f"; it {whose}: commands the agent runs here see that card's variables"
-        else:
-            summary += "; each report goes to the one card whose Codex TUIs are connected"
         checks.append(
-            Check(
+            shared_process(
                 NAME,
-                status,
                 summary,
-                fix,
+                shared=(
+                    f"; several cards' Codex TUIs are connected, so reports from "
+                    f"{', '.join(shared)} are dropped (it {whose})"
+                )
+                if shared
+                else None,
+                other_card=(f"; it {whose}: commands the agent runs here see that card's variables")
+                if card and mine and card != mine
+                else None,
+                fixes=(SEVERAL_CARDS, OWN_DAEMON),
+                mine="; each report goes to the one card whose Codex TUIs are connected",
+                rows=rows,
                 daemon=pid,
                 carries=card,
-                commands=rows if status != OK else [],
-                clients=rows,
             )
         )
     return checks

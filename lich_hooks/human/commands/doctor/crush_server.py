@@ -19,7 +19,7 @@ import os
 import sys
 
 from lich_hooks.hook.shared.crush import decide, probe
-from lich_hooks.human.commands.doctor.check import FAIL, OK, WARN, Check
+from lich_hooks.human.commands.doctor.check import FAIL, OK, Check, shared_process
 from lich_hooks.human.commands.doctor.codex_daemon import carries, describe
 
 TYPE_CHECKING = False
@@ -90,27 +90,24 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
             "CRUSH_CLIENT_SERVER=1"
         )
         shared = sorted(where for where, named in cards.items() if len(named) > 1)
-        status, fix = OK, None
-        if shared:
-            status, fix = WARN, ADVICE
-            summary += (
-                f"; several cards share {', '.join(shared)}: their reports are dropped (it {whose})"
-            )
-        elif card and mine and card != mine:
-            status, fix = WARN, ADVICE
-            summary += f"; it {whose}: commands the agent runs here see that card's variables"
-        else:
-            summary += "; each report goes to the card whose workspace holds the conversation"
         checks.append(
-            Check(
+            shared_process(
                 NAME,
-                status,
                 summary,
-                fix,
+                shared=(
+                    f"; several cards share {', '.join(shared)}: their reports are dropped "
+                    f"(it {whose})"
+                )
+                if shared
+                else None,
+                other_card=(f"; it {whose}: commands the agent runs here see that card's variables")
+                if card and mine and card != mine
+                else None,
+                fixes=(ADVICE, ADVICE),
+                mine="; each report goes to the card whose workspace holds the conversation",
+                rows=rows,
                 server=pid,
                 carries=card,
-                commands=rows if status != OK else [],
-                clients=rows,
             )
         )
     return checks
