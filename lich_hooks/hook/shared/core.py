@@ -159,6 +159,28 @@ def normalise(path: str) -> str:
     return posixpath.normpath(path)
 
 
+def flag_dir(client: Client, short: str, long: str) -> str | None:
+    """The directory a client works in: `short DIR`, `long DIR`, `long=DIR` or
+    `shortDIR` if given (a relative DIR taken from its cwd), else its cwd; None: the cwd
+    is gone. Both harnesses start the conversation there whatever the process's cwd."""
+    if client.cwd is None:
+        return None
+    args = client.argv[1:]
+    for index, arg in enumerate(args):
+        if arg == "--":
+            break
+        value = None
+        if arg in (short, long) and index + 1 < len(args):
+            value = args[index + 1]
+        elif arg.startswith(long + "="):
+            value = arg[len(long) + 1 :]
+        elif arg.startswith(short) and len(arg) > 2 and not arg.startswith("--"):
+            value = arg[2:].removeprefix("=")
+        if value is not None:
+            return normalise(value if value.startswith("/") else f"{client.cwd}/{value}")
+    return normalise(client.cwd)
+
+
 def one_card(
     members: Sequence[Member],
     where: str,

@@ -66,7 +66,6 @@ if TYPE_CHECKING:
 __all__ = ["OWN", "UNKNOWN", "Attribution", "Runner", "normalise", "one_card"]
 
 CODEX_NAMES = ("codex", "codex.exe")
-CD_FLAGS = ("-C", "--cd")
 # Subcommands whose TUI runs a session that may live in another directory.
 SWITCHERS = ("resume", "fork", "agents")
 # SessionStart sources that start a new conversation in the TUI's directory;
@@ -140,22 +139,7 @@ def conversation_dir(client: Client) -> str | None:
     Codex starts the thread in `--cd`'s directory without changing its own
     working directory, so the flag wins. A relative DIR is taken from the cwd.
     """
-    if client.cwd is None:
-        return None
-    args = client.argv[1:]
-    for index, arg in enumerate(args):
-        if arg == "--":
-            break
-        value = None
-        if arg in CD_FLAGS and index + 1 < len(args):
-            value = args[index + 1]
-        elif arg.startswith("--cd="):
-            value = arg[len("--cd=") :]
-        elif arg.startswith("-C") and len(arg) > 2:
-            value = arg[2:]
-        if value is not None:
-            return normalise(value if value.startswith("/") else f"{client.cwd}/{value}")
-    return normalise(client.cwd)
+    return core.flag_dir(client, "-C", "--cd")
 
 
 def switcher(argv: Sequence[str]) -> tuple[str, str | None] | None:

@@ -34,6 +34,7 @@ from lich_hooks.hook.shared.core import (
     Attribution,
     Client,
     Runner,
+    flag_dir,
     nearest,
     normalise,
     one_card,
@@ -123,22 +124,7 @@ def work_dir(client: Client) -> str | None:
     directory whatever its own working directory is; a relative DIR is taken
     from the cwd. None: its cwd is gone or unreadable.
     """
-    if client.cwd is None:
-        return None
-    args = client.argv[1:]
-    for index, arg in enumerate(args):
-        if arg == "--":
-            break
-        value = None
-        if arg in ("-c", "--cwd") and index + 1 < len(args):
-            value = args[index + 1]
-        elif arg.startswith("--cwd="):
-            value = arg[len("--cwd=") :]
-        elif arg.startswith("-c") and len(arg) > 2 and not arg.startswith("--"):
-            value = arg[2:].removeprefix("=")
-        if value is not None:
-            return normalise(value if value.startswith("/") else f"{client.cwd}/{value}")
-    return normalise(client.cwd)
+    return flag_dir(client, "-c", "--cwd")
 
 
 def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
