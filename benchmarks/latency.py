@@ -81,7 +81,9 @@ LICH_HOOK = BIN_DIR / "lich-hook"
 CARD = "card-bench"
 
 NOOP_LIMIT = 1.5
-GUARD_LIMIT = 0.1  # outside lich, a registered command's guard: x python -c pass
+GUARD_LIMIT = 0.1  # outside lich, a registered command's guard: x python -c pass ...
+GUARD_FLOOR = 1.25  # ... or, where `sh` alone costs more, x lich's own guard's ratio
+LICH_GUARD = '[ -n "$LICH_PORT" ] || exit 0'  # lich's own shell reporter leaves here
 REPORT_LIMIT = 1.0
 RECEIVED_LIMIT = 1.0  # lich has it: x the shell reference
 RECEIVE_CAP = 1.0  # seconds: no report may take longer, whatever the ratios
@@ -436,6 +438,8 @@ def build_rows(tmp: Path, lich: StandIn, reference: Path | None) -> list[Row]:
             )
             for event in ("SessionStart", "Stop", "PreToolUse")
         ),
+        # What `sh -c` costs with nothing to run: lich's own reporter's guard, outside lich.
+        Row("lich-guard", "lich's own guard, outside lich", "info", LICH_GUARD, b"", outside),
         # The plugin route: the shipped command (its launcher probes a Python, then runs
         # the plugin's copy isolated), the package folder as CLAUDE_PLUGIN_ROOT.
         Row(
@@ -655,7 +659,7 @@ def measure(rounds: int, direct: bool, seed: int | None, stale: int) -> Measured
         with bench.lich:
             rows = build_rows(tmp, bench.lich, reference)
             if direct:  # a guard is shell syntax: only `sh -c` runs it
-                rows = [row for row in rows if row.kind != "guard"]
+                rows = [row for row in rows if row.kind != "guard" and row.key != "lich-guard"]
             prepare(bench, rows)
             if stale:
                 seed_stale(tmp / "state", stale)
@@ -728,11 +732,17 @@ def lines(measured: Measured, factor: float) -> list[Line]:
     """The table: every row as the harness waits for it, then when lich has each report."""
     ref = measured.reference
     table: list[Line] = []
+    # sh's own start is the floor of any registered command: where it alone costs more than
+    # GUARD_LIMIT, a guard is held to lich's own guard line instead (it must not cost more).
+    floor = [row for row in measured.rows if row.key == "lich-guard" and row.ratios]
+    guard_limit = GUARD_LIMIT
+    if floor:
+        guard_limit = round(max(GUARD_LIMIT, GUARD_FLOOR * statistics.median(floor[0].ratios)), 2)
     for row in measured.rows:
         if row.kind == "noop":
             table.append(Line(row.label, row.waits, row.ratios, "py", NOOP_LIMIT * factor))
         elif row.kind == "guard":
-            table.append(Line(row.label, row.waits, row.ratios, "py", GUARD_LIMIT * factor))
+            table.append(Line(row.label, row.waits, row.ratios, "py", guard_limit * factor))
         elif row.kind == "report" and ref is not None:
             table.append(Line(row.label, row.waits, row.ratios, "sh", REPORT_LIMIT * factor))
         elif row.kind == "baseline":
