@@ -165,11 +165,13 @@ def judge_launcher(
     return Check(what, OK, f"runs the plugin's own copy with {python}")
 
 
-def _copy_loads(python: str, boot: str, environ: Mapping[str, str]) -> bool:
-    """boot.py's own check of the copy (`--version`: 0 when the hook's modules import)."""
+def _run_bounded(
+    argv: list[str], environ: Mapping[str, str]
+) -> subprocess.CompletedProcess[bytes] | None:
+    """Run a launcher step as the hook would, bounded; None when it cannot start or hangs."""
     try:
-        ran = subprocess.run(
-            [python, "-E", "-s", "-S", boot, "--version"],
+        return subprocess.run(
+            argv,
             env=dict(environ),
             capture_output=True,
             timeout=LAUNCHER_TIMEOUT,
@@ -177,24 +179,19 @@ def _copy_loads(python: str, boot: str, environ: Mapping[str, str]) -> bool:
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    return ran.returncode == 0
+        return None
+
+
+def _copy_loads(python: str, boot: str, environ: Mapping[str, str]) -> bool:
+    """boot.py's own check of the copy (`--version`: 0 when the hook's modules import)."""
+    ran = _run_bounded([python, "-E", "-s", "-S", boot, "--version"], environ)
+    return ran is not None and ran.returncode == 0
 
 
 def _launcher_python(launcher: str, environ: Mapping[str, str]) -> str:
     """The interpreter the plugin's launcher picks with this PATH (`--python`), or ""."""
-    try:
-        ran = subprocess.run(
-            ["sh", launcher, "--python"],
-            env=dict(environ),
-            capture_output=True,
-            timeout=LAUNCHER_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return ran.stdout.decode("utf-8", "replace").strip()
+    ran = _run_bounded(["sh", launcher, "--python"], environ)
+    return "" if ran is None else ran.stdout.decode("utf-8", "replace").strip()
 
 
 def _registration_check(
