@@ -172,14 +172,32 @@ def crush_card(ctx: Context) -> LichEnv | Outcome | None:
     remembered = f"{ctx.provider}\n{conversation}"
     life = procfs.started(pid)
     name = None if life is None else session_record.served_name(pid, life, remembered)
-    card = None if name is None else session_record.served(ctx.environ, name)
-    if card is not None and session_record.last_reported(ctx.environ, card) == remembered:
-        ctx.log.set(attribution=f"already reported for card {card} under crush server {pid}")
+    if name is not None and _served_already(ctx, pid, name, remembered):
         return Outcome("already-reported")
     found = crush_server.find_card(pid, ctx.environ, payload.text("cwd"), conversation)
     if name is not None and found.lich is not None:
         session_record.serve(ctx.environ, name, found.lich["LICH_SESSION_ID"])
     return _attributed(ctx, found, started)
+
+
+def _served_already(ctx: Context, pid: int, name: str, remembered: str) -> bool:
+    """Was `remembered` already reported for the card this server's conversation went
+    to? Both records read through one opening of the state directory."""
+    from lich_hooks.hook import state
+    from lich_hooks.hook.jobs import session_record
+
+    try:
+        root = state.open_root(ctx.environ, create=False)
+    except OSError:
+        return False
+    try:
+        card = session_record.served(root, name)
+        if card is None or session_record.last_reported(root, card) != remembered:
+            return False
+    finally:
+        root.close()
+    ctx.log.set(attribution=f"already reported for card {card} under crush server {pid}")
+    return True
 
 
 def _shared_runner(
