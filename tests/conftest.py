@@ -11,6 +11,10 @@ from tests.support import runner
 from tests.support.runner import LICH_HOOK, base_env
 
 EXPECTS_INTERNAL_ERROR = "expects_internal_error"
+# Folders whose tests run on one xdist worker, one after another (`--dist loadgroup`): the
+# Windows suite shares one Wine prefix and wineserver, and the real clients share their
+# module-scoped daemons and were timed on a machine not running two of them at once.
+ONE_WORKER = ("windows", "real_clients")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -19,6 +23,15 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{EXPECTS_INTERNAL_ERROR}: the test makes a hook run crash on purpose "
         "(the crash guard lets its `internal-error` through)",
     )
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        folder = item.path.relative_to(here).parts[0]
+        if folder in ONE_WORKER:
+            item.add_marker(pytest.mark.xdist_group(folder))
 
 
 @pytest.fixture(autouse=True)

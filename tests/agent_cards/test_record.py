@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from tests.agent_cards.fake_lich import (
     session,
     stop_payload,
 )
-from tests.support.runner import LICH_HOOK, run_hook, wait_for_log
+from tests.support.runner import run_hook, run_together, wait_for_log
 
 HOOK = "PreToolUse claude"
 
@@ -63,24 +62,14 @@ def test_eight_parallel_agent_calls_are_all_recorded(
 ) -> None:
     fake.script(open={"json": session("pending", name="w-$PID", label="Worker $PID")})
     payloads = [json.dumps(agent_payload(project)).encode() for _ in range(8)]  # 8 calls
-    procs = [
-        subprocess.Popen(
-            [str(LICH_HOOK), "PreToolUse", "claude"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=card_env,
-        )
-        for _ in range(8)
-    ]
-    outputs = [proc.communicate(p, timeout=60) for proc, p in zip(procs, payloads, strict=True)]
-    assert all(proc.returncode == 0 for proc in procs)
-    assert all(err == b"" for _, err in outputs)
+    runs = run_together("PreToolUse claude", payloads, card_env)
+    assert all(ran.returncode == 0 for ran in runs)
+    assert all(ran.stderr == b"" for ran in runs)
     names = {f"w-{call['pid']}" for call in fake.calls()}
     assert len(names) == 8
     assert set(recorded(card_env)) == names
-    for out, _ in outputs:
-        assert reason(out).startswith("Not an error:")
+    for ran in runs:
+        assert reason(ran.stdout).startswith("Not an error:")
 
 
 def test_broken_state_dir_still_gives_the_verdict(

@@ -6,7 +6,7 @@ import json
 import string
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lich_hooks.base.lichenv import LichEnv
@@ -40,6 +40,7 @@ def test_suffix_example() -> None:
     assert slug.branch("a b c d e f g", "toolu_01XyZ_9Q") == "subagent/a-b-c-d-e-yz9q"
 
 
+@settings(deadline=None)
 @given(st.text())
 def test_slug_properties(description: str) -> None:
     result = slug.slug(description)
@@ -50,6 +51,7 @@ def test_slug_properties(description: str) -> None:
     assert "--" not in result
 
 
+@settings(deadline=None)
 @given(st.text(), st.text(alphabet=string.ascii_letters + string.digits + "_", min_size=4))
 def test_branch_properties(description: str, tool_use_id: str) -> None:
     name = slug.branch(description, tool_use_id)
@@ -215,6 +217,7 @@ def test_agent_teams_switch_reads_like_claude_code(value: str, on: bool) -> None
     assert decide.agent_teams_on({}) is False
 
 
+@settings(deadline=None)
 @given(
     name=st.one_of(st.none(), st.text(max_size=8)),
     team=st.one_of(st.none(), st.text(max_size=8)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lich_hooks.hook.shared.codex import decide
@@ -205,6 +205,7 @@ dirs = st.sampled_from(["/p/a", "/p/b"])
 snapshots = st.lists(st.tuples(dirs, names), max_size=6)
 
 
+@settings(deadline=None)
 @given(snapshots, dirs)
 def test_never_a_card_that_is_not_the_only_one_in_the_dir(
     rows: list[tuple[str, str]], cwd: str
@@ -421,6 +422,7 @@ def test_a_client_whose_files_were_not_read_is_never_named() -> None:
     assert pick([odd, MOVED_A], "/p/a").lich == card("card-A")  # it competes only where it is
 
 
+@settings(deadline=None)
 @given(snapshots, dirs)
 def test_never_a_card_unless_it_is_the_only_one_connected(
     rows: list[tuple[str, str]], cwd: str

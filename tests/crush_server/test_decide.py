@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lich_hooks.hook.shared.crush import decide
@@ -92,6 +92,7 @@ def test_workspace_at() -> None:
     assert isinstance(missing, decide.Attribution) and missing.decision == decide.NO_WORKSPACE
 
 
+@settings(deadline=None)
 @given(st.lists(st.sampled_from(["card-A", "card-B", None]), min_size=1, max_size=5))
 def test_a_card_is_named_only_when_everyone_there_names_it(cards: list[str | None]) -> None:
     clients = [client(i, "/work/a", card(c) if c else {}) for i, c in enumerate(cards)]

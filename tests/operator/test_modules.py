@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lich_hooks.base.errors import Refused
@@ -51,6 +51,7 @@ def test_the_module_names_the_executable_and_runs_session_start_for_its_provider
     assert modules.PLACEHOLDER not in text
 
 
+@settings(deadline=None)
 @given(st.text(min_size=1).filter(lambda s: "\x00" not in s))
 def test_any_path_survives_the_round_trip_through_the_module(path: str) -> None:
     """Quotes, backslashes, newlines, any script: a JSON string is a JS string literal."""

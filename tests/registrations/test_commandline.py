@@ -65,6 +65,7 @@ def test_every_written_command_reads_back(
     assert not found.launcher
 
 
+@settings(deadline=None)
 @given(program=st.from_regex(r"[A-Z]:\\[A-Za-z0-9_\\.-]{0,30}\\lich-hook\.exe", fullmatch=True))
 def test_the_windows_command_reads_back(program: str) -> None:
     """No quote and no message: Codex's quoting turns `"` into `\\"`, which cmd.exe does not

@@ -10,7 +10,6 @@ nothing so the next call reports again.
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from lich_hooks.hook.jobs import session_record
 from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support.listeners import Hanging
-from tests.support.runner import LICH_HOOK, base_env, run_hook, wait_for_log
+from tests.support.runner import base_env, run_hook, run_together, wait_for_log
 
 CRUSH = "PreToolUse crush"
 PAYLOAD = b'{"session_id": "%s", "tool_name": "bash"}' % SID.encode()
@@ -31,24 +30,8 @@ def decisions(env: dict[str, str], count: int) -> list[str]:
 def test_fifty_parallel_calls_of_one_conversation_report_once(
     lich: StandIn, lich_env: dict[str, str]
 ) -> None:
-    procs = [
-        subprocess.Popen(
-            [str(LICH_HOOK), "PreToolUse", "crush"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=lich_env,
-        )
-        for _ in range(50)
-    ]
-    for proc in procs:  # every stdin first: they all start their turn at once
-        assert proc.stdin is not None
-        proc.stdin.write(PAYLOAD)
-        proc.stdin.close()
-    for proc in procs:
-        assert proc.stdout is not None and proc.stderr is not None
-        out, err = proc.stdout.read(), proc.stderr.read()
-        assert (proc.wait(timeout=30), out, err) == (0, b"", b"")
+    for ran in run_together(CRUSH, [PAYLOAD] * 50, lich_env):
+        assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
     seen = decisions(lich_env, 50)
     assert len(seen) == 50
     assert seen.count("report") == 1, sorted(seen)

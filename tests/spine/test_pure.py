@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lich_hooks.base import harnesses as harness
@@ -23,12 +23,14 @@ JSON = st.recursive(
 )
 
 
+@settings(deadline=None)
 @given(st.dictionaries(st.text(), JSON, max_size=6))
 def test_loads_object_reads_what_json_writes(value: dict[str, object]) -> None:
     for encoded in (json.dumps(value), json.dumps(value, ensure_ascii=False, indent=2)):
         assert loads_object(encoded.encode("utf-8")) == value
 
 
+@settings(deadline=None)
 @given(st.one_of(st.binary(max_size=200), JSON.map(lambda v: json.dumps(v).encode())))
 def test_loads_object_agrees_with_json_on_any_bytes(raw: bytes) -> None:
     """None exactly where json.loads (after a BOM, which harnesses may send) gives no object."""
@@ -43,12 +45,14 @@ def test_loads_object_agrees_with_json_on_any_bytes(raw: bytes) -> None:
         assert got is None
 
 
+@settings(deadline=None)
 @given(JSON)
 def test_non_objects_are_none(value: object) -> None:
     if not isinstance(value, dict):
         assert loads_object(json.dumps(value).encode()) is None
 
 
+@settings(deadline=None)
 @given(st.dictionaries(st.sampled_from(["session_id", "conversationId", "x"]), JSON))
 def test_session_id_is_a_non_empty_string_or_none(data: dict[str, object]) -> None:
     got = Payload(data).session_id
@@ -61,6 +65,7 @@ def test_session_id_is_a_non_empty_string_or_none(data: dict[str, object]) -> No
         assert got is None
 
 
+@settings(deadline=None)
 @given(
     st.sampled_from(sorted(harness.EVENTS.values())),
     st.lists(st.booleans(), min_size=30, max_size=30),
@@ -76,12 +81,14 @@ def test_every_spelling_of_an_event_folds_to_it(event: str, upper: list[bool], s
     assert harness.fold_event(spelled) == event
 
 
+@settings(deadline=None)
 @given(st.text(max_size=20))
 def test_unknown_providers_are_none(raw: str) -> None:
     folded = harness.fold_provider(raw)
     assert folded == (raw.lower() if raw.lower() in harness.PROVIDERS else None)
 
 
+@settings(deadline=None)
 @given(st.text(max_size=8))
 def test_port_is_plain_decimal_in_range(raw: str) -> None:
     plain = raw.isascii() and raw.isdigit() and 0 < len(raw) <= 5
@@ -89,6 +96,7 @@ def test_port_is_plain_decimal_in_range(raw: str) -> None:
     assert lichenv.parse_port(raw) == expected
 
 
+@settings(deadline=None)
 @given(st.text(max_size=300))
 def test_file_key_stays_in_the_directory(card: str) -> None:
     key = file_key(card)

@@ -79,7 +79,7 @@ def test_ids_are_sent_exactly(
 
 
 @given(st.text(min_size=1, max_size=200))
-@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 def test_url_round_trips_any_token(token: str) -> None:
     from urllib.parse import parse_qs, urlsplit
 
@@ -134,14 +134,14 @@ def _ours_or_error(body: dict[str, object]) -> bytes | None:
 
 
 @given(st.dictionaries(ANY_TEXT, VALUES, max_size=4))
-@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 def test_encode_is_byte_for_byte_orjson(body: dict[str, object]) -> None:
     """Both refuse the same bodies (a lone surrogate), and agree on every other byte."""
     assert _ours_or_error(body) == _orjson_or_error(body)
 
 
 @given(ANY_TEXT, ANY_TEXT)
-@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 def test_encode_real_bodies_like_orjson(card: str, text: str) -> None:
     for body in (
         {"session_id": card, "provider_session_id": text, "provider": "claude"},
@@ -175,7 +175,7 @@ TOKENS = st.one_of(
 
 
 @given(TOKENS)
-@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 def test_quote_token_is_urllib_quote(token: str) -> None:
     assert lichenv.quote_token(token) == quote(token, safe="", errors="surrogateescape")
 
@@ -184,7 +184,7 @@ def test_quote_token_is_urllib_quote(token: str) -> None:
 
 
 @given(TOKENS, st.sampled_from(["session-start", "mod/answer"]), st.binary(max_size=300))
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 def test_request_is_one_well_formed_post(token: str, endpoint: str, body: bytes) -> None:
     """No token can add a header or a line: the head is exactly ours, the body follows."""
     data = transport.request(4242, token, endpoint, body)

@@ -135,6 +135,44 @@ def run_hook(
     return run_command(f"lich-hook {args}", payload, env, cwd, timeout)
 
 
+def run_together(
+    args: str, payloads: list[bytes], env: dict[str, str]
+) -> list[subprocess.CompletedProcess[bytes]]:
+    """`lich-hook <args>` once per payload, all at one moment, as a harness's parallel calls.
+
+    Each waits at a gate with its payload ready, so none waits on the spawning of the
+    others: the hook's stdin deadline is 2 s, which 50 spawns on a loaded machine exceed.
+    """
+    gate, opener = os.pipe()
+    script = f'read -r _; printf %s "$1" | exec "$0" {args}'
+    procs = [
+        subprocess.Popen(
+            ["/bin/sh", "-c", script, str(LICH_HOOK), payload.decode()],
+            stdin=gate,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        for payload in payloads
+    ]
+    os.close(gate)
+    os.close(opener)  # the gate opens: every `read` ends
+    watch_log(env.get("LICH_HOOK_LOG"))
+    done = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=60)
+        done.append(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+    return done
+
+
+def start_seconds() -> float:
+    """What a hook run costs on this machine right now: one run outside lich, which does
+    nothing. A wall-clock bound on a run counts from this, not from zero, so a loaded
+    machine's slow process start cannot fail it and a wait the bound forbids still does."""
+    env = {"PATH": f"{BIN_DIR}{os.pathsep}/usr/bin{os.pathsep}/bin", "HOME": str(Path.home())}
+    return run_hook("PreToolUse crush", b"{}", env).seconds
+
+
 def log_records(env: dict[str, str]) -> list[dict[str, object]]:
     path = Path(env["LICH_HOOK_LOG"])
     if not path.exists():

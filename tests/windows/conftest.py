@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import fcntl
 import os
 import time
 from collections.abc import Iterator
@@ -21,17 +22,22 @@ def windows(tmp_path_factory: pytest.TempPathFactory) -> Iterator[wine.Windows]:
     .ci/run installs Wine, so its absence fails.
     """
     started = time.monotonic()
-    try:
-        found = wine.start(tmp_path_factory.getbasetemp())
-    except wine.Missing as error:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must run the Windows suite: {error}", pytrace=False)
-        pytest.skip(f"no Windows suite here: {error}")
-    _started["setup"] = time.monotonic() - started
-    try:
-        yield found
-    finally:
-        wine.stop()
+    wine.CACHE.mkdir(parents=True, exist_ok=True)
+    # One session at a time on the prefix (.cache may be shared by clones): each maps T: to
+    # its own temp dir and ends the one wineserver.
+    with open(wine.CACHE / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            found = wine.start(tmp_path_factory.getbasetemp())
+        except wine.Missing as error:
+            if os.environ.get("CI") == "true":
+                pytest.fail(f"CI must run the Windows suite: {error}", pytrace=False)
+            pytest.skip(f"no Windows suite here: {error}")
+        _started["setup"] = time.monotonic() - started
+        try:
+            yield found
+        finally:
+            wine.stop()
 
 
 @pytest.fixture

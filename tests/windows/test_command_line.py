@@ -38,6 +38,7 @@ def test_documented_examples(line: str, argv: list[str]) -> None:
     assert winproc.split(line) == argv
 
 
+@settings(deadline=None)
 @given(st.lists(st.text(alphabet='ab \t"\\', min_size=1), min_size=1, max_size=6))
 def test_cpython_quoting_round_trips(args: list[str]) -> None:
     line = subprocess.list2cmdline(["prog.exe", *args])
@@ -73,7 +74,7 @@ def machines(
     return table, times, lines, draw(st.sampled_from(pids))
 
 
-@settings(max_examples=500)
+@settings(max_examples=500, deadline=None)
 @given(machines())
 def test_the_walk_follows_live_parents_only_and_never_guesses_a_harness(
     machine: tuple[dict[int, tuple[int, str]], dict[int, int | None], dict[int, str | None], int],

@@ -183,7 +183,7 @@ def test_a_line_cut_by_the_bound_is_not_parsed(tmp_path: Path) -> None:
 LINES = st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=30)
 
 
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 @given(LINES, st.integers(1, 50), st.booleans())
 def test_reading_backwards_in_blocks(lines: list[bytes], block: int, trailing: bool) -> None:
     """Whatever the block size, the lines come back whole, last first."""

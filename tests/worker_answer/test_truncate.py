@@ -49,6 +49,7 @@ def _long(draw: Callable[..., Any], limit: int) -> str:
     return piece * (limit // max(1, units(piece)) + extra)
 
 
+@settings(deadline=None)
 @given(MIXED, st.integers(1, 60))
 def test_cut_properties(text: str, limit: int) -> None:
     result = truncate(text, limit)
@@ -66,7 +67,7 @@ def test_cut_properties(text: str, limit: int) -> None:
     result.encode("utf-8")  # no lone surrogate anywhere
 
 
-@settings(max_examples=40)
+@settings(max_examples=40, deadline=None)
 @given(st.data())
 def test_cut_at_the_real_limit(data: st.DataObject) -> None:
     text = _long(data.draw, MAX_UNITS)
@@ -88,11 +89,13 @@ def test_cut_examples() -> None:
     assert truncate("a" + "😀" * 8_000) == "a" + "😀" * 7_999 + MARKER  # pair at 15,999-16,000
 
 
+@settings(deadline=None)
 @given(MIXED)
 def test_utf16_units(text: str) -> None:
     assert utf16_units(text) == units(text)
 
 
+@settings(deadline=None)
 @given(WITH_SURROGATES)
 def test_clean(text: str) -> None:
     """Every surrogate code point (lone, or two that happen to sit side by side as
@@ -104,11 +107,13 @@ def test_clean(text: str) -> None:
         assert after == (before if not 0xD800 <= ord(before) <= 0xDFFF else "\ufffd")
 
 
+@settings(deadline=None)
 @given(MIXED)
 def test_json_size_is_what_orjson_writes(text: str) -> None:
     assert json_size(text) == len(orjson.dumps(text)) - 2
 
 
+@settings(deadline=None)
 @given(MIXED, st.integers(len(MARKER) + 14, 400))
 def test_fit_bytes(text: str, budget: int) -> None:
     fitted = fit_bytes(text, budget)
@@ -123,7 +128,7 @@ def test_fit_bytes(text: str, budget: int) -> None:
         assert json_size(text[: kept + 1] + MARKER) > budget
 
 
-@settings(max_examples=30)
+@settings(max_examples=30, deadline=None)
 @given(st.data(), st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=64))
 def test_every_body_fits_and_is_taken(data: st.DataObject, card: str) -> None:
     heavy = st.sampled_from(["\x01", "\x1f", '"', "😀", "字", "a", "\n"])
@@ -142,6 +147,7 @@ def test_an_absurd_card_id_sends_nothing() -> None:
     assert body("c" * 70_000, "") == {"session_id": "c" * 70_000, "unanswered": "blank"}
 
 
+@settings(deadline=None)
 @given(WITH_SURROGATES)
 def test_any_message_makes_a_sendable_body(message: str) -> None:
     built = body("card-1", message)
