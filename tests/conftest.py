@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from lich_hooks.human.standin.server import StandIn
+from tests.real_clients.support import clients
 from tests.support import runner
 from tests.support.runner import LICH_HOOK, base_env
 
@@ -23,6 +25,35 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{EXPECTS_INTERNAL_ERROR}: the test makes a hook run crash on purpose "
         "(the crash guard lets its `internal-error` through)",
     )
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line per harness version run: the matrix's result (docs/harnesses.md quotes it).
+
+    Here, not in real_clients/: under xdist only this conftest is loaded where reports meet.
+    """
+    versions = {f"{key}-{v}": (key, v) for key in clients.MATRIX for v in clients.selected(key)}
+    counts: dict[tuple[str, str], dict[str, int]] = {}
+    for outcome in ("passed", "failed", "error", "skipped", "xfailed", "xpassed"):
+        for report in terminalreporter.stats.get(outcome, []):
+            nodeid = getattr(report, "nodeid", "").removesuffix("@real_clients")  # xdist_group
+            if getattr(report, "when", "call") not in ("call", "setup") or "[" not in nodeid:
+                continue
+            if outcome == "passed" and report.when != "call":
+                continue
+            params = nodeid.rsplit("[", 1)[1].rstrip("]")
+            for id_, run in versions.items():
+                if re.search(rf"(^|-){re.escape(id_)}(-|$)", params):
+                    tally = counts.setdefault(run, {})
+                    tally[outcome] = tally.get(outcome, 0) + 1
+    if not counts:
+        return
+    terminalreporter.section("version matrix")
+    for (key, release), tally in sorted(
+        counts.items(), key=lambda item: (item[0][0], clients.version_key(item[0][1]))
+    ):
+        shown = ", ".join(f"{n} {outcome}" for outcome, n in tally.items())
+        terminalreporter.write_line(f"{key} {release}: {shown}")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups

@@ -9,7 +9,6 @@ support/clients.py), its id naming it: `test_x[claude-code-2.1.45]`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -22,32 +21,6 @@ from tests.real_clients.support.fake_lich import FakeLich
 from tests.real_clients.support.model_api import ModelAPI
 
 CARD = "card-real-1"
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """One line per harness version run: the matrix's result (docs/harnesses.md quotes it)."""
-    versions = {f"{key}-{v}": (key, v) for key in clients.MATRIX for v in clients.selected(key)}
-    counts: dict[tuple[str, str], dict[str, int]] = {}
-    for outcome in ("passed", "failed", "error", "skipped", "xfailed", "xpassed"):
-        for report in terminalreporter.stats.get(outcome, []):
-            nodeid = getattr(report, "nodeid", "")
-            if getattr(report, "when", "call") not in ("call", "setup") or "[" not in nodeid:
-                continue
-            if outcome == "passed" and report.when != "call":
-                continue
-            params = nodeid.rsplit("[", 1)[1].rstrip("]")
-            for id_, run in versions.items():
-                if re.search(rf"(^|-){re.escape(id_)}(-|$)", params):
-                    tally = counts.setdefault(run, {})
-                    tally[outcome] = tally.get(outcome, 0) + 1
-    if not counts:
-        return
-    terminalreporter.section("version matrix")
-    for (key, release), tally in sorted(
-        counts.items(), key=lambda item: (item[0][0], clients.version_key(item[0][1]))
-    ):
-        shown = ", ".join(f"{n} {outcome}" for outcome, n in tally.items())
-        terminalreporter.write_line(f"{key} {release}: {shown}")
 
 
 def pytest_configure(config: pytest.Config) -> None:
