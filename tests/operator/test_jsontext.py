@@ -49,6 +49,7 @@ def changed(draw: st.DrawFn, document: dict[str, object]) -> dict[str, object]:
     return result
 
 
+@pytest.mark.slow
 @given(st.data(), documents, st.sampled_from([None, 2, 4, "\t"]))
 @settings(max_examples=300, deadline=None)
 def test_edit_always_parses_to_the_new_document(
@@ -145,6 +146,7 @@ def commented(draw: st.DrawFn, document: dict[str, object]) -> tuple[str, list[s
     return "".join(out) + "\n", notes
 
 
+@pytest.mark.slow
 @given(st.data(), plain_documents)
 @settings(max_examples=200, deadline=None)
 def test_jsonc_edits_keep_every_comment_or_refuse(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -82,6 +83,7 @@ def pruned(document: dict[str, object]) -> dict[str, object]:
     return result
 
 
+@pytest.mark.slow
 @given(claude_like)
 @settings(max_examples=300, deadline=None)
 def test_claude_install_upgrade_uninstall(document: dict[str, object]) -> None:

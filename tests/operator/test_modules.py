@@ -258,6 +258,7 @@ def test_doctor_points_out_a_module_in_both_scopes(scratch: Scratch) -> None:
 # --- demo and the hook itself ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_demo_shows_what_each_module_sends(scratch: Scratch) -> None:
     ran = scratch.cli("demo")
     assert ran.returncode == 0, ran.stdout + ran.stderr

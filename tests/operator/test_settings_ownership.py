@@ -126,6 +126,7 @@ def test_a_device_settings_file_is_refused(scratch: Scratch) -> None:
     assert sorted(p.name for p in scratch.tmp.iterdir() if p.name.startswith(".null")) == []
 
 
+@pytest.mark.slow
 def test_doctor_reads_a_valid_settings_file_of_1_5_mib(scratch: Scratch) -> None:
     path = settings(scratch)
     path.write_text(json.dumps({"note": "x" * (1536 * 1024), "hooks": {}}, indent=2))

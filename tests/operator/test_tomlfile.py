@@ -90,6 +90,7 @@ _key = st.text("abcXYZ019_-:./@ ", min_size=1, max_size=20)
 _value = st.one_of(st.booleans(), _text, st.integers(-(10**6), 10**6))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.dictionaries(
