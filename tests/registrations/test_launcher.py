@@ -164,18 +164,37 @@ def test_the_probe_leaves_no_process_behind(tmp_path: Path, lich: StandIn) -> No
 
 
 def _left_over(tmp_path: Path) -> list[list[bytes]]:
-    """Our `sleep`s (timers, the hanging candidate) still there 0.5 s after a run ended.
+    """Our `sleep`s (timers, the hanging candidate) left running after a run ended.
 
-    Looked at as soon as the run ends: a timer told to stop may take a moment to
-    die, an orphaned 2 s timer (started late in the run) is still there.
+    Looked at as soon as the run ends, while an orphaned 2 s timer (started late
+    in the run) is still there. One told to stop may take a while to die on a
+    loaded machine, but until it has, it or its watchdog shell has the signal
+    pending; an orphan never has.
     """
-    deadline = time.monotonic() + 0.5
-    while (found := _sleeps(tmp_path)) and time.monotonic() < deadline:
+    deadline = time.monotonic() + 0.3  # a shell between taking TERM and passing it on
+    while (found := [a for pid, a in _sleeps(tmp_path) if not _stopping(pid)]) and (
+        time.monotonic() < deadline
+    ):
         time.sleep(0.02)
     return found
 
 
-def _sleeps(tmp_path: Path) -> list[list[bytes]]:
+def _stopping(pid: str) -> bool:
+    """A TERM or KILL is pending for the process or its parent, or it is gone."""
+    try:
+        status = Path("/proc", pid, "status").read_text()
+        parent = Path("/proc", status.split("PPid:")[1].split()[0], "status").read_text()
+    except (OSError, IndexError):
+        return True
+    return any(
+        int(line.split()[1], 16) & (1 << 14 | 1 << 8)  # SIGTERM, SIGKILL
+        for text in (status, parent)
+        for line in text.splitlines()
+        if line.startswith(("SigPnd:", "ShdPnd:"))
+    )
+
+
+def _sleeps(tmp_path: Path) -> list[tuple[str, list[bytes]]]:
     """The `sleep` processes started with this test's environment."""
     found = []
     for pid in os.listdir("/proc"):
@@ -185,7 +204,7 @@ def _sleeps(tmp_path: Path) -> list[list[bytes]]:
         except OSError:
             continue
         if os.path.basename(argv[0]) == b"sleep" and str(tmp_path).encode() in environ:
-            found.append(argv)
+            found.append((pid, argv))
     return found
 
 

@@ -18,7 +18,7 @@ from lich_hooks.hook.jobs import transcript
 from lich_hooks.hook.jobs.transcript import Found, last_assistant
 from lich_hooks.human.standin.server import StandIn
 from tests.support.contract_check import assert_client_body
-from tests.support.runner import base_env, run_hook, wait_for_log
+from tests.support.runner import base_env, run_hook, start_seconds, wait_for_log
 
 
 def user(text: str, **extra: object) -> dict[str, object]:
@@ -354,7 +354,9 @@ def test_a_transcript_written_after_stop_still_answers(tmp_path: Path, lich: Sta
     """What the real Claude Code 2.1.45 does: the file of a first turn appears while the
     Stop hook runs (tests/real_clients/test_claude_worker_answer.py proves it there)."""
     path = tmp_path / "late.jsonl"
-    writer = _write_later(path, [user("go"), assistant("Written after Stop.")], 0.3)
+    # 0.3 s after the hook, started now, reaches its read on this machine (measured)
+    later = start_seconds() + 0.3
+    writer = _write_later(path, [user("go"), assistant("Written after Stop.")], later)
     record = stop_without_message(tmp_path, lich, str(path))
     writer.join()
     [request] = lich.wait(1)
