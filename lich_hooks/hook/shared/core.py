@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         "codex-daemon-client-invalid",
         "codex-daemon-several-cards",
         "codex-daemon-moved-here",
+        "codex-daemon-peer-unaccounted",
         "codex-daemon-no-cwd",
         "codex-daemon-unsupported",
         "codex-daemon-probe-failed",
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
         "crush-server-no-workspace",
         "crush-server-session-elsewhere",
         "crush-server-no-client",
+        "crush-server-peer-unaccounted",
         "crush-server-unsupported",
         "crush-server-probe-failed",
     ]

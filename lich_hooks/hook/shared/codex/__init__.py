@@ -71,12 +71,12 @@ def find_card(
     except probe.ProbeError as error:
         return decide.Attribution(PROBE_FAILED, f"codex app-server {daemon}: {error}")
     if not cwd or not os.path.isabs(cwd):
-        return decide.attribute(seen.clients, cwd, source)
+        return decide.attribute(seen.clients, cwd, source, None, seen.unaccounted)
     want = decide.normalise(os.path.realpath(cwd))  # /proc shows cwds with symlinks resolved
     recorded = None
     if source not in decide.FRESH_SOURCES:
         recorded = _real(probe.session_cwd(transcript))
-    return decide.attribute(seen.clients, want, source, recorded)
+    return decide.attribute(seen.clients, want, source, recorded, seen.unaccounted)
 
 
 def _real(path: str | None) -> str | None:
