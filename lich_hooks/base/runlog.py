@@ -1,7 +1,5 @@
-"""What one hook run tells the person debugging it (LICH_HOOK_DEBUG, LICH_HOOK_LOG:
-docs/troubleshooting.md), and nobody else. Without either, a run prints nothing and
-imports nothing for logging; the token is scrubbed from every value before anything
-leaves this module.
+"""One hook run's debug lines and log line (docs/troubleshooting.md): nothing without
+LICH_HOOK_DEBUG or LICH_HOOK_LOG, and never the token.
 """
 
 from __future__ import annotations
@@ -88,13 +86,8 @@ class RunLog:
         return value
 
     def _scrub(self, text: str) -> str:
-        """`text` without the token, raw or URL-encoded.
-
-        Both forms are marked with NUL first (no environment value can hold
-        one) so the second pass cannot match inside the first one's
-        replacement, and a token of undecodable bytes is encoded the way
-        transport.url encodes it instead of raising.
-        """
+        """`text` without the token, raw or URL-encoded. Both are marked with NUL first (no
+        environment value holds one) so one replacement cannot match inside the other."""
         if self._secret:
             from lich_hooks.base.lichenv import quote_token
 

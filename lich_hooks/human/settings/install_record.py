@@ -1,9 +1,5 @@
-"""What `install` found, so that `uninstall` can put it back (docs/install.md, "What
-`install` promises about your file").
-
-The settings file cannot say which containers install created (Codex rejects unknown
-keys), so install notes them in the state directory, one record per settings file,
-`installed/<file>`; without one, an empty container goes unless a comment sits on it.
+"""Which containers `install` created, per settings file, so `uninstall` puts back what it
+found (docs/install.md); the file itself cannot say (Codex rejects unknown keys).
 """
 
 from __future__ import annotations
