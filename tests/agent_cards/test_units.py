@@ -76,8 +76,8 @@ def fields(template: str) -> set[str]:
 
 
 # Words the model or lich acts on: every translation keeps them as they are.
-LITERALS = ("[lich]", "send_to_session", "wait_for_answer", "SendMessage", "lich send")
-LITERALS += ("TaskStop", "subagent/")
+LITERALS = ["[lich]", "send_to_session", "wait_for_answer", "SendMessage", "lich send"]
+LITERALS += ["TaskStop", "subagent/"]
 
 
 def test_every_translation_uses_the_same_placeholders_and_literals() -> None:
