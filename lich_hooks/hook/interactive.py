@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from lich_hooks.base import procfs
+from lich_hooks.hook import procfs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@ the guarantees live in one place (hook.run)."""
 
 from __future__ import annotations
 
-from lich_hooks.base.payload import Payload, loads_object, read_stdin
+from lich_hooks.hook.payload import Payload, loads_object, read_stdin
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

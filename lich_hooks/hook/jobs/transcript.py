@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from lich_hooks.base.payload import loads_object
+from lich_hooks.hook.payload import loads_object
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
