@@ -59,7 +59,7 @@ class RunLog:
             record.setdefault("ms", self.elapsed_ms())
             # Scrub values, then encode: scrubbing the encoded line would miss a
             # token JSON escapes (quotes, backslashes) and could break the line.
-            record = {key: self._scrub_value(value) for key, value in record.items()}
+            record = {key: self.scrub(value) for key, value in record.items()}
             line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
             # O_NONBLOCK: a FIFO nobody reads (a `mkfifo` log whose reader
             # quit) fails the open instead of blocking the hook forever.
@@ -74,15 +74,12 @@ class RunLog:
 
     def scrub(self, value: object) -> object:
         """`value` (a string, or lists and dicts of them) with the token taken out."""
-        return self._scrub_value(value)
-
-    def _scrub_value(self, value: object) -> object:
         if isinstance(value, str):
             return self._scrub(value)
         if isinstance(value, (list, tuple)):
-            return [self._scrub_value(item) for item in value]
+            return [self.scrub(item) for item in value]
         if isinstance(value, dict):
-            return {key: self._scrub_value(item) for key, item in value.items()}
+            return {key: self.scrub(item) for key, item in value.items()}
         return value
 
     def _scrub(self, text: str) -> str:

@@ -25,12 +25,11 @@ DEADLINE = 2.0
 MAX_HEAD = 16 * 1024
 
 
-def headers() -> dict[str, str]:
-    return {
-        "Content-Type": "application/json",
-        "X-Lich-Plugin": PLUGIN_RELEASE,
-        "User-Agent": f"lich-hooks/{__version__}",
-    }
+HEADERS = {
+    "Content-Type": "application/json",
+    "X-Lich-Plugin": PLUGIN_RELEASE,
+    "User-Agent": f"lich-hooks/{__version__}",
+}
 
 
 def _refuse(value: object) -> object:
@@ -57,7 +56,7 @@ def request(
     """The whole POST in one write: one segment, nothing for Nagle to hold back while lich
     delays its ACK. Every value in the head is ours or encoded: nothing can be injected."""
     lines = [f"POST /{endpoint}?token={quote_token(token)} HTTP/1.1", f"Host: {HOST}:{port}"]
-    lines += [f"{name}: {value}" for name, value in {**headers(), **(extra or {})}.items()]
+    lines += [f"{name}: {value}" for name, value in {**HEADERS, **(extra or {})}.items()]
     lines += [f"Content-Length: {len(body)}", "Connection: close", "", ""]
     return "\r\n".join(lines).encode("ascii") + body
 
@@ -197,40 +196,19 @@ def send_detached(
         log.debug("fork failed; sending inline")
     detached = pid == 0
     try:
-        _send_with_deadline(env, endpoint, body, log, on_taken, on_end)
+        # post() ends within the deadline on every path: no timer is needed here
+        result = post(env, endpoint, body)
+        for callback in (on_taken if result.taken else None, on_end):
+            try:
+                if callback is not None:
+                    callback()
+            except Exception as error:  # the records are best-effort (docs/session-start.md)
+                log.set(state_error=type(error).__name__)
+        log.set(outcome=result.outcome, **result.as_dict())
+        log.debug(f"POST /{endpoint}: {result.outcome} ({result.status or result.error})")
+        log.write()
         if then is not None:
             then()
     finally:
         if detached:
             os._exit(0)
-
-
-def _send_with_deadline(
-    env: LichEnv,
-    endpoint: str,
-    body: dict[str, object],
-    log: RunLog,
-    on_taken: Callable[[], None] | None,
-    on_end: Callable[[], None] | None = None,
-) -> None:
-    """post() ends within the deadline on every path, so no timer is needed here."""
-    result = post(env, endpoint, body)
-    if result.taken and on_taken is not None:
-        try:
-            on_taken()
-        except Exception as error:  # the record is best-effort (docs/session-start.md)
-            log.set(state_error=type(error).__name__)
-    _end(on_end, log)
-    log.set(outcome=result.outcome, **result.as_dict())
-    log.debug(f"POST /{endpoint}: {result.outcome} ({result.status or result.error})")
-    log.write()
-
-
-def _end(on_end: Callable[[], None] | None, log: RunLog) -> None:
-    """The send is over: let the job release what it held for it (best-effort)."""
-    if on_end is None:
-        return
-    try:
-        on_end()
-    except Exception as error:
-        log.set(state_error=type(error).__name__)

@@ -30,25 +30,30 @@ def read_stdin(
     import select
 
     deadline = time.monotonic() + seconds
-    chunks: list[bytes] = []
-    total = 0
+
+    def ready() -> bool:
+        left = deadline - time.monotonic()
+        return left > 0 and bool(select.select([fd], [], [], left)[0])
+
     try:
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
-                return None
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                return b"".join(chunks)
-            total += len(chunk)
-            if total > limit:
-                return None
-            chunks.append(chunk)
+        return _read_all(fd, limit, ready)
     except (OSError, ValueError):
         return None
+
+
+def _read_all(fd: int, limit: int, ready: Callable[[], bool] | None = None) -> bytes | None:
+    """Read to EOF; None past `limit` or once `ready()` says the time is up."""
+    chunks: list[bytes] = []
+    total = 0
+    while ready is None or ready():
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > limit:
+            return None
+        chunks.append(chunk)
+    return None
 
 
 def _read_in_thread(fd: int, limit: int, seconds: float) -> bytes | None:
@@ -59,21 +64,10 @@ def _read_in_thread(fd: int, limit: int, seconds: float) -> bytes | None:
     result: list[bytes | None] = []
 
     def pump() -> None:
-        chunks: list[bytes] = []
-        total = 0
         try:
-            while True:
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    result.append(b"".join(chunks))
-                    return
-                total += len(chunk)
-                if total > limit:
-                    break
-                chunks.append(chunk)
+            result.append(_read_all(fd, limit))
         except (OSError, ValueError):
-            pass
-        result.append(None)
+            result.append(None)
 
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()

@@ -18,14 +18,18 @@ def cmdline(pid: int, proc: str = "/proc") -> list[str] | None:
     return [part.decode("utf-8", "replace") for part in raw.split(b"\0") if part]
 
 
-def parent(pid: int, proc: str = "/proc") -> int | None:
-    """PPid from /proc/<pid>/stat, read after the last ')' (the name may hold spaces and ')')."""
+def _stat(pid: int, field: int, proc: str) -> int | None:
+    """A number from /proc/<pid>/stat, counted after the last ')' (the name may hold ')')."""
     try:
         with open(f"{proc}/{pid}/stat", "rb") as handle:
             stat = handle.read(4096)
-        return int(stat[stat.rindex(b")") + 2 :].split()[1])
+        return int(stat[stat.rindex(b")") + 2 :].split()[field])
     except (OSError, ValueError, IndexError):
         return None
+
+
+def parent(pid: int, proc: str = "/proc") -> int | None:
+    return _stat(pid, 1, proc)
 
 
 def comm(pid: int, proc: str = "/proc") -> bytes | None:
@@ -50,13 +54,8 @@ def cwd(pid: int, proc: str = "/proc") -> str | None:
 
 
 def started(pid: int, proc: str = "/proc") -> int | None:
-    """Its start time (stat field 22): with the pid it names one process for its whole life."""
-    try:
-        with open(f"{proc}/{pid}/stat", "rb") as handle:
-            stat = handle.read(4096)
-        return int(stat[stat.rindex(b")") + 2 :].split()[19])
-    except (OSError, ValueError, IndexError):
-        return None
+    """Its start time (field 22): with the pid it names one process for its whole life."""
+    return _stat(pid, 19, proc)
 
 
 def processes(

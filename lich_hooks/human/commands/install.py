@@ -82,19 +82,14 @@ def _error(environment: Environment, text: str) -> None:
     environment.err(paint(text, "red", environment.stderr_colour))
 
 
+DIFF_COLOURS = (("+++", "bold"), ("---", "bold"), ("+", "green"), ("-", "red"), ("@@", "cyan"))
+
+
 def _colour_diff(text: str, on: bool) -> str:
     if not on:
         return text
     lines = []
     for line in text.splitlines():
-        if line.startswith(("+++", "---")):
-            lines.append(paint(line, "bold", on))
-        elif line.startswith("+"):
-            lines.append(paint(line, "green", on))
-        elif line.startswith("-"):
-            lines.append(paint(line, "red", on))
-        elif line.startswith("@@"):
-            lines.append(paint(line, "cyan", on))
-        else:
-            lines.append(line)
+        colour = next((c for start, c in DIFF_COLOURS if line.startswith(start)), None)
+        lines.append(paint(line, colour, on) if colour else line)
     return "\n".join(lines) + "\n"
