@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from typing import Literal
 
-    from lich_hooks.base.payload import Payload
     from lich_hooks.hook.outcome import Context, Outcome
+    from lich_hooks.hook.payload import Payload
 
     RunnerKind = Literal["own", "daemon", "server", "unknown"]
     # The run log's `decision` for a hook under the Codex daemon or a crush server

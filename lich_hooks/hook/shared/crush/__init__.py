@@ -47,7 +47,7 @@ def card(ctx: Context) -> LichEnv | Outcome | None:
     # local path costs (no socket, no /proc walk). Keyed by the server process's life,
     # in which a workspace keeps the environment of its first client, so only that card
     # could be named again (docs/harnesses.md, Crush).
-    from lich_hooks.base import procfs
+    from lich_hooks.hook import procfs
     from lich_hooks.hook.jobs import session_record
 
     remembered = f"{ctx.provider}\n{conversation}"
@@ -102,7 +102,7 @@ def find_card(
         return windows_refusal(server)
     if not cwd or not os.path.isabs(cwd):
         return decide.Attribution(decide.NO_CWD, "the payload has no absolute cwd")
-    from lich_hooks.base import procfs
+    from lich_hooks.hook import procfs
 
     try:
         socket = probe.socket_path(procfs.cmdline(server, proc), environ)
