@@ -1,9 +1,5 @@
-"""lich's request rules for the two endpoints this package calls
-(docs/session-start.md, docs/worker-answer.md).
-
-`validate` answers like lich does: the normalized body lich would store, or
-the reason it refuses one. lich's published vectors, vendored verbatim in vectors/, pin every
-rule and every reason string.
+"""lich's rules for the two endpoints we call; `validate` answers with lich's reason strings,
+pinned by lich's published vectors, vendored verbatim in vectors/.
 """
 
 from __future__ import annotations
@@ -32,10 +28,7 @@ UNANSWERED = ("blank", "error", "refusal")
 
 
 class Reply:
-    """What lich answers one request: 204 and what it stores, or a status and why not.
-
-    (Not agent_cards.verdict.Verdict, which is what Claude Code reads back.)
-    """
+    """What lich answers one request: 204 and what it stores, or a status and why not."""
 
     __slots__ = ("accepted", "reason", "status")
 
