@@ -137,11 +137,26 @@ def test_two_cards_in_one_dir_send_nothing(
     fake.start_client(env, projects["a"])
     fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["a"])
     ran = fake.run_hook(HOOK, payload(projects["a"]), projects["a"])
-    assert ran == {"rc": 0, "stdout": "", "stderr": ""}
+    assert (ran["rc"], ran["stderr"]) == (0, "")
+    # the one line Codex shows its person: only a key Codex accepts, naming the fix
+    assert list(json.loads(str(ran["stdout"]))) == ["systemMessage"]
+    assert "`codex --no-daemon`" in str(ran["stdout"])
     [record] = wait_for_log(env, 1)
     assert record["decision"] == "codex-daemon-several-cards"
     assert "card-A" in str(record["attribution"]) and "card-B" in str(record["attribution"])
     assert lich.wait(1, timeout=0.5) == []
+
+
+def test_a_refusal_outside_lich_prints_nothing(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path
+) -> None:
+    """No card anywhere (the daemon's or a client's): the person is not in lich, silence."""
+    env = base_env(tmp_path)
+    fake.start_daemon(env)
+    fake.start_client(env, projects["a"])
+    fake.start_client(env, projects["a"], name="cx")
+    ran = fake.run_hook(HOOK, payload(projects["a"]), projects["a"])
+    assert ran == {"rc": 0, "stdout": "", "stderr": ""}
 
 
 def test_a_client_gone_sends_nothing(
