@@ -36,6 +36,8 @@ def run(ctx: Context) -> Outcome:
         if found is not None:
             env, own = found, False
     if not env.can_report:
+        if own and env.port is not None and env.card is not None:
+            return scrubbed(ctx)
         return Outcome("outside-lich")
     assert env.card is not None
     payload = ctx.payload()
@@ -63,9 +65,10 @@ def run(ctx: Context) -> Outcome:
         opened = None
     try:
         where = environ if opened is None else opened
-        # /clear and resume start another conversation, compact repeats this one: each
-        # firing is claimed once between the plugin and an `install` entry (hook/claim.py).
-        identity = f"{conversation}\n{payload.text('source') or ''}"
+        # Each firing is claimed once between the plugin and an `install` entry
+        # (hook/claim.py): a /resume is its own prompt; startup, /clear, compact are not.
+        source, prompt = payload.text("source") or "", payload.text("prompt_id") or ""
+        identity = f"{conversation}\n{source}\n{prompt}"
         if claims and not claim.claim(ctx, identity, card, where=where):
             return Outcome("other-route-acts")
         claimed = _take(where, card, remembered, deduped)
@@ -93,6 +96,24 @@ def run(ctx: Context) -> Outcome:
         on_end=release if claimed else None,
         env=None if own else env,
     )
+
+
+def scrubbed(ctx: Context) -> Outcome:
+    """In a card whose LICH_TOKEN the harness stripped: nothing is sent, and the person is
+    told once per session start, by one route (docs/transport.md, "A scrubbed token")."""
+    import json
+
+    from lich_hooks.hook import claim
+
+    registration = harness.REGISTRATIONS.get(ctx.provider)
+    payload = ctx.payload()
+    if registration is None or registration.scrub is None or payload is None:
+        return Outcome("no-token")
+    identity = f"{payload.session_id}\n{payload.text('source')}\n{payload.text('prompt_id')}"
+    if not claim.claim(ctx, f"no-token\n{identity}"):
+        return Outcome("other-route-acts")
+    line = json.dumps({"systemMessage": registration.scrubbed(ctx.environ)}) + "\n"
+    return Outcome("token-scrubbed", stdout=line.encode())
 
 
 def _take(root: Where, card: str, remembered: str, deduped: bool) -> Outcome | bool | None:
