@@ -106,9 +106,11 @@ def scrubbed(ctx: Context) -> Outcome:
     from lich_hooks.hook import claim
 
     registration = harness.REGISTRATIONS.get(ctx.provider)
+    if registration is None or registration.scrub is None:
+        return Outcome("outside-lich")
     payload = ctx.payload()
-    if registration is None or registration.scrub is None or payload is None:
-        return Outcome("no-token")
+    if payload is None:
+        return Outcome("bad-input")
     identity = f"{payload.session_id}\n{payload.text('source')}\n{payload.text('prompt_id')}"
     if not claim.claim(ctx, f"no-token\n{identity}"):
         return Outcome("other-route-acts")
