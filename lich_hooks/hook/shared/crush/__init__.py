@@ -40,7 +40,7 @@ def find_card(
         return windows_refusal(server)
     if not cwd or not os.path.isabs(cwd):
         return decide.Attribution(decide.NO_CWD, "the payload has no absolute cwd")
-    from lich_hooks.base import procfs
+    from lich_hooks.hook import procfs
 
     try:
         socket = probe.socket_path(procfs.cmdline(server, proc), environ)
