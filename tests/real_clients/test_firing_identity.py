@@ -66,6 +66,7 @@ def test_resume_back_and_forth_reports_the_last_one(claude: Claude, tmp_path: Pa
         wait_until(lambda: len(claude.reports()) == 2, "the cleared conversation's report")
         a, b = (str(r["provider_session_id"]) for r in claude.reports())
         for n, target in enumerate((a, b, a), start=3):
+            time.sleep(1.0)  # the last resume's screen drawn: typing earlier can be lost
             screen.submit(f"/resume {target}")
             wait_until(lambda n=n: len(claude.reports()) >= n, f"resume report {n}")
         time.sleep(2.0)  # a duplicate report would have arrived by now

@@ -22,6 +22,7 @@ from tests.real_clients.test_plugin_route import (
     Claude,
     add_plugin,
     claude,
+    doctor,
     error_lines,
     make_clone,
     save,
@@ -128,3 +129,27 @@ def test_plugin_beside_an_entry_under_a_startup_matcher_reports_clear(
     assert error_lines(shown) == []
     ids = conversation_reports(claude)
     assert len(ids) == 2 and ids[0] != ids[1], ids
+
+
+def test_plugin_beside_an_uninstalled_install_route_says_nothing_untrue(
+    claude: Claude, tmp_path: Path
+) -> None:
+    """Both routes, then `pipx uninstall` alone: the plugin reports once per conversation, the
+    install entry's line says the plugin still does, and doctor fails nothing and names
+    `uninstall` as the fix."""
+    add_plugin(claude, make_clone(tmp_path))
+    program = pipx_venv(tmp_path)
+    settings = install_entries(claude, program)
+    shutil.rmtree(tmp_path / "pipx")  # `pipx uninstall lich-hooks`, no `lich-hook uninstall`
+    shown = claude.session("uninstalled-beside-plugin", claude.env())
+    assert error_lines(shown) == []
+    flat = " ".join(shown.split())
+    assert flat.count("which is missing or cannot start") == 1, flat
+    assert "(the lich-hooks plugin, where installed, still does)" in flat
+    assert len(claude.reports()) == 1
+    code, report, text = doctor(claude.env(), claude.project)
+    checks = report["checks"]
+    assert isinstance(checks, list)
+    [row] = [c for c in checks if str(settings) in str(c["summary"])]
+    assert code == 0 and row["status"] == "warn", text
+    assert str(row["fix"]).startswith("`lich-hook uninstall claude`"), row
