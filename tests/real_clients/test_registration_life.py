@@ -12,7 +12,11 @@ Every screen is printed (run with -s) and saved under LICH_TEST_SCREENS_DIR when
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -153,3 +157,39 @@ def test_plugin_beside_an_uninstalled_install_route_says_nothing_untrue(
     [row] = [c for c in checks if str(settings) in str(c["summary"])]
     assert code == 0 and row["status"] == "warn", text
     assert str(row["fix"]).startswith("`lich-hook uninstall claude`"), row
+
+
+def test_after_a_python_upgrade_the_named_fix_makes_the_next_session_report(
+    claude: Claude, tmp_path: Path
+) -> None:
+    """A pipx install whose Python went away: the session names `pipx reinstall lich-hooks`,
+    which is run as the line words it, and the next session reports with no line."""
+    from tests.registrations.test_named_fixes import NETWORK, REPO, movable_python, run
+
+    tools = tmp_path / "tools"
+    subprocess.run([sys.executable, "-m", "venv", str(tools)], check=True)
+    env = {k: v for k, v in os.environ.items() if re.match(NETWORK, k)}
+    home = Path(claude.base["HOME"])
+    env.update(
+        HOME=str(home),
+        PATH=f"{tools / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+        PIPX_HOME=str(home / ".local" / "share" / "pipx"),
+        PIPX_BIN_DIR=str(home / ".local" / "bin"),
+    )
+    if subprocess.run(
+        [str(tools / "bin" / "pip"), "install", "-q", "pipx"], check=False
+    ).returncode:
+        pytest.skip("pipx could not be installed from the package index")
+    python = movable_python(tmp_path / "old-python")
+    run(["pipx", "install", "--python", str(python), str(REPO)], env)
+    run([str(home / ".local" / "bin" / "lich-hook"), "install", "claude"], env)
+    shutil.rmtree(tmp_path / "old-python")  # the Python upgrade
+    shown = claude.session("python-upgraded-away", claude.env())
+    assert error_lines(shown) == []
+    found = re.search(r"Fix: (.*?);", " ".join(shown.split()))
+    assert found is not None and found.group(1) == "pipx reinstall lich-hooks", shown
+    assert claude.reports() == []
+    run(["/bin/sh", "-c", found.group(1)], env)
+    after = claude.session("after-pipx-reinstall", claude.env())
+    assert error_lines(after) == [] and "lich-hooks" not in after
+    wait_until(lambda: len(claude.reports()) == 1, "the next session's report")
