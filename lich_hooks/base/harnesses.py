@@ -202,6 +202,9 @@ def _antigravity_settings(scope: str, environ: Mapping[str, str], project: str) 
     return os.path.join(settings_home(environ), ".gemini", "config", "hooks.json")
 
 
+UNKNOWN_SOURCE = "<path or git URL of lich-hooks>"
+
+
 def reinstall(program: str) -> str:
     """The command that makes an installed `lich-hook` start again where it exists but
     cannot (its venv's Python upgraded away): pipx's and uv's own reinstall, or the venv
@@ -212,12 +215,12 @@ def reinstall(program: str) -> str:
     path = program.replace("\\", "/")
     if "/pipx/venvs/lich-hooks/" in path:
         return "pipx reinstall lich-hooks"
+    venv = path.rsplit("/", 2)[0] if path.count("/") >= 2 else ""
+    if not venv or not safe_message(venv) or "/" not in program:  # a PATH word: any machine's
+        return f"pipx reinstall lich-hooks (uv: uv tool install --reinstall {UNKNOWN_SOURCE})"
     source = install_source()
     if "/uv/tools/lich-hooks/" in path:
         return f"uv tool install --reinstall {source}"
-    venv = path.rsplit("/", 2)[0] if path.count("/") >= 2 else ""
-    if not venv or not safe_message(venv) or "/" not in program:
-        return f"pipx reinstall lich-hooks (uv: uv tool install --reinstall {source})"
     return f"python3 -m venv --clear {venv}, then {venv}/bin/python -m pip install {source}"
 
 
@@ -225,7 +228,6 @@ def install_source() -> str:
     """Where this installation came from (pip's direct_url.json): what a reinstall names."""
     from lich_hooks.base.commandline import safe_message
 
-    unknown = "<path or git URL of lich-hooks>"
     try:
         import json
         from importlib.metadata import distributions
@@ -240,8 +242,8 @@ def install_source() -> str:
 
             url = unquote(url[len("file://") :])
     except Exception:  # installed from an index, or metadata unreadable
-        return unknown
-    return url if safe_message(url) else unknown
+        return UNKNOWN_SOURCE
+    return url if safe_message(url) else UNKNOWN_SOURCE
 
 
 class Registration:
