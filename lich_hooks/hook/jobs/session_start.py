@@ -98,9 +98,10 @@ def scrubbed(ctx: Context) -> Outcome:
     told once per session start, by one route (docs/transport.md, "A scrubbed token")."""
     import json
 
+    from lich_hooks.base.harnesses import REGISTRATIONS
     from lich_hooks.hook import claim
 
-    registration = harness.REGISTRATIONS.get(ctx.provider)
+    registration = REGISTRATIONS.get(ctx.provider)
     if registration is None or registration.scrub is None:
         return Outcome("outside-lich")
     payload = ctx.payload()
