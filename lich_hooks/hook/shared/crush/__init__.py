@@ -56,11 +56,13 @@ def find_card(
         listed = probe.clients(server, proc) if probe.can_list_clients(proc) else None
     except probe.ProbeError as error:
         return decide.Attribution(decide.PROBE_FAILED, f"crush server {server}: {error}")
+    if isinstance(listed, decide.Attribution):
+        return listed
     held = viewers is not None
-    return decide.choose(workspace, session, held, listed, _resolved, viewers)
+    return decide.choose(workspace, session, held, listed, resolved_dir, viewers)
 
 
-def _resolved(client: decide.Client) -> str | None:
+def resolved_dir(client: decide.Client) -> str | None:
     """Where a client works, symlinks resolved as the workspace paths are (/proc's cwd is)."""
     where = decide.work_dir(client)
     return None if where is None else decide.normalise(os.path.realpath(where))
