@@ -3,6 +3,7 @@ the report in flight for it. Kept in the state directory (hook/state/)."""
 
 from __future__ import annotations
 
+from lich_hooks.base.commandline import MARKS as MARKS_DIR
 from lich_hooks.base.homes import file_key
 from lich_hooks.hook import state
 
@@ -22,6 +23,10 @@ SENDING = ("sending",)
 # (served/<key of server pid, start time and id>: the card id), so its later calls
 # are deduped before any attribution.
 SERVED = ("served",)
+# The Crush guard's marks (base/commandline.py): `<card>.<conversation>.<crush pid>`, each
+# present only while the card's record holds that conversation, so a skip in the shell
+# is one the record would make (docs/harnesses.md, Crush).
+MARKS = (MARKS_DIR,)
 CARD_LIMIT = 4096
 # A claim outlives its sender only when the sender was killed hard: the send's
 # own deadline is 2 s, so an older claim is taken over.
@@ -49,9 +54,40 @@ def forget_reported(where: Where, card: str) -> None:
     Until lich answers 204 nobody knows which id it holds: if the answer is
     lost (a timeout, the 2 s deadline), a stale record would make a later
     return to the old id look already reported. Without a record, the next
-    Antigravity or Crush call simply reports again.
+    Antigravity or Crush call simply reports again. The card's guard marks go after
+    it: a mark made meanwhile re-reads the record and removes itself (`mark`).
     """
     state.remove(where, REPORTED, file_key(card))
+    if file_key(card) != card:
+        return  # no mark is made for a card id the shell would not spell as its file
+    try:
+        directory = state.open_dir(where, MARKS, create=False)
+    except OSError:
+        return
+    try:
+        for name in directory.names():
+            if name.startswith(card + "."):
+                directory.unlink(name)
+    except OSError:
+        pass
+    finally:
+        directory.close()
+
+
+def mark(where: Where, card: str, value: str, name: str) -> None:
+    """Leave the guard's mark `name` for `value` (provider and id) just reported or found
+    reported for the card; removed again when the record no longer holds `value`."""
+    try:
+        directory = state.open_dir(where, MARKS, create=True)
+    except OSError:
+        return
+    try:
+        if directory.create(name, b"") and last_reported(where, card) != value:
+            directory.unlink(name)
+    except OSError:
+        directory.unlink(name)
+    finally:
+        directory.close()
 
 
 def _claim_name(card: str, value: str) -> str:

@@ -68,6 +68,32 @@ def resolved_dir(client: decide.Client) -> str | None:
     return None if where is None else decide.normalise(os.path.realpath(where))
 
 
+def guard_mark(environ: Mapping[str, str], card: str, conversation: str) -> str | None:
+    """The name of the mark the registered guard tests for `conversation` reported by this
+    card in Crush's local mode (base/commandline.py MARK), or None where that guard would
+    not find it: ids the shell would spell otherwise, a state directory its expansion
+    does not name, or no local crush as the hook's parent (`$$` in its shell).
+    """
+    from lich_hooks.base import commandline, homes, procfs
+
+    if sys.platform == "win32" or environ.get("CRUSH_SESSION_ID") != conversation:
+        return None
+    if environ.get("LICH_SESSION_ID") != card or homes.file_key(card) != card:
+        return None
+    if homes.file_key(conversation) != conversation:
+        return None
+    shell, real = commandline.marked_state_dir(environ), homes.state_dir(environ)
+    if real is None or ".." in shell.split("/"):
+        return None
+    if os.path.normpath(shell) != os.path.normpath(real):
+        return None
+    parent = os.getppid()
+    argv = procfs.cmdline(parent)
+    if argv is None or not decide.is_crush(argv) or decide.is_server(argv):
+        return None
+    return f"{card}.{conversation}.{parent}"
+
+
 def windows_refusal(server: int) -> decide.Attribution:
     """On Windows the server listens on a named pipe whose clients cannot be named from
     outside it, and a client's environment proves nothing once it has quit: refuse
