@@ -23,7 +23,7 @@ import pytest
 from lich_hooks.human.settings import registrations
 from lich_hooks.human.standin.server import Received, StandIn
 from tests.real_clients.support import crush as cr
-from tests.real_clients.support.claude import hook_runs, wait_for_hook
+from tests.real_clients.support.claude import hook_runs
 from tests.real_clients.support.clients import Client
 from tests.real_clients.support.model_api import AFTER_TOOL_TEXT, ModelAPI
 from tests.support.contract_check import assert_client_body
