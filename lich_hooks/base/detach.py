@@ -1,10 +1,5 @@
-"""Leave the harness: a child that holds none of its pipes and none of its session.
-
-A harness waits for a hook until the process exits AND its stdout and stderr
-reach EOF; a child that kept them would keep the harness waiting. The
-detached sender (transport.py) and the pruner (state/prune.py) both run in
-such a child.
-"""
+"""A child that holds none of the harness's pipes: the harness waits for a hook until its
+stdout and stderr reach EOF, so the sender and the pruner must let go of them."""
 
 from __future__ import annotations
 
@@ -12,8 +7,7 @@ import os
 
 
 def fork() -> int:
-    """fork(); in the child, setsid() and fds 0-2 on /dev/null. -1 when there is no fork
-    (Windows) or it failed (the caller then does its work inline or not at all)."""
+    """fork(); the child setsid()s with fds 0-2 on /dev/null. -1: no fork (Windows) or failed."""
     call = getattr(os, "fork", None)
     if call is None:
         return -1

@@ -1,10 +1,5 @@
-"""The hook runner: read → decide → print → report, with docs/harnesses.md's guarantees.
-
-This is the only place that writes a hook's stdout and starts a report (the
-status line, not a hook, writes its own),
-and the only place allowed to catch everything: whatever a job does, the
-harness gets exit 0 and exactly the bytes it needs, and stderr stays silent
-unless LICH_HOOK_DEBUG is set.
+"""read → decide → print → report: the only code that writes a hook's stdout, starts a
+report and catches everything, so every job gets docs/harnesses.md's guarantees.
 """
 
 from __future__ import annotations
@@ -58,11 +53,7 @@ def run(
     started: float | None = None,
     plugin: bool = False,
 ) -> int:
-    """Run one hook event. Always returns 0.
-
-    `plugin`: run by a plugin's own copy (logged; beside an `install` entry the first
-    run to claim an event acts: hook/claim.py).
-    """
+    """Run one hook event; always 0. `plugin`: a plugin's own copy runs it (hook/claim.py)."""
     log = RunLog(environ, started)
     event = harness.fold_event(event_arg)
     provider = harness.fold_provider(provider_arg)
@@ -110,12 +101,8 @@ def run(
 
 
 def _prune_after(environ: Mapping[str, str], inline: bool) -> None:
-    """A run that wrote a record prunes off the wait: in the detached sender
-    (inline, after its log line), else in a pruner of its own (state/prune.py).
-
-    The state is looked up, not imported: a run that never loaded it wrote
-    nothing, and the no-op paths must not pay for the import.
-    """
+    """A run that wrote a record prunes after its output is out (state/prune.py). The state
+    is looked up, not imported: the no-op paths must not pay for the import."""
     state = sys.modules.get("lich_hooks.hook.state")
     if state is not None and state.WRITTEN:
         from lich_hooks.hook.state import prune
@@ -144,11 +131,8 @@ HOOK_USAGE = "As a hook: lich-hook <event> [<provider>]  (payload on stdin; see 
 
 
 def main_from_argv(args: list[str], plugin: bool = False) -> int:
-    """`lich-hook <event> [<provider>]`; extra arguments are ignored.
-
-    An unknown event is silence and 0 for a harness, whose stdin is a pipe; a
-    person who typed it at a terminal is told how to call us (exit 2, a usage error).
-    """
+    """`lich-hook <event> [<provider>]`: an unknown event is silence for a harness (stdin a
+    pipe), a usage line and 2 for a person at a terminal."""
     started = time.monotonic()
     if not args:
         return 0

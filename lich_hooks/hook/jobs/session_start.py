@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Literal
 
-    from lich_hooks.base.payload import Payload
     from lich_hooks.base.safefile import Dir
+    from lich_hooks.hook.payload import Payload
     from lich_hooks.hook.shared.core import Attribution, Runner
     from lich_hooks.hook.state import Where
 
@@ -183,7 +183,7 @@ def crush_card(ctx: Context) -> LichEnv | Outcome | None:
     # local path costs (no socket, no /proc walk). Keyed by the server process's life,
     # in which a workspace keeps the environment of its first client, so only that card
     # could be named again (docs/harnesses.md, Crush).
-    from lich_hooks.base import procfs
+    from lich_hooks.hook import procfs
     from lich_hooks.hook.jobs import session_record
 
     remembered = f"{ctx.provider}\n{conversation}"

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
-from lich_hooks.base import procfs
+from lich_hooks.hook import procfs
 from lich_hooks.hook.shared.core import LICH_KEYS
 
 TYPE_CHECKING = False

@@ -1,13 +1,6 @@
-"""Agent cards' PreToolUse entry point (docs/agent-cards.md).
-
-Claude Code runs this before every `Agent`/`Task`/`TaskStop` call (and before
-every tool call when someone registers it without a matcher), so the path that
-ends in "no verdict" imports nothing beyond `decide`. Most such calls end
-there on the payload alone; the ones that reach the probes may check
-`LICH_BIN` on disk, read /proc for the interactive check, and, for an isolated
-call under an older lich, run `git branch --show-current` (decide.py's
-Probes). The text catalog, signal handling and `lich open` load only once a
-call is being taken or a recorded worker stopped.
+"""Agent cards' PreToolUse job (docs/agent-cards.md). Claude Code may run it before every
+tool call, so a call that ends in "no verdict" imports only `decide`; the texts, signals and
+`lich open` load once a call is taken or a recorded worker stopped.
 """
 
 from __future__ import annotations
@@ -65,8 +58,7 @@ def _agent(ctx: Context, data: dict[str, object]) -> Outcome:
 
 
 def _claimed(ctx: Context, data: dict[str, object]) -> bool:
-    """Is this run the one that acts on this tool call (hook/claim.py)? The other route's
-    run stays silent: Claude Code takes the one deny (docs/install.md)."""
+    """Is this the run that acts (hook/claim.py)? Claude Code takes only one deny."""
     from lich_hooks.hook import claim
 
     tool_use_id = data.get("tool_use_id")

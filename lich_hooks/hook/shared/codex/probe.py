@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 
-from lich_hooks.base import procfs
+from lich_hooks.hook import procfs
 from lich_hooks.hook.shared import proc as shared_proc
 from lich_hooks.hook.shared.codex.decide import Client, is_app_server, is_codex, switcher
 from lich_hooks.hook.shared.proc import (
@@ -180,7 +180,7 @@ def meta_cwd(head: bytes | None) -> str | None:
     """The cwd in a rollout's first line, if it is a session_meta naming an absolute one."""
     if not head:
         return None
-    from lich_hooks.base.payload import loads_object
+    from lich_hooks.hook.payload import loads_object
 
     record = loads_object(head.rstrip(b"\n"))
     meta = record.get("payload") if record and record.get("type") == "session_meta" else None

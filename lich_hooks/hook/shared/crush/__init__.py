@@ -40,7 +40,7 @@ def find_card(
         return windows_refusal(server)
     if not cwd or not os.path.isabs(cwd):
         return decide.Attribution(decide.NO_CWD, "the payload has no absolute cwd")
-    from lich_hooks.base import procfs
+    from lich_hooks.hook import procfs
 
     try:
         socket = probe.socket_path(procfs.cmdline(server, proc), environ)
@@ -74,7 +74,8 @@ def guard_mark(environ: Mapping[str, str], card: str, conversation: str) -> str 
     not find it: ids the shell would spell otherwise, a state directory its expansion
     does not name, or no local crush as the hook's parent (`$$` in its shell).
     """
-    from lich_hooks.base import commandline, homes, procfs
+    from lich_hooks.base import commandline, homes
+    from lich_hooks.hook import procfs
 
     if sys.platform == "win32" or environ.get("CRUSH_SESSION_ID") != conversation:
         return None
