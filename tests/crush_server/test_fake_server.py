@@ -285,3 +285,33 @@ def test_a_client_the_hook_cannot_read_names_no_card(
         assert lich.wait(1, timeout=0.3) == []
     finally:
         shutil.rmtree(world, ignore_errors=True)
+
+
+def test_a_refused_conversation_s_later_calls_cost_what_a_deduped_one_costs(
+    fake: FakeCrush, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    """Issue 31: each call of a refused conversation paid the attribution again (89 ms a
+    call against 33 ms). The refusal is remembered for 30 s, then judged again: a refusal
+    of the moment (card B's client in card A's folder, since gone) delays the report."""
+    env_a = base_env(tmp_path, **lich.env("card-A"))
+    env_b = {**env_a, "LICH_SESSION_ID": "card-B"}
+    fake.start_server(env_a)
+    fake.workspace("ws-a", projects["a"], env_a, "sess-1")
+    fake.start_client(env_a, projects["a"])
+    other = fake.start_client(env_b, projects["a"])
+    for _ in range(3):
+        fake.run_hook(HOOK, payload(projects["a"], "sess-1"), projects["a"])
+    records = wait_for_log(env_a, 3)
+    assert [r["decision"] for r in records] == ["crush-server-several-cards"] * 3
+    assert fake.asked().count("/v1/workspaces") == 1  # the later calls asked nothing
+    assert "within 30 s" in str(records[-1]["attribution"])
+    assert other.stdin is not None
+    other.stdin.close()  # card B's client leaves
+    other.wait(5)
+    [memo] = (Path(env_a["LICH_HOOK_STATE_DIR"]) / "served").iterdir()
+    old = time.time() - 31
+    os.utime(memo, (old, old))
+    fake.run_hook(HOOK, payload(projects["a"], "sess-1"), projects["a"])
+    assert wait_for_log(env_a, 4)[-1]["decision"] == "report"
+    [got] = lich.wait(1)
+    assert got.accepted is not None and got.accepted["session_id"] == "card-A"

@@ -28,6 +28,11 @@ SERVED = ("served",)
 # is one the record would make (docs/harnesses.md, Crush).
 MARKS = (MARKS_DIR,)
 CARD_LIMIT = 4096
+# A refusal under the server, remembered (REFUSED + its decision) so the conversation's
+# next calls cost what a deduped one costs; judged again once this old, so a refusal of
+# the moment (another card's client connected then) delays a report, never loses it.
+REFUSED = b"\0refused "
+REFUSAL_SECONDS = 30.0
 # A claim outlives its sender only when the sender was killed hard: the send's
 # own deadline is 2 s, so an older claim is taken over.
 CLAIM_SECONDS = 3.0
@@ -129,14 +134,30 @@ def served_name(server: int, started: int, value: str) -> str:
     return file_key(f"{server}-{started}\n{value}")
 
 
-def served(where: Where, name: str) -> str | None:
-    """The card a conversation under this server was attributed to, or None."""
-    data = state.read(where, SERVED, name, CARD_LIMIT)
+def served(where: Where, name: str, now: float) -> tuple[str | None, str | None]:
+    """(the card a conversation under this server went to, or the decision that refused it
+    within REFUSAL_SECONDS before `now`); (None, None) when neither."""
     try:
-        return None if not data else data.decode("utf-8")
+        directory = state.open_dir(where, SERVED, create=False)
+    except OSError:
+        return None, None
+    try:
+        data = directory.read(name, CARD_LIMIT)
+        if not data:
+            return None, None
+        if not data.startswith(REFUSED):
+            return data.decode("utf-8"), None
+        info = directory.lstat(name)
+        word = data[len(REFUSED) :].decode("ascii")
+        fresh = info is not None and -1.0 < now - info.st_mtime < REFUSAL_SECONDS
+        return None, word if fresh and word.startswith("crush-server-") else None
     except UnicodeDecodeError:
-        return None
+        return None, None
+    finally:
+        directory.close()
 
 
-def serve(environ: Mapping[str, str], name: str, card: str) -> None:
-    state.write(environ, SERVED, name, card.encode("utf-8", "surrogatepass"))
+def serve(environ: Mapping[str, str], name: str, card: str | None, refusal: str) -> None:
+    """Remember the card named for this conversation, or (None) the refusal's decision."""
+    data = card.encode("utf-8", "surrogatepass") if card else REFUSED + refusal.encode()
+    state.write(environ, SERVED, name, data)

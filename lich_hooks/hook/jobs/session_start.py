@@ -189,32 +189,40 @@ def crush_card(ctx: Context) -> LichEnv | Outcome | None:
     remembered = f"{ctx.provider}\n{conversation}"
     life = procfs.started(pid)
     name = None if life is None else session_record.served_name(pid, life, remembered)
-    if name is not None and _served_already(ctx, pid, name, remembered):
-        return Outcome("already-reported")
+    if name is not None:
+        known = _served_already(ctx, pid, name, remembered)
+        if known is not None:
+            return known
     found = crush_server.find_card(pid, ctx.environ, payload.text("cwd"), conversation)
-    if name is not None and found.lich is not None:
-        session_record.serve(ctx.environ, name, found.lich["LICH_SESSION_ID"])
+    if name is not None:
+        card = (found.lich or {}).get("LICH_SESSION_ID")
+        session_record.serve(ctx.environ, name, card, found.decision)
     return _attributed(ctx, found, started)
 
 
-def _served_already(ctx: Context, pid: int, name: str, remembered: str) -> bool:
-    """Was `remembered` already reported for the card this server's conversation went
-    to? Both records read through one opening of the state directory."""
+def _served_already(ctx: Context, pid: int, name: str, remembered: str) -> Outcome | None:
+    """`already-reported` when `remembered` went to a card whose last report it is, the
+    refusal when it was refused within REFUSAL_SECONDS, else None: both records read
+    through one opening of the state directory."""
     from lich_hooks.hook import state
     from lich_hooks.hook.jobs import session_record
 
     try:
         root = state.open_root(ctx.environ, create=False)
     except OSError:
-        return False
+        return None
     try:
-        card = session_record.served(root, name)
+        card, refused = session_record.served(root, name, time.time())
+        if refused is not None:
+            within = f"within {session_record.REFUSAL_SECONDS:g} s"
+            ctx.log.set(attribution=f"refused under crush server {pid} {within}: {refused}")
+            return Outcome(refused)
         if card is None or session_record.last_reported(root, card) != remembered:
-            return False
+            return None
     finally:
         root.close()
     ctx.log.set(attribution=f"already reported for card {card} under crush server {pid}")
-    return True
+    return Outcome("already-reported")
 
 
 def _shared_runner(
