@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from subprocess import Popen
     from typing import IO, Literal
 
-    from lich_hooks.hook.jobs.agent_cards.decide import Call
+    from lich_hooks.hook.jobs.agent_cards.eligibility import Call
 
     OpenKind = Literal["printed", "launch-error", "timeout", "interrupted"]
 

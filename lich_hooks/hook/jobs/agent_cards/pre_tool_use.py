@@ -1,11 +1,11 @@
 """Agent cards' PreToolUse job (docs/agent-cards.md). Claude Code may run it before every
-tool call, so a call that ends in "no verdict" imports only `decide`; the texts, signals and
+tool call, so a call that ends in "no verdict" imports only `eligibility`; the texts, signals and
 `lich open` load once a call is taken or a recorded worker stopped.
 """
 
 from __future__ import annotations
 
-from lich_hooks.hook.jobs.agent_cards import decide
+from lich_hooks.hook.jobs.agent_cards import eligibility
 from lich_hooks.hook.outcome import Context, Outcome
 
 
@@ -14,9 +14,9 @@ def run(ctx: Context) -> Outcome:
     if payload is None:
         return Outcome("bad-input")
     tool = payload.get("tool_name")
-    if tool in decide.AGENT_TOOLS:
+    if tool in eligibility.AGENT_TOOLS:
         return _agent(ctx, payload.data)
-    if tool == decide.STOP_TOOL:
+    if tool == eligibility.STOP_TOOL:
         return _task_stop(ctx, payload.data)
     return Outcome("not-an-agent-call")
 
@@ -39,14 +39,14 @@ def _agent(ctx: Context, data: dict[str, object]) -> Outcome:
 
         return lich_process.current_branch(cwd, environ)
 
-    probes = decide.Probes(interactive, env.bin_is_runnable, current_branch)
-    decision = decide.decide(data, env, probes, decide.agent_teams_on(environ))
+    probes = eligibility.Probes(interactive, env.bin_is_runnable, current_branch)
+    decision = eligibility.decide(data, env, probes, eligibility.agent_teams_on(environ))
     ctx.log.set(probes=probes.ran)
-    if decision.kind == decide.NATIVE:
+    if decision.kind == eligibility.NATIVE:
         return Outcome(f"native:{decision.reason}")
     if not _claimed(ctx, data):
         return Outcome("other-route-acts")
-    if decision.kind == decide.TOAST:
+    if decision.kind == eligibility.TOAST:
         from lich_hooks.hook.jobs.agent_cards import verdict
 
         assert decision.why is not None
@@ -72,7 +72,7 @@ def _description(data: dict[str, object]) -> str:
 
 
 def _open(
-    ctx: Context, call: decide.Call, probes: decide.Probes, lich_bin: str, card: str
+    ctx: Context, call: eligibility.Call, probes: eligibility.Probes, lich_bin: str, card: str
 ) -> Outcome:
     import time
 

@@ -12,7 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from lich_hooks.hook.jobs.agent_cards.decide import Call
+    from lich_hooks.hook.jobs.agent_cards.eligibility import Call
     from lich_hooks.hook.jobs.agent_cards.record import Worker
 
 RUNNING = ("pending", "unanswered")
