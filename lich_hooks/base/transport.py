@@ -4,7 +4,6 @@ docs/transport.md's; why not `requests` or `orjson`, docs/performance.md's.
 
 from __future__ import annotations
 
-import os
 import time
 
 from lich_hooks import PLUGIN_RELEASE, __version__
@@ -12,11 +11,9 @@ from lich_hooks.base.lichenv import quote_token
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Literal
 
     from lich_hooks.base.lichenv import LichEnv
-    from lich_hooks.base.runlog import RunLog
 
 HOST = "127.0.0.1"
 DEADLINE = 2.0
@@ -174,41 +171,3 @@ def post(
 
 def _ms(started: float) -> float:
     return round((time.monotonic() - started) * 1000, 1)
-
-
-def send_detached(
-    env: LichEnv,
-    endpoint: str,
-    body: dict[str, object],
-    log: RunLog,
-    on_taken: Callable[[], None] | None = None,
-    on_end: Callable[[], None] | None = None,
-    then: Callable[[], None] | None = None,
-) -> None:
-    """Send without keeping the harness waiting: the sender runs `on_taken` after a 204,
-    `on_end` whatever the outcome, writes the log line, runs `then` (the prune) and exits."""
-    from lich_hooks.base import detach
-
-    pid = detach.fork()
-    if pid > 0:
-        return
-    if pid < 0 and hasattr(os, "fork"):
-        log.debug("fork failed; sending inline")
-    detached = pid == 0
-    try:
-        # post() ends within the deadline on every path: no timer is needed here
-        result = post(env, endpoint, body)
-        for callback in (on_taken if result.taken else None, on_end):
-            try:
-                if callback is not None:
-                    callback()
-            except Exception as error:  # the records are best-effort (docs/session-start.md)
-                log.set(state_error=type(error).__name__)
-        log.set(outcome=result.outcome, **result.as_dict())
-        log.debug(f"POST /{endpoint}: {result.outcome} ({result.status or result.error})")
-        log.write()
-        if then is not None:
-            then()
-    finally:
-        if detached:
-            os._exit(0)

@@ -80,17 +80,8 @@ def run(
     _write_all(stdout_fd, fallback if outcome.stdout is None else outcome.stdout)
     if ctx is not None and outcome.endpoint is not None and outcome.body is not None:
         try:
-            from lich_hooks.base import transport
-
-            transport.send_detached(
-                outcome.env or ctx.env,
-                outcome.endpoint,
-                outcome.body,
-                log,
-                outcome.on_taken,
-                outcome.on_end,
-                lambda: _prune_after(environ, inline=True),
-            )
+            env = outcome.env or ctx.env
+            _send_detached(env, outcome.endpoint, outcome.body, outcome, log, environ)
             return 0
         except BaseException as error:
             log.set(error=f"{type(error).__name__}: {error}")
@@ -110,12 +101,46 @@ def _prune_after(environ: Mapping[str, str], inline: bool) -> None:
         prune.after_run(environ, time.time(), inline)
 
 
-def _call(callback: Callable[[], None] | None) -> None:
+def _send_detached(
+    env: LichEnv,
+    endpoint: str,
+    body: dict[str, object],
+    outcome: Outcome,
+    log: RunLog,
+    environ: Mapping[str, str],
+) -> None:
+    """Report without keeping the harness waiting: a child holding none of its pipes (inline
+    where there is no fork) sends, runs `on_taken` after a 204 and `on_end` whatever the
+    outcome, writes the log line, prunes and exits."""
+    from lich_hooks.base import transport
+    from lich_hooks.hook import detach
+
+    pid = detach.fork()
+    if pid > 0:
+        return
+    if pid < 0 and hasattr(os, "fork"):
+        log.debug("fork failed; sending inline")
+    try:
+        # post() ends within the deadline on every path: no timer is needed here
+        result = transport.post(env, endpoint, body)
+        _call(outcome.on_taken if result.taken else None, log)
+        _call(outcome.on_end, log)
+        log.set(outcome=result.outcome, **result.as_dict())
+        log.debug(f"POST /{endpoint}: {result.outcome} ({result.status or result.error})")
+        log.write()
+        _prune_after(environ, inline=True)
+    finally:
+        if pid == 0:
+            os._exit(0)
+
+
+def _call(callback: Callable[[], None] | None, log: RunLog | None = None) -> None:
     try:
         if callback is not None:
             callback()
-    except Exception:  # noqa: S110 - best-effort state, never the turn
-        pass
+    except Exception as error:  # best-effort state (docs/session-start.md), never the turn
+        if log is not None:
+            log.set(state_error=type(error).__name__)
 
 
 def _write_all(fd: int, data: bytes) -> None:

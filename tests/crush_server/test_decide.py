@@ -137,7 +137,7 @@ def test_every_peer_is_held_by_a_readable_crush_client_of_the_server_s_user() ->
     good = holder(7, [CRUSH])
     unreadable_env = holder(8, [CRUSH])
     unreadable_env.lich = None
-    assert decide.account({7}, [good], 0, 1000) == [good]
+    assert decide.account({7}, [good], 1000) == [good]
     for bad, why in [
         (holder(8, ["/home/u/bin/cx"]), "is not a crush client ('cx')"),
         (holder(8, []), "is not a crush client ('?')"),
@@ -147,9 +147,9 @@ def test_every_peer_is_held_by_a_readable_crush_client_of_the_server_s_user() ->
         (holder(8, [CRUSH], cwd=None), "cwd or environment is unreadable"),
         (unreadable_env, "cwd or environment is unreadable"),
     ]:
-        found = decide.account({7, 8}, [good, bad], 0, 1000)
+        found = decide.account({7, 8}, [good, bad], 1000)
         assert isinstance(found, decide.Attribution) and found.decision == decide.UNREADABLE
         assert why in found.why, (bad, found.why)
-    missing = decide.account({7, 9}, [good], 3, 1000)
+    missing = decide.account({7, 9}, [good], 1000)
     assert isinstance(missing, decide.Attribution) and missing.decision == decide.UNREADABLE
-    assert "1 connection(s)" in missing.why and "(3 unreadable)" in missing.why
+    assert "1 connection(s)" in missing.why and "held by no crush process" in missing.why

@@ -147,15 +147,14 @@ class Holder(Client):
 
 
 def account(
-    peers: set[int], holders: Sequence[Holder], unread: int, server_uid: int | None
+    peers: set[int], holders: Sequence[Holder], server_uid: int | None
 ) -> list[Client] | Attribution:
     """The server's clients when every connection it accepted (`peers`) is held by a crush
     client of its own user whose argv, cwd and environment were read; else why not.
 
-    A process of another name may be a crush under another name (a symlink, a
-    download's name) in any workspace; another user's or a non-dumpable one, or
-    a peer no readable process holds (`unread` processes could not be read),
-    may be anyone's: cannot tell, so no card (docs/harnesses.md, Crush).
+    A connection no readable crush process holds may be a crush under another
+    name (a symlink, a download's name) in any workspace, another user's or a
+    non-dumpable one: anyone's. Cannot tell, so no card (docs/harnesses.md, Crush).
     """
     for holder in holders:
         what = f"process {holder.pid} holds a connection to the crush server"
@@ -172,8 +171,8 @@ def account(
     if left:
         return Attribution(
             UNREADABLE,
-            f"{len(left)} connection(s) to the crush server are held by no process this hook "
-            f"can read ({unread} unreadable): cannot tell whose",
+            f"{len(left)} connection(s) to the crush server are held by no crush process this "
+            "hook can read (another name, another user's, or unreadable): cannot tell whose",
         )
     return list(holders)
 

@@ -23,22 +23,12 @@ from lich_hooks.hook.shared.core import LICH_KEYS, Client
 from lich_hooks.hook.shared.crush import decide
 from lich_hooks.hook.shared.crush.decide import Workspace, host_flag, is_server
 from lich_hooks.hook.shared.proc import (
-    ALL_STATES,
-    NETLINK_SOCK_DIAG,
-    NLM_F_DUMP,
-    NLM_F_REQUEST,
-    NLMSG_DONE,
-    NLMSG_ERROR,
-    NO_COOKIE,
-    PEER_BATCH,
     PROC,
-    SOCK_DIAG_BY_FAMILY,
-    UDIAG_SHOW_PEER,
-    UNIX_DIAG_PEER,
     ProbeError,
-    TooManyFiles,
     can_list_clients,
+    connection_peers,
     environ_of,
+    holders,
     lich_environ,
     socket_inodes,
 )
@@ -47,9 +37,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-UDIAG_SHOW_NAME = 0x1  # linux/unix_diag.h
-UNIX_DIAG_NAME = 0
-TCP_LISTEN = 10  # a listening socket's state
 MAX_SOCKET_PATH = 104  # Crush's maxUnixSocketPathLen
 FALLBACK_DIR = "/tmp"  # noqa: S108 - where Crush itself puts the socket: read, never written
 API_SECONDS = 1.0  # the whole exchange with the server, per request
@@ -209,43 +196,19 @@ def session_viewers(socket: str, workspace: str, session: str) -> int | None:
 
 def clients(server: int, proc: str = PROC) -> list[Client] | decide.Attribution:
     """Every client of the server: the holder of each connection it accepted, read, or why
-    one cannot be (decide.account: a peer held by no process read, or by one that is not
-    a readable crush client of the server's user, is "cannot tell").
+    one cannot be (decide.account: a connection held by no readable crush process of the
+    server's user is "cannot tell"). Only processes named crush are read (proc.holders:
+    the names choose whom to read, never who is a client).
 
-    Crush-named processes are searched first; the rest only while a peer is unaccounted
-    for. Raises ProbeError when the server's sockets or their peers cannot be read.
+    Raises ProbeError when the server's sockets or their peers cannot be read.
     """
     mine = socket_inodes(server, proc)
     if mine is None:
         raise ProbeError(f"cannot read the sockets of crush server {server}")
-    peers = accepted_peers(sorted(mine))
-    me = os.getpid()
-    holders: list[decide.Holder] = []
-    unread = 0
-    left = set(peers)
-    try:
-        pids = [int(name) for name in os.listdir(proc) if name.isdigit()]
-    except OSError as error:
-        raise ProbeError(f"cannot list {proc} ({error.strerror})") from None
-    named = [p for p in pids if procfs.comm(p, proc) in (b"crush", b"crush.exe")]
-    for group in (named, [p for p in pids if p not in set(named)]):
-        for pid in group:
-            if not left:
-                break
-            if pid in (me, server):
-                continue
-            try:
-                held = socket_inodes(pid, proc)
-            except TooManyFiles:
-                held = None
-            if held is None:
-                unread += os.path.isdir(f"{proc}/{pid}")
-                continue
-            mine_here = held & peers
-            if mine_here:
-                left -= mine_here
-                holders.append(_holder(pid, mine_here, proc))
-    return decide.account(peers, holders, unread, _uid(server, proc))
+    peers = connection_peers(mine)
+    held, _ = holders(peers, (b"crush", b"crush.exe"), (server, os.getpid()), proc)
+    found = [_holder(pid, inodes, proc) for pid, inodes in held.items()]
+    return decide.account(peers, found, _uid(server, proc))
 
 
 def _holder(pid: int, held: set[int], proc: str) -> decide.Holder:
@@ -262,116 +225,6 @@ def _uid(pid: int, proc: str) -> int | None:
         return os.stat(f"{proc}/{pid}").st_uid
     except OSError:
         return None
-
-
-def accepted_peers(inodes: list[int]) -> set[int]:
-    """The client end of every connection the server accepted among its sockets `inodes`.
-
-    An accepted socket carries its listener's name; one the server opened itself
-    (to another program's socket) does not, so only its clients are counted.
-    A client end already closed has no inode (0) and is no client.
-    """
-    found = diag(inodes)
-    names = {name for state, name, _ in found.values() if state == TCP_LISTEN and name}
-    return {
-        peer
-        for state, name, peer in found.values()
-        if state != TCP_LISTEN and name in names and peer
-    }
-
-
-def diag(inodes: list[int]) -> dict[int, tuple[int, bytes, int]]:
-    """(state, bound name, peer inode) of each given Unix socket still open, via sock_diag:
-    one exact lookup each, all in one send, up to PEER_BATCH; one dump above that."""
-    import _socket
-
-    if not inodes:
-        return {}
-    try:
-        sock = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW, NETLINK_SOCK_DIAG)
-    except OSError as error:
-        raise ProbeError(f"no NETLINK_SOCK_DIAG ({error.strerror or error})") from None
-    found: dict[int, tuple[int, bytes, int]] = {}
-    wanted = set(inodes)
-    try:
-        sock.settimeout(1.0)
-        if len(inodes) > PEER_BATCH:
-            sock.send(_request(0, NLM_F_REQUEST | NLM_F_DUMP, 1, ALL_STATES))
-            while _replies(sock.recv(1 << 16), found, wanted, None):
-                pass
-            return found
-        sock.send(b"".join(_request(i, NLM_F_REQUEST, n) for n, i in enumerate(inodes, 1)))
-        answered = [0]
-        while answered[0] < len(inodes):
-            data = sock.recv(1 << 16)
-            if not data:
-                raise ProbeError("sock_diag closed before answering")
-            _replies(data, found, wanted, answered)
-        return found
-    except OSError as error:
-        raise ProbeError(f"sock_diag failed ({error.strerror or error})") from None
-    finally:
-        sock.close()
-
-
-def _request(inode: int, flags: int, seq: int, states: int = 0) -> bytes:
-    import _socket
-    import _struct
-
-    show = UDIAG_SHOW_NAME | UDIAG_SHOW_PEER
-    req = _struct.pack(
-        "=BBHIIIII", _socket.AF_UNIX, 0, 0, states, inode, show, NO_COOKIE, NO_COOKIE
-    )
-    return _struct.pack("=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY, flags, seq, 0) + req
-
-
-def _replies(
-    data: bytes,
-    found: dict[int, tuple[int, bytes, int]],
-    wanted: set[int],
-    answered: list[int] | None,
-) -> bool:
-    """Record each reply's socket in `found`; False once the answer is over (a dump's
-    NLMSG_DONE or an empty read). `answered` counts the replies to exact lookups (an error
-    reply is a socket gone); a dump's error raises ProbeError."""
-    import _struct
-
-    offset = 0
-    while offset + 16 <= len(data):
-        length, kind, _flags, _seq, _port = _struct.unpack_from("=IHHII", data, offset)
-        if length < 16:
-            break
-        if answered is not None and kind in (SOCK_DIAG_BY_FAMILY, NLMSG_ERROR):
-            answered[0] += 1
-        if kind == NLMSG_DONE:
-            return False
-        if kind == NLMSG_ERROR and answered is None:
-            raise ProbeError("sock_diag refused to list the Unix sockets")
-        if kind == SOCK_DIAG_BY_FAMILY and length >= 32:
-            state = data[offset + 18]
-            (inode,) = _struct.unpack_from("=I", data, offset + 20)
-            if inode in wanted:
-                found[inode] = (state, *_attributes(data, offset + 32, offset + length))
-        offset += (length + 3) & ~3
-    return bool(data)
-
-
-def _attributes(data: bytes, attr: int, end: int) -> tuple[bytes, int]:
-    """The UNIX_DIAG_NAME (its NULs stripped) and UNIX_DIAG_PEER among one reply's
-    attributes (b"" and 0 when absent)."""
-    import _struct
-
-    name, peer = b"", 0
-    while attr + 4 <= end:
-        size, kind = _struct.unpack_from("=HH", data, attr)
-        if size < 4:
-            break
-        if kind == UNIX_DIAG_NAME:
-            name = bytes(data[attr + 4 : attr + size]).rstrip(b"\0")
-        elif kind == UNIX_DIAG_PEER and size >= 8:
-            (peer,) = _struct.unpack_from("=I", data, attr + 4)
-        attr += (size + 3) & ~3
-    return name, peer
 
 
 def servers(proc: str = PROC) -> list[tuple[int, list[str]]]:
