@@ -117,8 +117,8 @@ def with_executable(value: object, executable: str, where: str | None = None) ->
     """A registration (from registrations.py) whose commands run `executable`, in the
     guarded form (base/commandline.py); `where` is the settings file it goes to.
 
-    On Windows a Codex handler also gets `command_windows`, which Codex runs under
-    `%COMSPEC% /C` there (docs/harnesses.md)."""
+    On Windows a Codex handler also gets `command_windows`, which Codex runs there in its
+    session shell, PowerShell, else cmd.exe (docs/harnesses.md, Windows)."""
     if isinstance(value, dict):
         result: dict[str, object] = {}
         for key, item in value.items():
