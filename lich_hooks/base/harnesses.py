@@ -27,7 +27,7 @@ AGENT_CARDS: JobName = "agent-cards"
 
 # A harness that runs its hooks in one process shared by several cards: the
 # hook's own LICH_* may be another card's, so the session-start job asks this
-# attribution which card the report is for (session_start.ATTRIBUTIONS).
+# attribution which card the report is for (hook/shared: card()).
 CODEX_DAEMON: SharedName = "codex-daemon"
 CRUSH_SERVER: SharedName = "crush-server"
 

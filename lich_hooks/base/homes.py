@@ -1,10 +1,6 @@
-"""Where per-user files live: the one rule for HOME (docs/troubleshooting.md, "What
-lich-hook writes"), the state directory's path, and each harness's configuration folder,
-all from one environ so tests and doctor can point them at a scratch home.
-
-The platform directory is computed here rather than with platformdirs: the Crush and
-Antigravity no-op paths read the state on every call, and importing platformdirs costs
-more than those paths' whole budget.
+"""Where per-user files live, from one environ (tests and doctor use a scratch home): the
+HOME rule (docs/troubleshooting.md, "What lich-hook writes"), the state directory (by hand:
+importing platformdirs costs more than a no-op hook's budget), each harness's folder.
 """
 
 from __future__ import annotations
@@ -34,9 +30,7 @@ def passwd_home() -> str | None:
 
 
 def home(environ: Mapping[str, str], account: Callable[[], str | None] = passwd_home) -> str | None:
-    """The user's home: HOME if absolute; unset or empty, the account's (USERPROFILE
-    first on Windows); None when HOME is relative or nothing absolute is found.
-    """
+    """HOME if absolute; unset or empty, the account's (USERPROFILE first on Windows)."""
     raw = environ.get("HOME")
     if raw:
         return absolute(raw)
@@ -48,10 +42,7 @@ def home(environ: Mapping[str, str], account: Callable[[], str | None] = passwd_
 
 
 def state_home(environ: Mapping[str, str], account: Callable[[], str | None]) -> str | None:
-    """home(), except `/` (common in containers: "no home"), no place for per-user state.
-
-    lich-hooks then keeps none unless XDG_STATE_HOME or LICH_HOOK_STATE_DIR names one.
-    """
+    """home(), except `/` (a container's "no home"): then no state unless a variable names one."""
     found = home(environ, account)
     if found is None or os.path.normpath(found) in ("/", "//"):
         return None
@@ -61,11 +52,7 @@ def state_home(environ: Mapping[str, str], account: Callable[[], str | None]) ->
 def state_dir(
     environ: Mapping[str, str], account: Callable[[], str | None] = passwd_home
 ) -> str | None:
-    """$LICH_HOOK_STATE_DIR, else the platform's per-user state directory; None: no usable one.
-
-    Only absolute values count, so the result never depends on the working
-    directory.
-    """
+    """$LICH_HOOK_STATE_DIR, else the platform's per-user state directory (absolute values only)."""
     override = absolute(environ.get("LICH_HOOK_STATE_DIR"))
     if override:
         return override
@@ -100,9 +87,7 @@ def file_key(text: str) -> str:
 
 
 def settings_home(environ: Mapping[str, str]) -> str:
-    """The home the hooks keep their state under (home() above: HOME only when
-    absolute; unset or empty, the account's), so a relative HOME never puts a
-    user's settings under the working directory."""
+    """home(), or Refused: a relative HOME must never put settings under the working directory."""
     found = home(environ)
     if found is None:
         from lich_hooks.base.errors import Refused

@@ -1,9 +1,5 @@
-"""The lich environment (docs/transport.md), parsed and validated once per run.
-
-lich exports these variables into every terminal it spawns; outside lich they
-are absent and every hook is a no-op. Parsing is strict because the values end
-up in a URL and an argv: a port that is not a plain decimal in range means
-"not inside a lich we can trust", never "guess".
+"""The LICH_* variables (docs/transport.md), parsed strictly once per run: they end up in
+a URL and an argv, so a value out of shape means "not a lich we can trust", never a guess.
 """
 
 from __future__ import annotations
@@ -21,13 +17,8 @@ _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 
 
 def quote_token(token: str) -> str:
-    """`token` percent-encoded as `urllib.parse.quote(token, safe="")` does.
-
-    Written out because urllib.parse imports `re` and more (about 9 ms here),
-    all of it on the way to lich (the sender) or into a debug line
-    (runlog scrubs the token in both forms). surrogateescape: a token of bytes that are
-    not UTF-8 (os.environ holds them as surrogates) is sent byte for byte.
-    """
+    """`urllib.parse.quote(token, safe="")` without importing urllib (~9 ms); undecodable
+    bytes (surrogateescape in os.environ) go out byte for byte."""
     raw = token.encode("utf-8", "surrogateescape")
     return "".join(chr(byte) if byte in _UNRESERVED else f"%{byte:02X}" for byte in raw)
 
@@ -74,11 +65,8 @@ class LichEnv:
 
     @property
     def is_worker(self) -> bool:
-        """docs/worker-answer.md: a session opened with `lich open --subagent`.
-
-        A depth above 0 says so; an older lich that sets no depth marks every
-        worker with LICH_SUBAGENT_CARDS=off instead.
-        """
+        """Opened by `lich open --subagent` (docs/worker-answer.md): a depth above 0, or on
+        an older lich without a depth, LICH_SUBAGENT_CARDS=off."""
         if self.depth_set:
             return self.depth is not None and self.depth > 0
         return self.cards_off

@@ -1,7 +1,5 @@
-"""What one hook run tells the person debugging it (LICH_HOOK_DEBUG, LICH_HOOK_LOG:
-docs/troubleshooting.md), and nobody else. Without either, a run prints nothing and
-imports nothing for logging; the token is scrubbed from every value before anything
-leaves this module.
+"""One hook run's debug lines and log line (docs/troubleshooting.md): nothing without
+LICH_HOOK_DEBUG or LICH_HOOK_LOG, and never the token.
 """
 
 from __future__ import annotations
@@ -61,7 +59,7 @@ class RunLog:
             record.setdefault("ms", self.elapsed_ms())
             # Scrub values, then encode: scrubbing the encoded line would miss a
             # token JSON escapes (quotes, backslashes) and could break the line.
-            record = {key: self._scrub_value(value) for key, value in record.items()}
+            record = {key: self.scrub(value) for key, value in record.items()}
             line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
             # O_NONBLOCK: a FIFO nobody reads (a `mkfifo` log whose reader
             # quit) fails the open instead of blocking the hook forever.
@@ -76,25 +74,17 @@ class RunLog:
 
     def scrub(self, value: object) -> object:
         """`value` (a string, or lists and dicts of them) with the token taken out."""
-        return self._scrub_value(value)
-
-    def _scrub_value(self, value: object) -> object:
         if isinstance(value, str):
             return self._scrub(value)
         if isinstance(value, (list, tuple)):
-            return [self._scrub_value(item) for item in value]
+            return [self.scrub(item) for item in value]
         if isinstance(value, dict):
-            return {key: self._scrub_value(item) for key, item in value.items()}
+            return {key: self.scrub(item) for key, item in value.items()}
         return value
 
     def _scrub(self, text: str) -> str:
-        """`text` without the token, raw or URL-encoded.
-
-        Both forms are marked with NUL first (no environment value can hold
-        one) so the second pass cannot match inside the first one's
-        replacement, and a token of undecodable bytes is encoded the way
-        transport.url encodes it instead of raising.
-        """
+        """`text` without the token, raw or URL-encoded. Both are marked with NUL first (no
+        environment value holds one) so one replacement cannot match inside the other."""
         if self._secret:
             from lich_hooks.base.lichenv import quote_token
 

@@ -1,12 +1,6 @@
-"""The package's one way to read and write a file it does not trust: the state's records, a
-harness's settings, a Codex rollout, a transcript a payload names (the promises:
-docs/troubleshooting.md, "What lich-hook writes").
-
-Opened O_NONBLOCK and judged regular on the open descriptor; O_NOFOLLOW unless the caller
-says a symlink is the user's own (settings files); read to a limit; written as a new
-private file beside the target and renamed over it. `Dir` reaches everything below it
-relative to its descriptor (the *at() calls; joined paths where they are missing, on
-Windows). Hook-path module: only `os` at top level (docs/performance.md).
+"""The one way a file we do not trust is read or written (docs/troubleshooting.md, "What
+lich-hook writes"): no FIFO can hang us, no symlink is followed unless it is the user's own,
+reads are bounded, writes atomic and private. Hook path: only `os` at top level.
 """
 
 from __future__ import annotations
@@ -63,12 +57,8 @@ def kind_of(mode: int) -> str:
 def open_regular(
     path: str, *, follow: bool = False, dir_fd: int | None = None
 ) -> tuple[int, os.stat_result]:
-    """A read-only descriptor on the regular file at `path`, and its fstat().
-
-    OSError when it cannot be opened (FileNotFoundError when it is missing;
-    ELOOP when it is a symlink and not `follow`), NotRegular when it is not a
-    regular file.
-    """
+    """A read-only descriptor on the regular file at `path`, and its fstat(); OSError
+    (ELOOP for a symlink unless `follow`) or NotRegular otherwise."""
     flags = os.O_RDONLY | NONBLOCK | CLOEXEC | BINARY | getattr(os, "O_NOCTTY", 0)
     if not follow:
         flags |= NOFOLLOW
@@ -84,10 +74,7 @@ def open_regular(
 
 
 def read_upto(fd: int, limit: int, stop: bytes | None = None) -> bytes:
-    """At most `limit` + 1 bytes from `fd` (one more than allowed says "too large").
-
-    With `stop`, reading ends as soon as the bytes read hold it (a first line).
-    """
+    """At most `limit` + 1 bytes (the extra one says "too large"), ending early at `stop`."""
     chunks: list[bytes] = []
     total = 0
     while total <= limit:
@@ -109,12 +96,8 @@ def read_regular(
     dir_fd: int | None = None,
     stop: bytes | None = None,
 ) -> bytes:
-    """The bytes of the regular file at `path` (see open_regular for what raises).
-
-    TooLarge when it holds more than `limit` bytes (with `stop`: when no
-    `stop` comes within them). Callers that only want "the bytes or nothing"
-    catch OSError, which covers all of these.
-    """
+    """The bytes of the regular file at `path`; TooLarge past `limit` (with `stop`: when no
+    `stop` comes within it). Every refusal is an OSError."""
     fd, _ = open_regular(path, follow=follow, dir_fd=dir_fd)
     try:
         data = read_upto(fd, limit, stop)
@@ -175,13 +158,8 @@ class Dir:
         mode: int = 0o600,
         prepare: Callable[[int], None] | None = None,
     ) -> None:
-        """Replace the entry `name` with a file holding `data`, atomically.
-
-        The temporary file is created O_EXCL|O_NOFOLLOW with `mode` next to it,
-        `prepare(fd)` may set its owner and mode before it is synced, and it is
-        renamed over the entry. OSError when the directory refuses; the
-        temporary file never outlives a failure.
-        """
+        """Replace `name` atomically: a new O_EXCL file beside it (`prepare(fd)` may set its
+        owner and mode), synced, renamed over it; the temporary never outlives a failure."""
         tmp = f".{name}.{os.getpid()}.{os.urandom(4).hex()}"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC | BINARY
         fd = os.open(self.at(tmp), flags, mode, dir_fd=self.fd)

@@ -1,15 +1,7 @@
-"""The Windows process facts the shared-process attributions need: the hook's parent chain.
-
-Windows has no /proc and no `ps`, so the chain comes from one Toolhelp32
-snapshot (every process's parent and image name) and the command line of
-each process on it from its own memory (the PEB's process parameters):
-Wine 8 does not answer NtQueryInformationProcess class 60 for another
-process, and reading the memory works on Windows and Wine alike. psutil reads
-the same structures; it is not used because the hook path is stdlib only.
-docs/harnesses.md (Windows) says what this makes possible and what not.
-
-Every failure is None (the caller refuses). ctypes is imported only here and
-only on Windows, on Codex SessionStart and Crush tool calls: a few ms.
+"""Windows' counterpart of procfs for the shared-process attributions (docs/harnesses.md,
+Windows): parents from one Toolhelp32 snapshot, command lines from each process's PEB (Wine 8
+does not answer NtQueryInformationProcess class 60 for another process). ctypes, Windows only;
+every failure is None.
 """
 
 from __future__ import annotations
@@ -34,15 +26,9 @@ MAX_COMMAND_LINE = 1 << 16  # bytes; a UNICODE_STRING cannot be longer anyway
 def ancestors(
     start: int, stop: Callable[[Sequence[str]], bool], limit: int = 32
 ) -> list[tuple[int, list[str]]] | None:
-    """(pid, argv) from `start` upwards, up to and including the first process `stop` accepts.
-
-    argv[0] is the image name Windows records (`codex.exe`), never what the
-    command line claims; the rest is the command line split as Windows
-    programs split it. A parent created after its child is not its parent
-    (the real one exited and its pid was reused): the chain ends there. A
-    process `stop` accepts whose command line cannot be read makes the whole
-    answer None: which of the harness's processes it is cannot be told.
-    """
+    """(pid, argv) from `start` up to the first process `stop` accepts; argv[0] is the image
+    name Windows records. A parent younger than its child ends the chain (a reused pid); a
+    `stop` process whose command line cannot be read makes it None."""
     import sys
 
     if sys.platform != "win32":
@@ -56,9 +42,7 @@ def ancestors(
 def processes(
     names: Collection[str], wanted: Callable[[list[str]], bool]
 ) -> list[tuple[int, list[str]]]:
-    """(pid, argv) of every process whose image name (lowercased) is one of `names` and whose
-    argv `wanted` accepts; a process whose command line cannot be read is left out (doctor's
-    scans for a Codex daemon or a Crush server; not on a hook's path)."""
+    """(pid, argv) of each process whose image (lowercased) is in `names` and argv `wanted`."""
     import sys
 
     if sys.platform != "win32":
@@ -97,9 +81,7 @@ def chain(
     command_line: Callable[[int], str | None],
     limit: int = 32,
 ) -> list[tuple[int, list[str]]] | None:
-    """The walk itself over what Windows reported: `table` (pid -> parent pid, image
-    name), each process's start time and command line (None: unreadable). Pure apart
-    from those two callables, so tests drive it with recorded facts."""
+    """The walk over recorded facts (pid -> (parent, image), start times, command lines)."""
     if start not in table:
         return None
     found: list[tuple[int, list[str]]] = []
@@ -250,13 +232,8 @@ def _command_line(pid: int) -> str | None:
 
 
 def split(line: str) -> list[str]:
-    """A command line as CommandLineToArgvW splits it (the rules every C runtime follows).
-
-    The program name ends at the next space, or inside quotes at the next
-    quote, with no escapes; after it 2n backslashes and a quote are n
-    backslashes and a quote that opens or closes, 2n+1 are n and a literal
-    quote, and `""` inside quotes is one literal quote.
-    """
+    """A command line as CommandLineToArgvW splits it: the program name up to a space (or
+    its closing quote), then the C runtime's backslash-and-quote rules."""
     argv: list[str] = []
     index = 0
     if line.startswith('"'):

@@ -1,16 +1,12 @@
-"""Is this hook running under an interactive Claude Code, or under `claude -p`?
-
-docs/worker-answer.md ("Interactive sessions only") gives the evidence, its order, why
-no evidence means interactive, and what each platform reads. Steps 1-2 are two dict
-lookups; step 3 reads a few /proc files of the nearest claude ancestor, with `os` only.
-"""
+"""Interactive Claude Code, or `claude -p`? docs/worker-answer.md ("Interactive sessions
+only"): two dict lookups, then a few /proc files of the nearest claude ancestor."""
 
 from __future__ import annotations
 
 import os
 import sys
 
-from lich_hooks.base import procfs
+from lich_hooks.hook import procfs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -102,11 +98,8 @@ def _is_claude_path(path: str) -> bool:
 
 
 def find_claude(environ: Mapping[str, str], proc: str, start: int) -> tuple[int, list[str]] | None:
-    """The nearest ancestor (from `start` up) that is CLAUDE_PID or looks like claude.
-
-    CLAUDE_PID counts only as an ancestor: a value inherited from some outer
-    claude that is not in our chain says nothing about the process running us.
-    """
+    """The nearest ancestor that is CLAUDE_PID or looks like claude (an inherited CLAUDE_PID
+    outside our chain says nothing)."""
     named = environ.get("CLAUDE_PID", "")
     claude_pid = int(named) if named.isascii() and named.isdigit() else None
     pid = start

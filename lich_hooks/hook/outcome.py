@@ -1,13 +1,9 @@
-"""The values that flow between the hook runner and the jobs.
-
-A job reads a `Context` and returns an `Outcome`; it never prints, sends or
-exits. That keeps every job a function of its inputs that tests can call, and
-leaves the one place that does I/O (`hook.run`) in charge of the guarantees.
-"""
+"""A job reads a `Context` and returns an `Outcome`; it never prints, sends or exits, so
+the guarantees live in one place (hook.run)."""
 
 from __future__ import annotations
 
-from lich_hooks.base.payload import Payload, loads_object, read_stdin
+from lich_hooks.hook.payload import Payload, loads_object, read_stdin
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -70,12 +66,8 @@ class Context:
 
 
 class Outcome:
-    """What a job decided: a word for the log, and optionally a verdict and a report.
-
-    `env` is the card the report goes to when it is not the hook's own
-    environment's (a Codex hook run by the shared daemon reports for the
-    client TUI's card); None means the hook's own.
-    """
+    """A job's decision (a word for the log), verdict and report. `env`: the card reported
+    for when it is not the hook's own (a shared Codex daemon's client); None: our own."""
 
     __slots__ = ("body", "decision", "endpoint", "env", "on_end", "on_taken", "stdout")
 

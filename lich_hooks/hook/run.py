@@ -1,10 +1,5 @@
-"""The hook runner: read → decide → print → report, with docs/harnesses.md's guarantees.
-
-This is the only place that writes a hook's stdout and starts a report (the
-status line, not a hook, writes its own),
-and the only place allowed to catch everything: whatever a job does, the
-harness gets exit 0 and exactly the bytes it needs, and stderr stays silent
-unless LICH_HOOK_DEBUG is set.
+"""read → decide → print → report: the only code that writes a hook's stdout, starts a
+report and catches everything, so every job gets docs/harnesses.md's guarantees.
 """
 
 from __future__ import annotations
@@ -58,11 +53,7 @@ def run(
     started: float | None = None,
     plugin: bool = False,
 ) -> int:
-    """Run one hook event. Always returns 0.
-
-    `plugin`: run by a plugin's own copy (logged; beside an `install` entry the first
-    run to claim an event acts: hook/claim.py).
-    """
+    """Run one hook event; always 0. `plugin`: a plugin's own copy runs it (hook/claim.py)."""
     log = RunLog(environ, started)
     event = harness.fold_event(event_arg)
     provider = harness.fold_provider(provider_arg)
@@ -89,17 +80,8 @@ def run(
     _write_all(stdout_fd, fallback if outcome.stdout is None else outcome.stdout)
     if ctx is not None and outcome.endpoint is not None and outcome.body is not None:
         try:
-            from lich_hooks.base import transport
-
-            transport.send_detached(
-                outcome.env or ctx.env,
-                outcome.endpoint,
-                outcome.body,
-                log,
-                outcome.on_taken,
-                outcome.on_end,
-                lambda: _prune_after(environ, inline=True),
-            )
+            env = outcome.env or ctx.env
+            _send_detached(env, outcome.endpoint, outcome.body, outcome, log, environ)
             return 0
         except BaseException as error:
             log.set(error=f"{type(error).__name__}: {error}")
@@ -110,12 +92,8 @@ def run(
 
 
 def _prune_after(environ: Mapping[str, str], inline: bool) -> None:
-    """A run that wrote a record prunes off the wait: in the detached sender
-    (inline, after its log line), else in a pruner of its own (state/prune.py).
-
-    The state is looked up, not imported: a run that never loaded it wrote
-    nothing, and the no-op paths must not pay for the import.
-    """
+    """A run that wrote a record prunes after its output is out (state/prune.py). The state
+    is looked up, not imported: the no-op paths must not pay for the import."""
     state = sys.modules.get("lich_hooks.hook.state")
     if state is not None and state.WRITTEN:
         from lich_hooks.hook.state import prune
@@ -123,12 +101,46 @@ def _prune_after(environ: Mapping[str, str], inline: bool) -> None:
         prune.after_run(environ, time.time(), inline)
 
 
-def _call(callback: Callable[[], None] | None) -> None:
+def _send_detached(
+    env: LichEnv,
+    endpoint: str,
+    body: dict[str, object],
+    outcome: Outcome,
+    log: RunLog,
+    environ: Mapping[str, str],
+) -> None:
+    """Report without keeping the harness waiting: a child holding none of its pipes (inline
+    where there is no fork) sends, runs `on_taken` after a 204 and `on_end` whatever the
+    outcome, writes the log line, prunes and exits."""
+    from lich_hooks.base import transport
+    from lich_hooks.hook import detach
+
+    pid = detach.fork()
+    if pid > 0:
+        return
+    if pid < 0 and hasattr(os, "fork"):
+        log.debug("fork failed; sending inline")
+    try:
+        # post() ends within the deadline on every path: no timer is needed here
+        result = transport.post(env, endpoint, body)
+        _call(outcome.on_taken if result.taken else None, log)
+        _call(outcome.on_end, log)
+        log.set(outcome=result.outcome, **result.as_dict())
+        log.debug(f"POST /{endpoint}: {result.outcome} ({result.status or result.error})")
+        log.write()
+        _prune_after(environ, inline=True)
+    finally:
+        if pid == 0:
+            os._exit(0)
+
+
+def _call(callback: Callable[[], None] | None, log: RunLog | None = None) -> None:
     try:
         if callback is not None:
             callback()
-    except Exception:  # noqa: S110 - best-effort state, never the turn
-        pass
+    except Exception as error:  # best-effort state (docs/session-start.md), never the turn
+        if log is not None:
+            log.set(state_error=type(error).__name__)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -144,11 +156,8 @@ HOOK_USAGE = "As a hook: lich-hook <event> [<provider>]  (payload on stdin; see 
 
 
 def main_from_argv(args: list[str], plugin: bool = False) -> int:
-    """`lich-hook <event> [<provider>]`; extra arguments are ignored.
-
-    An unknown event is silence and 0 for a harness, whose stdin is a pipe; a
-    person who typed it at a terminal is told how to call us (exit 2, a usage error).
-    """
+    """`lich-hook <event> [<provider>]`: an unknown event is silence for a harness (stdin a
+    pipe), a usage line and 2 for a person at a terminal."""
     started = time.monotonic()
     if not args:
         return 0

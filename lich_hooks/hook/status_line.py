@@ -33,7 +33,7 @@ def main(args: list[str]) -> int:
     command = args[args.index("--") + 1 :] if "--" in args else []
     parts: list[bytes] = []
     if command:
-        from lich_hooks.base.payload import read_stdin
+        from lich_hooks.hook.payload import read_stdin
 
         stdin = read_stdin(0) or b""
         mine = run_user_command(command, stdin)

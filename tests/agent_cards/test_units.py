@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lich_hooks.base.lichenv import LichEnv
-from lich_hooks.hook.jobs.agent_cards import decide, lich_process, slug, verdict
-from lich_hooks.hook.jobs.agent_cards.text import CATALOG, EN, LITERALS, text
+from lich_hooks.hook.jobs.agent_cards import eligibility, lich_process, slug, verdict
+from lich_hooks.hook.jobs.agent_cards.text import CATALOG, EN, text
 
 
 @pytest.mark.parametrize(
@@ -75,6 +75,11 @@ def fields(template: str) -> set[str]:
     return {name for _, name, _, _ in s.Formatter().parse(template) if name}
 
 
+# Words the model or lich acts on: every translation keeps them as they are.
+LITERALS = ["[lich]", "send_to_session", "wait_for_answer", "SendMessage", "lich send"]
+LITERALS += ["TaskStop", "subagent/"]
+
+
 def test_every_translation_uses_the_same_placeholders_and_literals() -> None:
     for lang, table in CATALOG.items():
         for key, template in table.items():
@@ -113,8 +118,8 @@ def call(**tool_input: object) -> dict[str, object]:
 def probed(
     data: dict[str, object], environ: dict[str, str], branch: str | None = "main"
 ) -> tuple[str, list[str]]:
-    probes = decide.Probes(lambda: True, lambda: True, lambda: branch)
-    decision = decide.decide(data, LichEnv(environ), probes)
+    probes = eligibility.Probes(lambda: True, lambda: True, lambda: branch)
+    decision = eligibility.decide(data, LichEnv(environ), probes)
     return decision.kind, probes.ran
 
 
@@ -141,7 +146,7 @@ def test_the_branch_probe_runs_once() -> None:
         runs.append(1)
         return "main"
 
-    probes = decide.Probes(lambda: True, lambda: True, branch)
+    probes = eligibility.Probes(lambda: True, lambda: True, branch)
     assert probes.branch() == probes.branch() == "main"
     assert runs == [1]
 
@@ -198,8 +203,8 @@ TEAMMATE_CASES = [
 def test_only_a_teammate_call_stays_native_for_being_one(
     teams: bool, extra: dict[str, object], reason: str
 ) -> None:
-    probes = decide.Probes(lambda: True, lambda: True, lambda: "main")
-    decision = decide.decide(call(**extra), LichEnv(ENV), probes, agent_teams=teams)
+    probes = eligibility.Probes(lambda: True, lambda: True, lambda: "main")
+    decision = eligibility.decide(call(**extra), LichEnv(ENV), probes, agent_teams=teams)
     assert decision.reason == reason
 
 
@@ -211,8 +216,8 @@ def test_only_a_teammate_call_stays_native_for_being_one(
     ],
 )
 def test_agent_teams_switch_reads_like_claude_code(value: str, on: bool) -> None:
-    assert decide.agent_teams_on({"CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": value}) is on
-    assert decide.agent_teams_on({}) is False
+    assert eligibility.agent_teams_on({"CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": value}) is on
+    assert eligibility.agent_teams_on({}) is False
 
 
 @given(
@@ -231,8 +236,8 @@ def test_teammate_rule_property(
         for k, v in {"name": name, "team_name": team, "run_in_background": background}.items()
         if v is not None
     }
-    probes = decide.Probes(lambda: True, lambda: True, lambda: "main")
-    reason = decide.decide(call(**extra), LichEnv(ENV), probes, agent_teams=teams).reason
+    probes = eligibility.Probes(lambda: True, lambda: True, lambda: "main")
+    reason = eligibility.decide(call(**extra), LichEnv(ENV), probes, agent_teams=teams).reason
     if teams and name:
         assert reason == "teammate"
     elif team:
@@ -279,7 +284,7 @@ def _opened(status: str, answer: str = "") -> verdict.Verdict:
     session["path"] = "/p"
     session["delivery"] = {"ticket": "t", "target": "s1", "status": status, "answer": answer}
     result = lich_process.OpenResult(lich_process.PRINTED, session, 0)
-    call = decide.Call("prompt", "Find the flaky test", None, False, "toolu_1", "/p")
+    call = eligibility.Call("prompt", "Find the flaky test", None, False, "toolu_1", "/p")
     return verdict.for_open(result, call, None, "en", 0.0, context_seen=False)
 
 

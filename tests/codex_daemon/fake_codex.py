@@ -106,9 +106,15 @@ class FakeCodex:
         assert self.daemon.stdout is not None
         assert self.daemon.stdout.readline().strip() == "listening"
 
-    def start_client(self, env: dict[str, str], cwd: Path, *args: str) -> subprocess.Popen[str]:
+    def start_client(
+        self, env: dict[str, str], cwd: Path, *args: str, name: str = "codex"
+    ) -> subprocess.Popen[str]:
+        """A client TUI; `name` the executable it is started as (a symlink `cx` is not codex)."""
+        program = self.codex.with_name(name)
+        if not program.exists():
+            program.symlink_to(os.path.realpath(sys.executable))
         client = subprocess.Popen(
-            [str(self.codex), str(self.programs / "tui"), *args],
+            [str(program), str(self.programs / "tui"), *args],
             cwd=cwd,
             env={**env, "FAKE_CODEX_SOCKET": self.socket},
             stdin=subprocess.PIPE,

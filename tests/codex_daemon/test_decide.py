@@ -412,13 +412,13 @@ def test_a_directory_nobody_works_in_names_no_card() -> None:
     assert found.decision == decide.NO_CLIENT
 
 
-def test_a_client_whose_files_were_not_read_is_never_named() -> None:
-    odd = tui(702, "/p/b", card("card-B"))
-    odd.unscanned = "holds 19000 open files (more than the 4096 read)"
-    found = pick([odd], "/p/b")
-    assert (found.decision, found.lich) == (decide.UNREADABLE, None)
-    assert "19000 open files" in found.why
-    assert pick([odd, MOVED_A], "/p/a").lich == card("card-A")  # it competes only where it is
+def test_a_connection_no_client_accounts_for_names_no_card() -> None:
+    """A peer held by another program, another user's or an unreadable process: any
+    conversation may be its own, so not even the one card whose TUI works here is named."""
+    clients = [tui(702, "/p/b", card("card-B"))]
+    assert decide.attribute(clients, "/p/b", "startup").lich == card("card-B")
+    found = decide.attribute(clients, "/p/b", "startup", None, 1)
+    assert (found.decision, found.lich) == (decide.UNACCOUNTED, None)
 
 
 @given(snapshots, dirs)

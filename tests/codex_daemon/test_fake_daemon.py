@@ -337,10 +337,10 @@ def test_a_daemon_holding_too_many_files_refuses_fast(
     assert lich.wait(1, timeout=0.5) == []
 
 
-def test_a_client_holding_too_many_files_competes_but_is_never_named(
+def test_a_client_holding_too_many_files_is_a_peer_unaccounted_for(
     fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn
 ) -> None:
-    """A client holding 4,200 files may be connected: it keeps its directory from reporting."""
+    """A client holding 4,200 files is not read: its connection is nobody's, so no card."""
     env = base_env(tmp_path, **lich.env("card-A"))
     fake.start_daemon(env)
     spare = "2100"
@@ -349,9 +349,36 @@ def test_a_client_holding_too_many_files_competes_but_is_never_named(
     )
     fake.run_hook(HOOK, payload(projects["b"]), projects["b"])
     [record] = wait_for_log(env, 1)
-    assert record["decision"] == "codex-daemon-client-unreadable", record
-    assert "open files" in str(record["attribution"])
+    assert record["decision"] == "codex-daemon-peer-unaccounted", record
     assert lich.wait(1, timeout=0.5) == []
+
+
+def test_a_client_under_another_name_is_counted(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
+) -> None:
+    """Card B's TUI started through a symlink `cx`, in card A's folder: its process is not
+    named codex. Before: it was not counted, and card B's conversation went to card A."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    fake.start_client(env, projects["a"])
+    fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["a"], name="cx")
+    fake.run_hook(HOOK, payload(projects["a"]), projects["a"])
+    [record] = wait_for_log(env, 1)
+    assert record["decision"] == "codex-daemon-peer-unaccounted", record
+    assert lich.wait(1, timeout=0.5) == [] and lich_b.received == []
+
+
+def test_a_peer_within_the_daemon_or_elsewhere_is_no_client(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    """Socket pairs inside the daemon are not connections to its listener: not counted."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    fake.hold_sockets(3)
+    fake.start_client(env, projects["a"])
+    fake.run_hook(HOOK, payload(projects["a"]), projects["a"])
+    [got] = lich.wait(1)
+    assert got.accepted is not None and got.accepted["session_id"] == "card-A"
 
 
 def test_exact_lookups_and_the_dump_name_the_same_peers() -> None:

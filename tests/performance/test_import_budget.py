@@ -257,7 +257,7 @@ def test_parse_importtime_reads_nesting() -> None:
         b"import time:        50 |         50 |   lich_hooks\n"
         b"import time:        90 |        140 | lich_hooks.cli\n"
         b"import time:        70 |         70 |     select\n"
-        b"import time:        80 |        150 |   lich_hooks.base.payload\n"
+        b"import time:        80 |        150 |   lich_hooks.hook.payload\n"
         b"import time:        60 |        210 | lich_hooks.hook.run\n"
         b"lich-hook: Stop claude: not-a-worker\n"
     )
@@ -267,7 +267,7 @@ def test_parse_importtime_reads_nesting() -> None:
         "lich_hooks",
         "lich_hooks.cli",
         "select",
-        "lich_hooks.base.payload",
+        "lich_hooks.hook.payload",
         "lich_hooks.hook.run",
     }
     assert decisions(stderr) == ["not-a-worker"]

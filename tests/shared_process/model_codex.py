@@ -31,10 +31,14 @@ for every choice):
   rollout is written at once, in the conversation's directory;
 - a hook may not run at all (timed out, failed, untrusted): the conversation
   goes on with no record;
-- a TUI's environment may be unreadable, or its open files too many to scan;
+- a TUI's environment may be unreadable; a client may be one the probe cannot
+  read at all (started as `cx` or under the release's download name, another
+  user's, non-dumpable, or too many open files): the probe sees only that one
+  of the daemon's connections is held by no client it read (`unaccounted`,
+  measured on 0.171.0: every accepted connection carries the listener's name,
+  the daemon's own socket pair does not);
 - a TUI is still connected while its own SessionStart hook probes (a TUI
-  that quits within those milliseconds is not modelled), and every client of
-  the daemon is a `codex` process the probe scans.
+  that quits within those milliseconds is not modelled).
 """
 
 from __future__ import annotations
@@ -45,7 +49,6 @@ from lich_hooks.hook.shared.codex import decide
 
 DIRS = ("/w/p0", "/w/p1", "/w/p2")
 CARDS = ("card-A", "card-B", "card-C")
-TOO_MANY = "holds 5000 open files (more than the 4096 read)"
 
 
 def lich_of(card: str | None) -> dict[str, str]:
@@ -64,7 +67,7 @@ class Tui:
     cwd: str
     argv: list[str]
     env_readable: bool = True
-    scannable: bool = True
+    visible: bool = True  # False: a process the probe cannot read (name, user, fds)
     connected: bool = True
     thread: str = ""
     conv_dir: str = ""  # where its conversation (and the next one) runs
@@ -160,7 +163,7 @@ class Daemon:
         session_dir: bool = True,
         named: bool = True,
         env_readable: bool = True,
-        scannable: bool = True,
+        visible: bool = True,
     ) -> Tui:
         """A new TUI: `codex [-C cd]`, or `codex resume <id>|--last` (`named` False)."""
         self._pid += 7
@@ -170,7 +173,7 @@ class Daemon:
             argv += ["-C", cd]
         if resume is not None:
             argv += ["resume", resume if named else "--last"]
-        tui = Tui(self._pid, self._clock, card, cwd, argv, env_readable, scannable)
+        tui = Tui(self._pid, self._clock, card, cwd, argv, env_readable, visible)
         tui.conv_dir = decide.conversation_dir(self._client(tui)) or cwd
         self.tuis.append(tui)
         if resume is None:
@@ -229,7 +232,6 @@ class Daemon:
         lich = lich_of(tui.card) if tui.env_readable else None
         client = decide.Client(tui.pid, tui.argv, tui.cwd, lich)
         client.started = tui.started
-        client.unscanned = None if tui.scannable else TOO_MANY
         switched = decide.switcher(tui.argv)
         if switched is not None and switched[1] is not None:
             named = self.threads.get(switched[1])
@@ -242,7 +244,8 @@ class Daemon:
 
     def hook(self, tui: Tui, source: str) -> decide.Attribution:
         """What the hook decides: the real rule over exactly what the probe would see."""
-        clients = [self._client(t) for t in self.connected()]
+        clients = [self._client(t) for t in self.connected() if t.visible]
+        unaccounted = sum(not t.visible for t in self.connected())
         thread = self.threads[tui.thread]
         recorded = None if source in decide.FRESH_SOURCES else thread.recorded
-        return decide.attribute(clients, tui.conv_dir, source, recorded)
+        return decide.attribute(clients, tui.conv_dir, source, recorded, unaccounted)

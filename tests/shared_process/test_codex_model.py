@@ -42,7 +42,7 @@ class CodexDaemon(RuleBasedStateMachine):
         cwd=where,
         cd=st.none() | where,
         env_readable=st.booleans(),
-        scannable=st.booleans(),
+        visible=st.booleans(),
         odd=st.integers(0, 9),
     )
     def start(
@@ -51,12 +51,12 @@ class CodexDaemon(RuleBasedStateMachine):
         cwd: str,
         cd: str | None,
         env_readable: bool,
-        scannable: bool,
+        visible: bool,
         odd: int,
     ) -> None:
         # unreadable clients are rare in life: one start in ten
         self.daemon.start(
-            who, cwd, cd, env_readable=env_readable or odd > 0, scannable=scannable or odd > 0
+            who, cwd, cd, env_readable=env_readable or odd > 0, visible=visible or odd > 0
         )
 
     @precondition(lambda self: len(self.daemon.connected()) < 4 and bool(self.daemon.resumable()))

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.base import procfs
+from lich_hooks.hook import procfs
 from lich_hooks.hook.shared import codex
 from lich_hooks.hook.shared.codex import decide, probe
 

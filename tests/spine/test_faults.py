@@ -266,7 +266,7 @@ def test_console_script_is_installed() -> None:
 def test_the_size_limit_is_exactly_8_mib(
     extra: int, reported: bool, lich: StandIn, lich_env: dict[str, str]
 ) -> None:
-    from lich_hooks.base.payload import MAX_BYTES
+    from lich_hooks.hook.payload import MAX_BYTES
 
     head = json.dumps({"session_id": SID}).encode()
     raw = head + b" " * (MAX_BYTES - len(head) + extra)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.base import payload
+from lich_hooks.hook import payload
 from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support.runner import wait_for_log

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from lich_hooks.base import harnesses as harness
 from lich_hooks.base import lichenv
 from lich_hooks.base.homes import file_key
-from lich_hooks.base.payload import Payload, loads_object
+from lich_hooks.hook.payload import Payload, loads_object
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

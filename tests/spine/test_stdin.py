@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from lich_hooks.base.payload import read_stdin
+from lich_hooks.hook.payload import read_stdin
 
 
 @pytest.fixture

@@ -83,7 +83,9 @@ def test_ids_are_sent_exactly(
 def test_url_round_trips_any_token(token: str) -> None:
     from urllib.parse import parse_qs, urlsplit
 
-    url = transport.url(4242, token, "session-start")
+    line, host = transport.request(4242, token, "session-start", b"").split(b"\r\n")[:2]
+    target = line.decode("ascii").split(" ")[1]
+    url = f"http://{host.decode('ascii').removeprefix('Host: ')}{target}"
     parts = urlsplit(url)
     assert (parts.scheme, parts.hostname, parts.port, parts.path) == (
         "http",
@@ -98,7 +100,8 @@ def test_url_round_trips_any_token(token: str) -> None:
 
 def test_url_sends_undecodable_token_bytes_as_they_are() -> None:
     token = b"ab\xffcd".decode("utf-8", "surrogateescape")  # how os.environ holds it
-    assert transport.url(1, token, "mod/answer").endswith("/mod/answer?token=ab%FFcd")
+    line = transport.request(1, token, "mod/answer", b"").split(b"\r\n")[0]
+    assert line == b"POST /mod/answer?token=ab%FFcd HTTP/1.1"
 
 
 # --- the body: the C encoder behind json, byte for byte orjson's -------------------------

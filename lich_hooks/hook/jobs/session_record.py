@@ -44,13 +44,8 @@ def remember_reported(environ: Mapping[str, str], card: str, value: str) -> None
 
 
 def forget_reported(where: Where, card: str) -> None:
-    """Drop the record before a new report goes out (best-effort).
-
-    Until lich answers 204 nobody knows which id it holds: if the answer is
-    lost (a timeout, the 2 s deadline), a stale record would make a later
-    return to the old id look already reported. Without a record, the next
-    Antigravity or Crush call simply reports again.
-    """
+    """Drop the record before a new report: until lich answers 204 nobody knows which id it
+    holds, and a stale record would make a return to the old id look reported."""
     state.remove(where, REPORTED, file_key(card))
 
 
@@ -62,13 +57,8 @@ def _claim_name(card: str, value: str) -> str:
 
 
 def claim(where: Where, card: str, value: str, now: float) -> bool | None:
-    """Take the one report in flight for this card and id.
-
-    True: this call sends (and must `release` when the send ends). False:
-    another call's report of the same id is in flight, which counts as taken.
-    None: the state directory cannot hold a claim, so this call sends anyway
-    (duplicates, never a lost report).
-    """
+    """Take the one report in flight for this card and id: True, send (then `release`);
+    False, another call's is in flight; None, no state: send anyway (never a lost report)."""
     from lich_hooks.base.safefile import is_regular
 
     try:
@@ -99,8 +89,7 @@ def release(where: Where, card: str, value: str) -> None:
 
 
 def served_name(server: int, started: int, value: str) -> str:
-    """The record name for `value` (provider and id) under one server process's life:
-    another server, or the same pid reused, is another name."""
+    """The record name under one server process's life (another server or a reused pid: another)."""
     return file_key(f"{server}-{started}\n{value}")
 
 

@@ -5,18 +5,11 @@ from __future__ import annotations
 
 import time
 
-from lich_hooks.base import harnesses as harness
-from lich_hooks.base.lichenv import LichEnv
 from lich_hooks.hook.outcome import Context, Outcome
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Literal
-
-    from lich_hooks.base.payload import Payload
     from lich_hooks.base.safefile import Dir
-    from lich_hooks.hook.shared.core import Attribution, Runner
     from lich_hooks.hook.state import Where
 
 ENDPOINT = "session-start"
@@ -30,7 +23,9 @@ def run(ctx: Context) -> Outcome:
     env = ctx.env
     own = True
     if ctx.route.shared is not None:
-        found = ATTRIBUTIONS[ctx.route.shared](ctx)
+        from lich_hooks.hook import shared
+
+        found = shared.card(ctx)
         if isinstance(found, Outcome):
             return found
         if found is not None:
@@ -115,124 +110,3 @@ def _take(root: Where, card: str, remembered: str, deduped: bool) -> Outcome | b
             return Outcome("already-reported")
     session_record.forget_reported(root, card)
     return claimed
-
-
-def codex_card(ctx: Context) -> LichEnv | Outcome | None:
-    """Under Codex's shared daemon, the card that owns the conversation (or a refusal).
-
-    None: a codex client runs the hook as its child, so the hook's own
-    environment is the card's, as on every other harness. Under the daemon the
-    hook's own LICH_* belong to whichever TUI started the daemon and are never
-    used; the card comes from the connected client TUI working in the
-    payload's cwd (lich_hooks/hook/shared/codex/decide.py), or nothing is sent.
-    """
-    from lich_hooks.hook.shared import codex as codex_daemon
-
-    started = time.monotonic()
-    shared = _shared_runner(ctx, codex_daemon.who_runs(), "codex")
-    if not isinstance(shared, tuple):
-        return shared
-    pid, payload = shared
-    found = codex_daemon.find_card(
-        pid,
-        payload.text("cwd"),
-        payload.text("source"),
-        payload.transcript_path,
-    )
-    return _attributed(ctx, found, started)
-
-
-def crush_card(ctx: Context) -> LichEnv | Outcome | None:
-    """Under a `crush server`, the card that owns the conversation (or a refusal).
-
-    None: a crush TUI or `crush run` in its default (local) mode runs the
-    hook as its child, so the hook's own environment is the card's. Under the
-    server the hook's own LICH_* are the first client's and are never used:
-    the server's workspace at the payload's cwd, holding its session, and
-    every client working there must name one card
-    (lich_hooks/hook/shared/crush/decide.py), or nothing is sent.
-    """
-    from lich_hooks.hook.shared import crush as crush_server
-
-    started = time.monotonic()
-    shared = _shared_runner(ctx, crush_server.who_runs(), "crush")
-    if not isinstance(shared, tuple):
-        return shared
-    pid, payload = shared
-    conversation = payload.session_id
-    if conversation is None:
-        return Outcome("no-session-id")
-    # Dedupe first: a conversation this server's hooks already reported costs what the
-    # local path costs (no socket, no /proc walk). Keyed by the server process's life,
-    # in which a workspace keeps the environment of its first client, so only that card
-    # could be named again (docs/harnesses.md, Crush).
-    from lich_hooks.base import procfs
-    from lich_hooks.hook.jobs import session_record
-
-    remembered = f"{ctx.provider}\n{conversation}"
-    life = procfs.started(pid)
-    name = None if life is None else session_record.served_name(pid, life, remembered)
-    if name is not None and _served_already(ctx, pid, name, remembered):
-        return Outcome("already-reported")
-    found = crush_server.find_card(pid, ctx.environ, payload.text("cwd"), conversation)
-    if name is not None and found.lich is not None:
-        session_record.serve(ctx.environ, name, found.lich["LICH_SESSION_ID"])
-    return _attributed(ctx, found, started)
-
-
-def _served_already(ctx: Context, pid: int, name: str, remembered: str) -> bool:
-    """Was `remembered` already reported for the card this server's conversation went
-    to? Both records read through one opening of the state directory."""
-    from lich_hooks.hook import state
-    from lich_hooks.hook.jobs import session_record
-
-    try:
-        root = state.open_root(ctx.environ, create=False)
-    except OSError:
-        return False
-    try:
-        card = session_record.served(root, name)
-        if card is None or session_record.last_reported(root, card) != remembered:
-            return False
-    finally:
-        root.close()
-    ctx.log.set(attribution=f"already reported for card {card} under crush server {pid}")
-    return True
-
-
-def _shared_runner(
-    ctx: Context, runner: Runner, harness_name: Literal["codex", "crush"]
-) -> tuple[int, Payload] | Outcome | None:
-    """What who_runs() found, as the attribution needs it: None when the harness
-    runs the hook as its own child (the hook's own card), a refusal when nothing
-    above the hook can be told apart, else the shared process's pid and the payload."""
-    from lich_hooks.hook.shared import core
-
-    if runner.kind == core.OWN:
-        return None
-    ctx.log.set(**{f"{harness_name}_runner": runner.why})
-    if runner.kind == core.UNKNOWN:
-        ctx.log.debug(f"not reporting: {runner.why}")
-        return Outcome(f"{harness_name}-runner-unknown")
-    payload = ctx.payload()
-    if payload is None:
-        return Outcome("bad-input")
-    assert runner.pid is not None
-    return runner.pid, payload
-
-
-def _attributed(ctx: Context, found: Attribution, started: float) -> LichEnv | Outcome:
-    """The chosen card's environment, or the refusal; the run log says which and what it cost."""
-    ctx.log.set(attribution=found.why, attribution_ms=round((time.monotonic() - started) * 1000, 2))
-    ctx.log.debug(found.why)
-    if found.lich is None:
-        return Outcome(found.decision)
-    return LichEnv(found.lich)
-
-
-# harness.py's shared-process names -> who the report is for: None (the hook's
-# own card), another card's LichEnv, or the Outcome that refuses to guess.
-ATTRIBUTIONS: dict[str, Callable[[Context], LichEnv | Outcome | None]] = {
-    harness.CODEX_DAEMON: codex_card,
-    harness.CRUSH_SERVER: crush_card,
-}

@@ -1,17 +1,13 @@
-"""The last assistant message of a Claude Code transcript (JSONL), read from the end in
-blocks: what counts is docs/worker-answer.md's "The transcript fallback".
-
-A turn whose final message is not in the file yet is `unwritten`: Claude Code 2.1.45
-runs Stop before it flushes the turn to disk (the file of a first turn does not exist
-yet) and writes it about 100 ms later, while the hook runs, so `settled` re-reads such
-a transcript for at most SETTLE_S.
+"""The last assistant message of a Claude Code transcript, read backwards in blocks
+(docs/worker-answer.md, "The transcript fallback"). Claude Code runs Stop before it flushes
+the turn (~100 ms later), so `settled` re-reads an `unwritten` one for up to SETTLE_S.
 """
 
 from __future__ import annotations
 
 import os
 
-from lich_hooks.base.payload import loads_object
+from lich_hooks.hook.payload import loads_object
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -118,12 +114,8 @@ def _has_tool_use(message: dict[str, object]) -> bool:
 
 
 def _lines_from_end(path: str, limit: int) -> Iterator[bytes] | None:
-    """The file's non-empty lines, last first, from its last `limit` bytes.
-
-    A regular file only, opened through lich_hooks/base/safefile.py (no FIFO can
-    hang us, no final symlink is followed). Blocks are read backwards only as far as the caller
-    keeps asking; a line cut by the limit is dropped, never half-parsed.
-    """
+    """Non-empty lines, last first, from the last `limit` bytes, read backwards only as far as
+    the caller asks; a line cut by the limit is dropped, never half-parsed."""
     from lich_hooks.base import safefile
 
     try:

@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from typing import Literal
 
+    from lich_hooks.hook.outcome import Context, Outcome
+    from lich_hooks.hook.payload import Payload
+
     RunnerKind = Literal["own", "daemon", "server", "unknown"]
     # The run log's `decision` for a hook under the Codex daemon or a crush server
     # (docs/harnesses.md): each implementation names its own.
@@ -27,6 +30,7 @@ if TYPE_CHECKING:
         "codex-daemon-client-invalid",
         "codex-daemon-several-cards",
         "codex-daemon-moved-here",
+        "codex-daemon-peer-unaccounted",
         "codex-daemon-no-cwd",
         "codex-daemon-unsupported",
         "codex-daemon-probe-failed",
@@ -39,6 +43,7 @@ if TYPE_CHECKING:
         "crush-server-no-workspace",
         "crush-server-session-elsewhere",
         "crush-server-no-client",
+        "crush-server-peer-unaccounted",
         "crush-server-unsupported",
         "crush-server-probe-failed",
     ]
@@ -244,3 +249,37 @@ def _valid(env: LichEnv, key: str) -> bool:
     if key == "LICH_TOKEN":
         return env.token is not None
     return env.card is not None
+
+
+def shared_runner(
+    ctx: Context, runner: Runner, harness_name: Literal["codex", "crush"]
+) -> tuple[int, Payload] | Outcome | None:
+    """What who_runs() found, as the attribution needs it: None when the harness
+    runs the hook as its own child (the hook's own card), a refusal when nothing
+    above the hook can be told apart, else the shared process's pid and the payload."""
+    from lich_hooks.hook.outcome import Outcome
+
+    if runner.kind == OWN:
+        return None
+    ctx.log.set(**{f"{harness_name}_runner": runner.why})
+    if runner.kind == UNKNOWN:
+        ctx.log.debug(f"not reporting: {runner.why}")
+        return Outcome(f"{harness_name}-runner-unknown")
+    payload = ctx.payload()
+    if payload is None:
+        return Outcome("bad-input")
+    assert runner.pid is not None
+    return runner.pid, payload
+
+
+def attributed(ctx: Context, found: Attribution, started: float) -> LichEnv | Outcome:
+    """The chosen card's environment, or the refusal; the run log says which and what it cost."""
+    import time
+
+    from lich_hooks.hook.outcome import Outcome
+
+    ctx.log.set(attribution=found.why, attribution_ms=round((time.monotonic() - started) * 1000, 2))
+    ctx.log.debug(found.why)
+    if found.lich is None:
+        return Outcome(found.decision)
+    return LichEnv(found.lich)

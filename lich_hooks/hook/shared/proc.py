@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
-from lich_hooks.base import procfs
+from lich_hooks.hook import procfs
 from lich_hooks.hook.shared.core import LICH_KEYS
 
 TYPE_CHECKING = False
@@ -50,8 +50,11 @@ NLM_F_DUMP = 0x300  # NLM_F_ROOT | NLM_F_MATCH
 ALL_STATES = 0xFFFFFFFF
 NLMSG_ERROR = 2
 NLMSG_DONE = 3
+UDIAG_SHOW_NAME = 0x1
 UDIAG_SHOW_PEER = 0x4
+UNIX_DIAG_NAME = 0
 UNIX_DIAG_PEER = 2
+UNIX_LISTEN = 10  # TCP_LISTEN, the state sock_diag reports for a listening Unix socket
 NO_COOKIE = 0xFFFFFFFF
 
 
@@ -226,17 +229,24 @@ def environ_of(pid: int, keys: Sequence[str], proc: str = PROC) -> dict[str, str
 
 
 def unix_peers(inodes: Sequence[int], batch: int = PEER_BATCH) -> set[int]:
-    """The peer inode of each given Unix socket (listening ones have none), via sock_diag.
+    """The peer inode of each given Unix socket (listening ones have none), via sock_diag."""
+    return {peer for _, _, peer in unix_sockets(inodes, batch).values() if peer}
 
-    Up to `batch` sockets: one exact lookup each (UDIAG_SHOW_PEER by inode),
-    all in one send, every reply read. More: the kernel walks all its Unix
-    sockets for each exact lookup (1,000 of them cost ~10 ms here), so one
-    dump of every socket in this network namespace, read until NLMSG_DONE,
-    keeps the ones asked for (~1 ms per 1,000 sockets). Either way the
-    replies waiting in the socket never exceed what one recv takes.
+
+def unix_sockets(
+    inodes: Sequence[int], batch: int = PEER_BATCH
+) -> dict[int, tuple[int, bytes | None, int]]:
+    """inode -> (state, bound name or None, peer inode or 0) of each given Unix socket.
+
+    Up to `batch` sockets: one exact lookup each (by inode), all in one send,
+    every reply read. More: the kernel walks all its Unix sockets for each
+    exact lookup (1,000 of them cost ~10 ms here), so one dump of every socket
+    in this network namespace, read until NLMSG_DONE, keeps the ones asked for
+    (~1 ms per 1,000 sockets). Either way the replies waiting in the socket
+    never exceed what one recv takes.
     """
     if not inodes:
-        return set()
+        return {}
     import _socket
 
     try:
@@ -245,13 +255,13 @@ def unix_peers(inodes: Sequence[int], batch: int = PEER_BATCH) -> set[int]:
         raise ProbeError(f"no NETLINK_SOCK_DIAG ({error.strerror or error})") from None
     try:
         sock.settimeout(1.0)
-        peers: set[int] = set()
+        found: dict[int, tuple[int, bytes | None, int]] = {}
         if len(inodes) > batch:
             sock.send(_request(0, NLM_F_REQUEST | NLM_F_DUMP, 1, ALL_STATES))
             wanted = set(inodes)
-            while not _parse_replies(sock.recv(1 << 16), peers, wanted):
+            while not _parse_replies(sock.recv(1 << 16), found, wanted):
                 pass
-            return peers
+            return found
         sock.send(
             b"".join(_request(inode, NLM_F_REQUEST, seq) for seq, inode in enumerate(inodes, 1))
         )
@@ -260,36 +270,99 @@ def unix_peers(inodes: Sequence[int], batch: int = PEER_BATCH) -> set[int]:
             data = sock.recv(1 << 16)
             if not data:
                 raise ProbeError("sock_diag closed before answering")
-            answered += _count_replies(data, peers)
-        return peers
+            answered += _count_replies(data, found)
+        return found
     except OSError as error:
         raise ProbeError(f"sock_diag failed ({error.strerror or error})") from None
     finally:
         sock.close()
 
 
-def _request(inode: int, flags: int, seq: int, states: int = 0) -> bytes:
-    """One SOCK_DIAG_BY_FAMILY request for AF_UNIX with UDIAG_SHOW_PEER."""
+def connection_peers(inodes: set[int], batch: int = PEER_BATCH) -> set[int]:
+    """The peers of the connections a server accepted, among its sockets `inodes`.
+
+    An accepted Unix socket carries its listener's name, so these are the
+    sockets named like one of the server's listening sockets: its clients'
+    ends, whoever holds them. A pair within the server itself (both ends
+    its own) and its connections to other servers (their names are not its
+    listeners') are not clients.
+    """
+    known = unix_sockets(sorted(inodes), batch)
+    listening = {name for state, name, _ in known.values() if state == UNIX_LISTEN and name}
+    return {
+        peer
+        for state, name, peer in known.values()
+        if state != UNIX_LISTEN and name in listening and peer and peer not in inodes
+    }
+
+
+def holders(
+    peers: set[int], names: Sequence[bytes], skip: Sequence[int] = (), proc: str = PROC
+) -> tuple[dict[int, set[int]], set[int]]:
+    """Account for every peer of a shared process: ({pid: the peers it holds}, the peers
+    no process read here holds).
+
+    Processes are read when their `comm` is one of `names` (the harness's
+    executable; `skip`: the server, this hook). A peer in the second set is
+    held by a process of another name, another user's, one whose open files
+    cannot be read (or too many), or one that closed it a moment ago: the
+    caller must name no card while it is not empty (docs/harnesses.md, "every
+    peer accounted for"). The names choose whom to read, never who is a client.
+    """
+    found: dict[int, set[int]] = {}
+    left = set(peers)
+    if not left:
+        return found, left
+    for name in os.listdir(proc):
+        if not name.isdigit():
+            continue
+        pid = int(name)
+        if pid in skip or procfs.comm(pid, proc) not in names:
+            continue
+        try:
+            held = socket_inodes(pid, proc)
+        except TooManyFiles:
+            continue  # unread: whatever it holds stays unaccounted
+        mine = set() if held is None else held & peers
+        if mine:
+            found[pid] = mine
+            left -= mine
+    return found, left
+
+
+def _request(inode: int, flags: int, seq: int, states: int = ALL_STATES) -> bytes:
+    """One SOCK_DIAG_BY_FAMILY request for AF_UNIX with its name and peer."""
     import _socket
     import _struct
 
     req = _struct.pack(
-        "=BBHIIIII", _socket.AF_UNIX, 0, 0, states, inode, UDIAG_SHOW_PEER, NO_COOKIE, NO_COOKIE
+        "=BBHIIIII",
+        _socket.AF_UNIX,
+        0,
+        0,
+        states,
+        inode,
+        UDIAG_SHOW_NAME | UDIAG_SHOW_PEER,
+        NO_COOKIE,
+        NO_COOKIE,
     )
     return _struct.pack("=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY, flags, seq, 0) + req
 
 
-def _count_replies(data: bytes, peers: set[int]) -> int:
-    """Add every UNIX_DIAG_PEER in one recv's messages to `peers`; how many replies it held."""
+def _count_replies(data: bytes, found: dict[int, tuple[int, bytes | None, int]]) -> int:
+    """Add every socket in one recv's messages to `found`; how many replies it held."""
     count = [0]
-    _parse_replies(data, peers, None, count)
+    _parse_replies(data, found, None, count)
     return count[0]
 
 
 def _parse_replies(
-    data: bytes, peers: set[int], wanted: set[int] | None, count: list[int] | None = None
+    data: bytes,
+    found: dict[int, tuple[int, bytes | None, int]],
+    wanted: set[int] | None,
+    count: list[int] | None = None,
 ) -> bool:
-    """Add the UNIX_DIAG_PEER of each reply in `data` (of a socket in `wanted`, if given).
+    """Add each reply's socket in `data` (one in `wanted`, if given) to `found`.
 
     True when the messages end the answer: NLMSG_DONE, or an error for the
     dump (an error for one exact lookup is that socket gone: skipped). An
@@ -312,23 +385,26 @@ def _parse_replies(
             raise ProbeError("sock_diag refused to list the Unix sockets")
         if kind == SOCK_DIAG_BY_FAMILY and length >= 32:
             # unix_diag_msg: family, type, state, pad (4 bytes), ino, cookie[2] = 16 bytes
+            state = data[offset + 18]
             (inode,) = _struct.unpack_from("=I", data, offset + 20)
             if wanted is None or inode in wanted:
-                _add_peer(data, offset + 32, offset + length, peers)
+                found[inode] = (state, *_attributes(data, offset + 32, offset + length))
         offset += (length + 3) & ~3
     return False
 
 
-def _add_peer(data: bytes, attr: int, end: int, peers: set[int]) -> None:
-    """The UNIX_DIAG_PEER among one reply's attributes (data[attr:end]), if any."""
+def _attributes(data: bytes, attr: int, end: int) -> tuple[bytes | None, int]:
+    """The UNIX_DIAG_NAME and UNIX_DIAG_PEER among one reply's attributes (data[attr:end])."""
     import _struct
 
+    name, peer = None, 0
     while attr + 4 <= end:
         attr_len, attr_type = _struct.unpack_from("=HH", data, attr)
         if attr_len < 4:
-            return
-        if attr_type == UNIX_DIAG_PEER and attr_len >= 8:
+            break
+        if attr_type == UNIX_DIAG_NAME and attr_len > 4:
+            name = data[attr + 4 : attr + attr_len]
+        elif attr_type == UNIX_DIAG_PEER and attr_len >= 8:
             (peer,) = _struct.unpack_from("=I", data, attr + 4)
-            if peer:
-                peers.add(peer)
         attr += (attr_len + 3) & ~3
+    return name, peer

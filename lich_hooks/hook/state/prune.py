@@ -79,7 +79,7 @@ def _after_run(environ: Mapping[str, str], now: float, inline: bool) -> None:
     if inline:
         _prune_and_log(environ, now)
         return
-    from lich_hooks.base import detach
+    from lich_hooks.hook import detach
 
     pid = detach.fork()
     if pid != 0:

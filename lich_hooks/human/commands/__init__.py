@@ -1,11 +1,5 @@
-"""The human-facing commands, as one click group.
-
-Imported only when a person (not a harness) runs `lich-hook`: click costs more
-than a whole hook run (docs/performance.md). Each command's work lives in a
-plain function in its own module that takes the command's `Environment`
-(streams, variables, directory, colour) and returns an `ExitCode`; this module
-only parses arguments. Errors are one line on stderr; a traceback only under
-LICH_HOOK_DEBUG.
+"""The human commands as one click group, imported only when a person runs one (click
+costs more than a hook run). Each command is a plain run(environment, …) -> ExitCode.
 """
 
 from __future__ import annotations
@@ -218,11 +212,8 @@ def version_command() -> None:
 
 
 def run_cli(args: list[str], env: Environment | None = None) -> int:
-    """Run the click group on `args` and return its exit code (never raise).
-
-    `env` None: this process's (read inside, so an unreadable working directory
-    is reported like any other error).
-    """
+    """The group's exit code for `args`, never raising; `env` None: read inside, so an
+    unreadable working directory is reported like any other error."""
     stderr = env.stderr if env is not None else sys.stderr
 
     def say(line: str) -> None:

@@ -1,12 +1,5 @@
-"""What a human command may read from and write to its process, as one value.
-
-The commands used to reach for sys.stderr, os.environ and os.getcwd() wherever
-they needed them, and took the rest as long parameter lists (`out`, `environ`,
-`project`, `color`…). An `Environment` (httpie's pattern) bundles them: the
-click group builds one from the process, a test builds one around a StringIO
-and a dict, and a command's signature says it touches nothing else.
-
-Off the hook path: click and dataclasses are fine here.
+"""What a human command may read and write, as one value (httpie's pattern): the group
+builds it from the process, a test around a StringIO and a dict.
 """
 
 from __future__ import annotations
@@ -59,12 +52,8 @@ class Environment:
 
 
 def _tolerant(stream: TextIO) -> TextIO:
-    """A stream that writes what its encoding lacks as `?` instead of raising.
-
-    Windows gives a redirected stdout its ANSI code page (cp1252), which has
-    no ✓ or ✗: `lich-hook demo > out.txt` or a pipe would end in a
-    UnicodeEncodeError. The encoding stays the one the reader expects.
-    """
+    """Writes `?` for what the encoding lacks: Windows gives a redirected stdout cp1252,
+    which has no ✓ or ✗."""
     encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
     reconfigure = getattr(stream, "reconfigure", None)
     if encoding != "utf8" and reconfigure is not None:

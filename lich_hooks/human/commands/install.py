@@ -1,14 +1,5 @@
-"""`lich-hook install <harness>` / `uninstall <harness>` (docs/install.md).
-
-Puts our registration where the harness loads it, running this installation
-by absolute path, and takes it out again: entries in the harness's own
-settings file, or for a module harness (opencode, omp) our module file. The
-registry entry (settings/harnesses.py) knows which, and its kind
-(settings/settings_file.py, module_file.py) decides what would change, as a
-plan, before anything is written, and keeps each kind's promises to the user's file; this is the one
-flow around it: refuse (one line on stderr), say there is nothing to do, show
-the diff, or write and say what now runs, what else would run twice, and what
-to do next.
+"""`lich-hook install|uninstall <harness>` (docs/install.md): the one flow around a registry
+entry's plan (refuse, nothing to do, the diff, or write and say what now runs and what next).
 """
 
 from __future__ import annotations
@@ -33,10 +24,7 @@ def run(
     uninstall: bool = False,
     force: bool = False,
 ) -> ExitCode:
-    """OK: done (or nothing to do); PROBLEM_FOUND: refused or failed (said on stderr).
-
-    `force`: write a settings file its owner made read-only.
-    """
+    """OK: done or nothing to do; PROBLEM_FOUND: refused or failed (on stderr)."""
     out, color = environment.out, environment.colour
     verb = "uninstall" if uninstall else "install"
     harness = HARNESSES[harness_key]
@@ -94,19 +82,14 @@ def _error(environment: Environment, text: str) -> None:
     environment.err(paint(text, "red", environment.stderr_colour))
 
 
+DIFF_COLOURS = (("+++", "bold"), ("---", "bold"), ("+", "green"), ("-", "red"), ("@@", "cyan"))
+
+
 def _colour_diff(text: str, on: bool) -> str:
     if not on:
         return text
     lines = []
     for line in text.splitlines():
-        if line.startswith(("+++", "---")):
-            lines.append(paint(line, "bold", on))
-        elif line.startswith("+"):
-            lines.append(paint(line, "green", on))
-        elif line.startswith("-"):
-            lines.append(paint(line, "red", on))
-        elif line.startswith("@@"):
-            lines.append(paint(line, "cyan", on))
-        else:
-            lines.append(line)
+        colour = next((c for start, c in DIFF_COLOURS if line.startswith(start)), None)
+        lines.append(paint(line, colour, on) if colour else line)
     return "\n".join(lines) + "\n"

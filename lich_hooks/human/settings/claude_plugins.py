@@ -1,22 +1,6 @@
-"""Which Claude Code plugins will run here, read from Claude Code's own state.
-
-A folder under `plugins/` proves nothing: `claude plugin uninstall` leaves the
-cache behind (marked with an `.orphaned_at` file) and `claude plugin disable`
-leaves everything in place. Claude Code runs a plugin's hooks when both hold
-(measured on Claude Code 2.1.328, docs/harnesses.md):
-
-- `<config dir>/plugins/installed_plugins.json` lists it for a scope that
-  applies here: `user` everywhere, `project`/`local` only in their
-  `projectPath`; its `installPath` is the folder it runs from;
-- the merged `enabledPlugins` of the user, project and local settings (in that
-  order, the later winning) says `true` for its id (`<plugin>@<marketplace>`).
-
-The folder it runs from is not always `installPath`: for a marketplace added from
-a local folder (`claude plugin marketplace add <clone>`, `"source": "directory"` in
-`known_marketplaces.json`) Claude Code 2.1.332 reads the plugin from that folder
-(`claude plugin list`: "Read from: <clone>/lich_hooks"; the hook's ps shows
-`<clone>/lich_hooks/plugin/boot.py`), and the cached copy is never run. When that
-folder is gone the plugin "failed to load" and runs no hook.
+"""Which Claude Code plugins run here, from Claude Code's own records (docs/harnesses.md,
+"What the real clients do"; docs/troubleshooting.md, the plugin row): not the folders under
+`plugins/`, which uninstall and disable leave behind.
 """
 
 from __future__ import annotations
@@ -46,7 +30,6 @@ class Plugin:
     root: str  # the folder Claude Code runs it from (read_from)
     enabled: bool
     hook_files: tuple[str, ...]  # absolute paths of its hook registration files
-    copy: str = ""  # installPath, the cached copy: the root unless a folder marketplace
 
     def describe(self) -> str:
         return f"{self.id}, {self.scope} scope"
@@ -97,9 +80,8 @@ def hook_files(root: str) -> tuple[str, ...]:
 
 
 def read_from(config: str, plugin_id: str, install_path: str) -> str:
-    """The folder Claude Code runs this plugin from: inside a marketplace added from a
-    local folder, the plugin's `source` there (the folder itself once it is gone, its
-    manifest unreadable); else the cached copy."""
+    """The folder Claude Code runs it from: for a marketplace added from a local folder, the
+    plugin's `source` there (the folder when unreadable); else the cached copy."""
     name, _, market = plugin_id.partition("@")
     known = _read_json(os.path.join(config, "plugins", "known_marketplaces.json"))
     entry = known.get(market) if isinstance(known, dict) else None
@@ -121,11 +103,8 @@ def read_from(config: str, plugin_id: str, install_path: str) -> str:
 
 
 def installed(environ: Mapping[str, str], project: str, settings: Sequence[str]) -> list[Plugin]:
-    """Every plugin installed for this project, enabled or not; orphaned caches left out.
-
-    `settings`: Claude Code's settings files (user, project, local), which enable them.
-    A plugin whose folder is gone is listed (`present` false): it runs nothing.
-    """
+    """Every plugin installed for this project, enabled or not, orphaned caches left out; one
+    whose folder is gone is listed, not `present`."""
     config = claude_config_dir(environ)
     record = _read_json(os.path.join(config, "plugins", "installed_plugins.json"))
     plugins = record.get("plugins") if isinstance(record, dict) else None
@@ -153,7 +132,6 @@ def installed(environ: Mapping[str, str], project: str, settings: Sequence[str])
                     runs,
                     enabled.get(plugin_id, False),
                     hook_files(runs) if os.path.isdir(runs) else (),
-                    copy=root,
                 )
             )
     return found

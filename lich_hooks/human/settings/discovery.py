@@ -1,13 +1,5 @@
-"""Find every registration of ours a harness could run, and whether it will run it.
-
-`doctor` judges what this finds; `install` uses it to warn about a second
-registration (every event would run twice). One walk serves both, so the two
-can never disagree about where a harness looks.
-
-A file that holds our commands is not yet a registration the harness runs:
-a Claude Code plugin must be installed for this project and enabled
-(claude_plugins.py), and Codex runs a hook only once the user trusted it
-(codex_state.py). What stands in the way is a `Blocker` on the find.
+"""Every registration of ours a harness could run, and what stops it running (a `Blocker`):
+one walk for doctor and install, so they never disagree about where a harness looks.
 """
 
 from __future__ import annotations
@@ -71,8 +63,7 @@ class Found:
 
     @property
     def yields_to_install(self) -> bool:
-        """A plugin that runs its own copy claims each event against an `install` entry
-        (hook/claim.py): beside one it never makes an event run twice."""
+        """A plugin running its own copy claims each event (hook/claim.py): never a second run."""
         return self.plugin and bool(self.commands) and all(_launched(c) for c in self.commands)
 
     @property
@@ -109,12 +100,8 @@ def plugin_files(root: str) -> list[str]:
 
 
 def commands_in(document: object, harness: Harness, plugin: bool) -> list[str]:
-    """Our commands in one of this harness's settings or plugin files.
-
-    A plugin folder is a clone of this repository, holding every harness's
-    registration file: only the commands for this harness's provider in it are
-    this harness's registration.
-    """
+    """Our commands in one file; a plugin folder is a clone holding every harness's files,
+    so only this harness's provider's count there."""
     found = ours.our_commands(document)
     if not plugin:
         return found
@@ -122,11 +109,7 @@ def commands_in(document: object, harness: Harness, plugin: bool) -> list[str]:
 
 
 class Walk:
-    """One pass over every place; each file is read once (the project may be the home).
-
-    Each harness's registry entry names its `finds` (below): which of its files
-    to read and what stops the harness running ours in them.
-    """
+    """One pass over every entry's `finds`; each file read once (the project may be the home)."""
 
     def __init__(self, environ: Mapping[str, str], project: str) -> None:
         self.environ = environ
@@ -295,8 +278,7 @@ def registered_in(harness: Harness, environ: Mapping[str, str], project: str) ->
 def also_registered(
     harness: AnyHarness, plan: Plan, environ: Mapping[str, str], project: str
 ) -> list[str]:
-    """install's note for each other registration of ours this harness runs: every event
-    would run twice (a module harness: its module in the other scope)."""
+    """install's note for each other registration this harness runs: events would run twice."""
     if isinstance(harness, ModuleHarness):
         return harness.also_loaded(plan, environ, project)
     assert isinstance(harness, Harness)

@@ -1,8 +1,5 @@
-"""Reading and replacing a harness's settings file without taking it over: regular files
-only (through base/safefile.py, a symlink followed), one size limit for install and
-doctor, owner, group and mode kept, read-only refused unless --force (docs/install.md,
-"What `install` promises about your file").
-"""
+"""A harness's settings file read and replaced without taking it over (docs/install.md,
+"What `install` promises about your file")."""
 
 from __future__ import annotations
 
@@ -52,13 +49,8 @@ def _umask() -> int:
 
 
 def replace(path: str, data: bytes, like: str | None = None) -> None:
-    """Replace `path` with `data` atomically, keeping owner, group and mode.
-
-    They are taken from `like` (default: `path` itself); a file that did not
-    exist gets the usual 0666 & ~umask and the writer's owner. OSError when
-    the directory refuses, or when the owner cannot be kept (then nothing
-    changed).
-    """
+    """Replace `path` atomically, keeping the owner, group and mode of `like` (default `path`;
+    a new file: 0666 & ~umask). OSError when the directory refuses or the owner cannot be kept."""
     try:
         info: os.stat_result | None = os.stat(like or path)
     except FileNotFoundError:

@@ -1,9 +1,5 @@
-"""What `install` found, so that `uninstall` can put it back (docs/install.md, "What
-`install` promises about your file").
-
-The settings file cannot say which containers install created (Codex rejects unknown
-keys), so install notes them in the state directory, one record per settings file,
-`installed/<file>`; without one, an empty container goes unless a comment sits on it.
+"""Which containers `install` created, per settings file, so `uninstall` puts back what it
+found (docs/install.md); the file itself cannot say (Codex rejects unknown keys).
 """
 
 from __future__ import annotations
@@ -50,12 +46,10 @@ def restore(new: object, old: object, paths: set[Path]) -> object:
         return new
     result: dict[str, object] = {}
     for key, value in old.items():
+        below = {path[1:] for path in paths if len(path) > 1 and path[0] == key}
         if key in new:
-            kept = new[key]
-            below = {path[1:] for path in paths if len(path) > 1 and path[0] == key}
-            result[key] = restore(kept, value, below) if below else kept
+            result[key] = restore(new[key], value, below) if below else new[key]
         elif (key,) in paths and isinstance(value, (dict, list)):
-            below = {path[1:] for path in paths if len(path) > 1 and path[0] == key}
             result[key] = restore({} if isinstance(value, dict) else [], value, below)
     for key, value in new.items():
         if key not in result:
@@ -63,15 +57,11 @@ def restore(new: object, old: object, paths: set[Path]) -> object:
     return result
 
 
-def _name(path: str) -> str:
-    return file_key(path)
-
-
 def read(environ: Mapping[str, str], path: str) -> set[Path] | None:
     """The containers install created in the settings file at `path`; None: no record."""
     import json
 
-    raw = state.read(environ, INSTALLED, _name(path), RECORD_LIMIT)
+    raw = state.read(environ, INSTALLED, file_key(path), RECORD_LIMIT)
     if raw is None:
         return None
     try:
@@ -96,10 +86,10 @@ def write(environ: Mapping[str, str], path: str, made: set[Path]) -> None:
 
     data = json.dumps({"path": path, "created": sorted(list(item) for item in made)})
     try:
-        state.write(environ, INSTALLED, _name(path), data.encode("utf-8"))
+        state.write(environ, INSTALLED, file_key(path), data.encode("utf-8"))
     except OSError:
         pass
 
 
 def forget(environ: Mapping[str, str], path: str) -> None:
-    state.remove(environ, INSTALLED, _name(path))
+    state.remove(environ, INSTALLED, file_key(path))

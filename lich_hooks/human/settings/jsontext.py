@@ -1,18 +1,6 @@
-"""Edit a JSON (or JSONC) settings file as text, changing only what changed.
-
-People keep their harness settings under version control and format them by
-hand; Crush even accepts comments. Parsing to a dict and dumping it back would
-reformat every line and drop every comment. So `install` parses the text into
-spans, computes the new document as plain data, and then splices only the
-values that differ back into the original text. Everything we did not touch
-keeps its bytes. When an edit would delete a comment, it is refused instead.
-
-The result is always re-parsed and compared with the intended document. A
-splice that does not round-trip is a bug (the property tests pin that it does
-not happen), and it never yields a wrong file: a file with comments is refused
-(nothing is written), and a comment-free one is written as a clean dump of the
-intended document in the file's own indentation, since losing its layout is
-better than losing its meaning.
+"""Edit a JSON(C) settings file as text, changing only what changed (docs/install.md: bytes
+and comments kept). The result is re-parsed and compared with the intended document; a
+splice that does not round-trip is refused with comments, else written as a clean dump.
 """
 
 from __future__ import annotations
@@ -365,10 +353,7 @@ class _Editor:
 
 
 def edit(parsed: Parsed, new: object, jsonc: bool = False) -> str:
-    """The text of `parsed` changed so that it parses to `new`, touching only what differs.
-
-    Raises JsonTextError when that cannot be done without losing a comment.
-    """
+    """`parsed`'s text changed to parse as `new`; JsonTextError rather than lose a comment."""
     if parsed.root is None:
         return dumps(new) + "\n"
     text = splice(parsed, new)

@@ -1,12 +1,5 @@
-"""The interface every registry entry answers, whichever of the two kinds it is
-(settings_file.py: command hooks in the harness's own settings file; module_file.py:
-our module file in a folder it loads). What each kind promises the user's file is
-docs/install.md's.
-
-`install`, `uninstall`, `doctor` and `demo` never ask which kind they hold: where
-the file is per scope (`path`), what an install or uninstall would change (`plan`,
-a value decided before any write, or Refused), the write (`apply`), and what the
-result runs.
+"""The interface every registry entry answers, so install, uninstall, doctor and demo never
+ask which kind they hold (settings_file.py or module_file.py; promises: docs/install.md).
 """
 
 from __future__ import annotations
@@ -34,11 +27,8 @@ NOTHING: Action = "nothing"
 
 @dataclass(eq=False)  # compared as before: by identity
 class Plan:
-    """What an install or uninstall would do to one file, before anything is written.
-
-    `action` is WRITE (new or replaced text), REMOVE or NOTHING (already so;
-    `why` may say what was left alone). `old_text` is None when no file is there.
-    """
+    """One file's change, decided before any write: WRITE, REMOVE or NOTHING (`why` may say
+    what was left alone); `old_text` None: no file."""
 
     harness: Harness
     scope: Scope
@@ -64,12 +54,8 @@ class Plan:
 
 @dataclass(frozen=True)
 class Harness:
-    """One harness: its provider id, its name, and what a person is told about it.
-
-    `next_steps(scope, executable)` are the lines `install` prints after a
-    write (the executable as the shell spells it); `scenarios` what `demo`
-    runs for it. Every entry has its own: nothing falls through to another's.
-    """
+    """One harness and what a person is told about it: `next_steps` after a write, `scenarios`
+    for demo. Every entry has its own; nothing falls through to another's."""
 
     key: str
     title: str

@@ -1,7 +1,4 @@
-"""A harness without command hooks that loads our thin module from a folder (opencode, omp):
-ours is a whole file, recognised by its first line (modules.py); what that promises the
-user is docs/install.md's.
-"""
+"""A harness that loads our module file from a folder (opencode, omp), ours by its first line."""
 
 from __future__ import annotations
 
@@ -22,8 +19,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ModuleHarness(Harness):
-    """Its `locate` names the folder it loads modules from, per scope; ours is
-    `file_name` in it."""
+    """`locate` names the folder it loads modules from, per scope; ours is `file_name` there."""
 
     template: str = ""  # the file under lich_hooks/modules/
     file_name: str = ""  # the name it is installed as

@@ -1,17 +1,5 @@
-"""The module files opencode and omp load: their text and how one of ours is told apart.
-
-Neither harness has command hooks; both load JavaScript/TypeScript files from a
-folder. The package ships one thin module for each (lich_hooks/modules/),
-which only picks the moment and the id and runs this installation's
-`lich-hook SessionStart <provider>` detached with `{"session_id": id}` on
-stdin; every rule lives in Python (docs/harnesses.md, docs/session-start.md).
-
-Here is everything about those files that is not I/O: the text `install`
-writes (the template with the absolute path of `lich-hook` put in), how a file
-of ours is recognised (its first line, the marker), which `lich-hook` a module
-runs; and `read`, the one look at the disk that install and doctor share.
-Where each harness loads its module per scope is its registry entry's
-(harnesses.py); what install does with the file is module_file.ModuleHarness's.
+"""The module files opencode and omp load (lich_hooks/modules/; docs/harnesses.md): the text
+install writes, how one of ours is told apart (its first line), and which command it runs.
 """
 
 from __future__ import annotations
@@ -73,10 +61,7 @@ def executable_of(text: str) -> str | None:
 
 
 def command_of(text: str) -> str | None:
-    """The command a module runs, spelled as a registration would (`lich-hook <event> <provider>`).
-
-    Read from the module's own `ARGS` line, so demo shows what the shipped file runs.
-    """
+    """The command a module runs, read from its own `ARGS` line (demo shows what ships)."""
     args = _literal(_ARGS_LINE, text)
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         return None

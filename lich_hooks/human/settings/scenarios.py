@@ -1,10 +1,5 @@
-"""What `lich-hook demo` runs for each harness: harness-shaped payloads, one hook run each.
-
-Each registry entry (harnesses.py) names its function here; demo runs every
-entry's scenarios in the registry's order through the shipped registration's
-command, against its stand-in lich. A scenario's command is
-`lich-hook <event> <the entry's key>`, and demo checks that the shipped file
-or module really runs it.
+"""What `lich-hook demo` runs per harness: payloads for `lich-hook <event> <key>`, which demo
+checks the shipped file or module really runs.
 """
 
 from __future__ import annotations

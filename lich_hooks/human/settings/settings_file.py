@@ -1,7 +1,5 @@
-"""A harness with command hooks registered in its own JSON(C) settings file (Claude Code,
-Codex, Crush, Antigravity): ours are entries in it, merged in and out by their command
-(ours.py), written back keeping every other byte (jsontext.py), the old file kept beside
-it; what that promises the user is docs/install.md's.
+"""A harness with command hooks in its own JSON(C) settings file: ours merged in and out by
+their command (ours.py), every other byte kept (jsontext.py); promises: docs/install.md.
 """
 
 from __future__ import annotations
@@ -119,11 +117,8 @@ class SettingsHarness(Harness):
     def _change(
         self, document: object, executable: str | None, made: Containers | None, path: str
     ) -> tuple[object, Containers]:
-        """The merged document, and on uninstall the containers the removal emptied.
-
-        What install found comes back: of those, the ones the record says it did
-        not create are put back empty (`made` None: no record, decided later).
-        """
+        """The merged document and, on uninstall, the containers it emptied that the record
+        says install did not create (`made` None: no record, decided later)."""
         try:
             new_document: object = self.merged(document, executable, path)
         except Refused as error:
@@ -178,11 +173,8 @@ class SettingsHarness(Harness):
         raise Refused(f"{path}: {failure}; nothing was changed")
 
     def apply(self, plan: Plan, force: bool) -> str | None:
-        """Backup first, then the new file, both keeping its owner, group and mode.
-
-        A write that fails leaves the backup as it was before (none, or the
-        previous one), so a refused install leaves no trace; OSError says why.
-        """
+        """Backup, then the new file, both keeping owner, group and mode; a failed write
+        leaves the backup as it was, so a refused install leaves no trace."""
         assert plan.new_text is not None
         files.check_writable(plan.path, force)
         backup = None

@@ -1,16 +1,6 @@
-"""Read Codex's `config.toml`: the standard library's tomllib, or a small reader on 3.10.
-
-doctor needs four things from it: which plugins are enabled (`[plugins."<id>"]`),
-which hooks are trusted (`[hooks.state."<key>"]`), which projects are trusted
-(`[projects."<path>"]`) and whether hooks are on at all (`[features]`). All are
-tables of plain `key = "string"` / `key = true` pairs, the way Codex writes
-them. tomllib arrived in Python 3.11; this package supports 3.10 and takes no
-TOML library for it (one more dependency for doctor on one old Python), so on
-3.10 `read_simple` reads exactly that subset: table
-headers and single-line string, boolean and integer values. Anything else
-(arrays, inline tables, multi-line strings, dates) is skipped, never guessed,
-so a table it cannot read looks absent, which doctor reports as "not trusted":
-the safe side. Tests hold it to tomllib's answers on the tables doctor reads.
+"""Codex's `config.toml` for doctor: tomllib, or on 3.10 (no TOML dependency for one old
+Python) `read_simple`, which reads only headers and single-line scalars the way Codex writes
+them and skips anything else, so an unreadable table looks absent: "not trusted", the safe side.
 """
 
 from __future__ import annotations

@@ -1,16 +1,6 @@
-"""The harness releases this package was verified on, and the release a user has installed.
-
-Each registry entry (harnesses.py) carries its `Verified` range: `doctor`
-warns outside it, and docs/harnesses.md's "Supported versions" table shows the
-same ranges (tests/operator/test_supported_versions.py keeps the two, and the
-real-client matrix that verified them, in agreement).
-
-The installed version is read from files only where a file says it: the
-`package.json` of the npm package the command on `PATH` resolves into, or the
-native installer's `…/claude/versions/<version>` file name. Only Claude Code's
-native binary is ever run (`claude --version`: about 30 ms, writes nothing);
-Codex's `--version` creates helper files in `CODEX_HOME`, and opencode's and
-omp's take a second, so those are never started.
+"""The releases each entry was verified on, and the one installed (docs/troubleshooting.md,
+the version row). Only Claude Code's native binary is run: Codex's `--version` writes into
+CODEX_HOME, opencode's and omp's take a second.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""lich's request rules for the two endpoints this package calls
-(docs/session-start.md, docs/worker-answer.md).
-
-`validate` answers like lich does: the normalized body lich would store, or
-the reason it refuses one. The published vectors in tests/contracts/ pin every
-rule and every reason string.
+"""lich's rules for the two endpoints we call; `validate` answers with lich's reason strings,
+pinned by the published vectors in tests/contracts/.
 """
 
 from __future__ import annotations
@@ -20,10 +16,7 @@ UNANSWERED = ("blank", "error", "refusal")
 
 
 class Reply:
-    """What lich answers one request: 204 and what it stores, or a status and why not.
-
-    (Not agent_cards.verdict.Verdict, which is what Claude Code reads back.)
-    """
+    """What lich answers one request: 204 and what it stores, or a status and why not."""
 
     __slots__ = ("accepted", "reason", "status")
 

@@ -1,13 +1,5 @@
-"""The stand-in listener: a loopback HTTP server that answers like lich.
-
-It checks the token (401), the endpoint (404), the body against the contracts
-(400 with lich's reason), and answers 204 to what lich would take. Every
-request is kept, taken or not, so callers can show or assert on it.
-
-`lich-hook doctor` probes the listener with a deliberately invalid body and a
-`X-Lich-Hook-Probe: doctor` header: it gets lich's usual answer (400, or 401
-for a bad token), and `listen` shows it as a probe, not as a broken report.
-A client that hangs up mid-request is that client's business: no traceback.
+"""A loopback lich: token (401), endpoint (404), body (400, lich's reason) or 204, and every
+request kept; doctor's probe (`X-Lich-Hook-Probe`) gets lich's usual answer.
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
-"""The lich CLI and git, as argv lists: never a shell, so a prompt with quotes,
-newlines or leading dashes arrives as exactly one argv element.
-
-`lich open` is the one slow call (lich's own waits add up to about 110 s). It
-runs in a session of its own with its output in unnamed temporary files, so a
-SIGINT/SIGTERM aimed at the hook (Esc in Claude Code) neither reaches it nor
-leaves it writing into a closed pipe: once lich may have the task, the worker
-must live on, and the hook says so instead of letting a native agent start.
-Once the open has answered, SIGINT and SIGTERM are ignored until the hook has
-printed its verdict and exited: the verdict is what keeps the native agent
-from running beside the worker.
+"""The lich CLI and git as argv lists, never a shell. `lich open` (up to ~110 s) runs in a
+session of its own with its output in temporary files, so Esc's SIGINT neither reaches it nor
+leaves it writing into a closed pipe: once lich may have the task, the hook must say so.
 """
 
 from __future__ import annotations
@@ -21,7 +13,7 @@ if TYPE_CHECKING:
     from subprocess import Popen
     from typing import IO, Literal
 
-    from lich_hooks.hook.jobs.agent_cards.decide import Call
+    from lich_hooks.hook.jobs.agent_cards.eligibility import Call
 
     OpenKind = Literal["printed", "launch-error", "timeout", "interrupted"]
 
@@ -107,10 +99,7 @@ def current_branch(cwd: str | None, environ: Mapping[str, str]) -> str | None:
 
 
 def open_argv(lich_bin: str, call: Call, branch: str | None, base: str | None) -> list[str]:
-    """docs/agent-cards.md's argv:
-
-    `open --kind claude --subagent [--worktree B [--base C]] [--model M] --prompt P --json`
-    """
+    """docs/agent-cards.md's argv."""
     argv = [lich_bin, "open", "--kind", "claude", "--subagent"]
     if branch is not None:
         argv += ["--worktree", branch]
@@ -123,14 +112,8 @@ def open_argv(lich_bin: str, call: Call, branch: str | None, base: str | None) -
 
 
 def _option(name: str, value: str) -> list[str]:
-    """`name value` as two elements, or `name=value` as one when the value starts with `-`.
-
-    The model and the prompt come from the model's call: a value such as
-    `--json` or `-p` after its option could be read as an option by lich's
-    parser (clap, node's parseArgs and others refuse or misread it), while the
-    attached form is every common parser's way to pass such a value. Any
-    other value keeps docs/agent-cards.md's spelling, element for element.
-    """
+    """`name value`, or `name=value` when the value starts with `-`: lich's parser would read
+    a prompt such as `--json` as an option, and the attached form is every parser's escape."""
     return [f"{name}={value}"] if value.startswith("-") else [name, value]
 
 
@@ -204,8 +187,7 @@ def _open_guarded(
     out: IO[bytes],
     err: IO[bytes],
 ) -> int | OpenResult:
-    """The open's exit code, or how it ended otherwise, with SIGINT/SIGTERM turned into
-    Interrupted from its start to its end."""
+    """The open's exit code or how it ended, SIGINT/SIGTERM raising Interrupted meanwhile."""
     import subprocess
 
     seconds = open_seconds(environ)
@@ -254,8 +236,8 @@ def _wait(proc: Popen[bytes], seconds: float) -> int | None:
 
 
 class _Guard:
-    """SIGINT/SIGTERM raise Interrupted while `lich open` runs; after a signal both stay
-    ignored (further signals must not cut the verdict we are about to print)."""
+    """SIGINT/SIGTERM raise Interrupted while `lich open` runs, then stay ignored: nothing may
+    cut the verdict that keeps the native agent from running beside the worker."""
 
     def __init__(self) -> None:
         import signal
@@ -278,11 +260,8 @@ class _Guard:
             signal.signal(sig, self._on_signal)
 
     def disarm(self, answered: bool) -> None:
-        """The handlers from before, unless the open answered: lich may have the task, so
-        from here to the verdict on stdout no SIGINT/SIGTERM may end the hook (a lost deny
-        lets Claude Code run the native agent beside lich's worker). Both are blocked while
-        they are set to be ignored, so one landing in between is discarded, not delivered
-        to the handler being replaced; the process then ends with os._exit as usual."""
+        """The old handlers, unless the open answered: then both signals are ignored until
+        os._exit, set while blocked so one arriving in between is discarded, not delivered."""
         import signal
 
         if self.caught:
@@ -329,13 +308,8 @@ class Ran:
 
 
 def run_lich(lich_bin: str, args: list[str], environ: Mapping[str, str], seconds: float) -> Ran:
-    """`$LICH_BIN <args…>` with a limit: `close`, `control … abort`, `sessions --json`.
-
-    Like the open, its output goes to temporary files and we wait for the
-    process, not for end-of-file: a helper lich leaves running with our pipes
-    would otherwise turn a finished command into a timeout, and the reads stay
-    bounded however much it prints.
-    """
+    """`$LICH_BIN <args…>` within `seconds`, output in temporary files: we wait for the
+    process, not EOF, so a helper lich leaves holding our pipes cannot make it time out."""
     import subprocess
     import tempfile
 

@@ -1,18 +1,11 @@
-"""Agent cards' PreToolUse entry point (docs/agent-cards.md).
-
-Claude Code runs this before every `Agent`/`Task`/`TaskStop` call (and before
-every tool call when someone registers it without a matcher), so the path that
-ends in "no verdict" imports nothing beyond `decide`. Most such calls end
-there on the payload alone; the ones that reach the probes may check
-`LICH_BIN` on disk, read /proc for the interactive check, and, for an isolated
-call under an older lich, run `git branch --show-current` (decide.py's
-Probes). The text catalog, signal handling and `lich open` load only once a
-call is being taken or a recorded worker stopped.
+"""Agent cards' PreToolUse job (docs/agent-cards.md). Claude Code may run it before every
+tool call, so a call that ends in "no verdict" imports only `eligibility`; the texts, signals and
+`lich open` load once a call is taken or a recorded worker stopped.
 """
 
 from __future__ import annotations
 
-from lich_hooks.hook.jobs.agent_cards import decide
+from lich_hooks.hook.jobs.agent_cards import eligibility
 from lich_hooks.hook.outcome import Context, Outcome
 
 
@@ -21,9 +14,9 @@ def run(ctx: Context) -> Outcome:
     if payload is None:
         return Outcome("bad-input")
     tool = payload.get("tool_name")
-    if tool in decide.AGENT_TOOLS:
+    if tool in eligibility.AGENT_TOOLS:
         return _agent(ctx, payload.data)
-    if tool == decide.STOP_TOOL:
+    if tool == eligibility.STOP_TOOL:
         return _task_stop(ctx, payload.data)
     return Outcome("not-an-agent-call")
 
@@ -46,14 +39,14 @@ def _agent(ctx: Context, data: dict[str, object]) -> Outcome:
 
         return lich_process.current_branch(cwd, environ)
 
-    probes = decide.Probes(interactive, env.bin_is_runnable, current_branch)
-    decision = decide.decide(data, env, probes, decide.agent_teams_on(environ))
+    probes = eligibility.Probes(interactive, env.bin_is_runnable, current_branch)
+    decision = eligibility.decide(data, env, probes, eligibility.agent_teams_on(environ))
     ctx.log.set(probes=probes.ran)
-    if decision.kind == decide.NATIVE:
+    if decision.kind == eligibility.NATIVE:
         return Outcome(f"native:{decision.reason}")
     if not _claimed(ctx, data):
         return Outcome("other-route-acts")
-    if decision.kind == decide.TOAST:
+    if decision.kind == eligibility.TOAST:
         from lich_hooks.hook.jobs.agent_cards import verdict
 
         assert decision.why is not None
@@ -65,8 +58,7 @@ def _agent(ctx: Context, data: dict[str, object]) -> Outcome:
 
 
 def _claimed(ctx: Context, data: dict[str, object]) -> bool:
-    """Is this run the one that acts on this tool call (hook/claim.py)? The other route's
-    run stays silent: Claude Code takes the one deny (docs/install.md)."""
+    """Is this the run that acts (hook/claim.py)? Claude Code takes only one deny."""
     from lich_hooks.hook import claim
 
     tool_use_id = data.get("tool_use_id")
@@ -80,7 +72,7 @@ def _description(data: dict[str, object]) -> str:
 
 
 def _open(
-    ctx: Context, call: decide.Call, probes: decide.Probes, lich_bin: str, card: str
+    ctx: Context, call: eligibility.Call, probes: eligibility.Probes, lich_bin: str, card: str
 ) -> Outcome:
     import time
 

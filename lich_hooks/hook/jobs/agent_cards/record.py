@@ -6,8 +6,8 @@ record, and TaskStop". Best-effort: a broken directory loses the record, never t
 from __future__ import annotations
 
 from lich_hooks.base.homes import file_key
-from lich_hooks.base.payload import loads_object
 from lich_hooks.hook import state
+from lich_hooks.hook.payload import loads_object
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,10 +1,5 @@
-"""Branch names for isolated workers (docs/agent-cards.md).
-
-The slug follows the shape of lich's own worktree dialog (2 to 5 words, 10 to
-40 characters, letters and digits of any script) so a worker's branch reads
-like one the user would have typed; the suffix, taken from the call's id,
-keeps two calls with the same description from landing on one branch (lich
-checks out an existing branch as it stands).
+"""Branch names for isolated workers (docs/agent-cards.md): shaped like lich's own worktree
+dialog's, with a suffix from the call's id so two calls never land on one existing branch.
 """
 
 from __future__ import annotations
@@ -55,11 +50,7 @@ def slug(description: str) -> str:
 
 
 def suffix(tool_use_id: str | None) -> str:
-    """The last four letters or digits of the call's id, lower-cased.
-
-    An id with none (Claude Code always sends one; a hand-written payload may
-    not) gets four random hex digits instead, so the branch is still fresh.
-    """
+    """The id's last four letters or digits, lower-cased; none: four random hex digits."""
     chars = [c for c in (tool_use_id or "") if _is_word_char(c)]
     if not chars:
         import os

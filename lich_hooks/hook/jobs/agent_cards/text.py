@@ -1,22 +1,9 @@
-"""Every string agent cards show the model or the user, in one catalog (docs/agent-cards.md:
-the languages, and which reader each part of a deny reaches).
-
-A deny's `<key>_person` is its systemMessage, `<key>` its reason, `<key>_context` its
-additionalContext. A key a language lacks falls back to English. Placeholders are
-`str.format` fields; values are inserted as they are.
+"""Every string agent cards show (docs/agent-cards.md): `<key>_person` is a deny's
+systemMessage, `<key>` its reason, `<key>_context` its additionalContext; English is the
+fallback; values are inserted with `str.format` as they are.
 """
 
 from __future__ import annotations
-
-LITERALS = (
-    "[lich]",
-    "send_to_session",
-    "wait_for_answer",
-    "SendMessage",
-    "lich send",
-    "TaskStop",
-    "subagent/",
-)
 
 EN: dict[str, str] = {
     # toasts: the native agent runs, the user reads why

@@ -1,10 +1,6 @@
-"""What Claude Code reads back (docs/agent-cards.md): a deny carrying lich's outcome, or a
-toast while the native agent runs.
-
-A classic hook cannot hand Claude Code a synthetic Agent result, so every
-outcome where lich has (or may have) the task is a deny whose reason tells the
-model what happened; only an open that certainly failed lets the native agent
-run, with a toast saying why.
+"""What Claude Code reads back (docs/agent-cards.md). A hook cannot hand it an Agent result,
+so where lich has (or may have) the task it is a deny that says so; only an open that
+certainly failed lets the native agent run, with a toast.
 """
 
 from __future__ import annotations
@@ -16,7 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from lich_hooks.hook.jobs.agent_cards.decide import Call
+    from lich_hooks.hook.jobs.agent_cards.eligibility import Call
     from lich_hooks.hook.jobs.agent_cards.record import Worker
 
 RUNNING = ("pending", "unanswered")
@@ -33,10 +29,8 @@ def _encode(value: dict[str, object]) -> bytes:
 
 
 def deny(reason: str, context: str | None = None, person: str | None = None) -> bytes:
-    """The deny, split by reader (docs/agent-cards.md): `person` is the systemMessage Claude
-    Code draws first under the call and keeps from the model, `reason` the error line both
-    read (the model as the call's tool_result), `context` the additionalContext only the model
-    reads."""
+    """The deny by reader (docs/agent-cards.md): `person` (systemMessage), `reason` (both),
+    `context` (additionalContext, the model only)."""
     out: dict[str, object] = {
         "hookEventName": "PreToolUse",
         "permissionDecision": "deny",
@@ -54,15 +48,9 @@ _deny = deny  # for_open's own `deny` wraps it
 
 
 def context_reaches_model(environ: Mapping[str, str]) -> bool:
-    """Whether this Claude Code gives the model a deny's additionalContext.
-
-    Measured per release (docs/harnesses.md, Supported versions): up to 2.1.178
-    the model never sees it, from 2.1.269 it does, and 2.1.269 is also the
-    release that sets CLAUDE_CODE_SESSION_ATTENDED in every hook's environment.
-    So the variable's presence is the cheapest evidence there is; without it the
-    model's part goes into the reason after the person's line, where every
-    release delivers it (a longer red block on screen, but no lost roster name).
-    """
+    """Does the model see a deny's additionalContext? From 2.1.269 (docs/harnesses.md,
+    Supported versions), the release that also sets CLAUDE_CODE_SESSION_ATTENDED: its
+    presence is the cheapest evidence; without it the model's part goes into the reason."""
     return "CLAUDE_CODE_SESSION_ATTENDED" in environ
 
 
@@ -100,11 +88,8 @@ def for_open(
     now: float,
     context_seen: bool = True,
 ) -> Verdict:
-    """docs/agent-cards.md, one row per outcome of `lich open`.
-
-    `context_seen`: context_reaches_model() for this Claude Code; when False the
-    model's part is appended to the reason instead.
-    """
+    """docs/agent-cards.md, a row per `lich open` outcome; `context_seen` False puts the
+    model's part into the reason."""
 
     def deny(reason: str, context: str | None = None, person: str | None = None) -> bytes:
         if context and not context_seen:

@@ -10,15 +10,37 @@ SessionStart), and, only under the daemon, which card owns the conversation
 from __future__ import annotations
 
 import os
+import time
 
+from lich_hooks.hook.shared import core
 from lich_hooks.hook.shared.codex import decide, probe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from lich_hooks.base.lichenv import LichEnv
+    from lich_hooks.hook.outcome import Context, Outcome
     from lich_hooks.hook.shared.core import AttributionDecision
 
 UNSUPPORTED: AttributionDecision = "codex-daemon-unsupported"
 PROBE_FAILED: AttributionDecision = "codex-daemon-probe-failed"
+
+
+def card(ctx: Context) -> LichEnv | Outcome | None:
+    """Under Codex's shared daemon, the card that owns the conversation (or a refusal).
+
+    None: a codex client runs the hook as its child, so the hook's own
+    environment is the card's, as on every other harness. Under the daemon the
+    hook's own LICH_* belong to whichever TUI started the daemon and are never
+    used; the card comes from the daemon's connected clients (decide.py), or
+    nothing is sent.
+    """
+    started = time.monotonic()
+    shared = core.shared_runner(ctx, who_runs(), "codex")
+    if not isinstance(shared, tuple):
+        return shared
+    pid, payload = shared
+    found = find_card(pid, payload.text("cwd"), payload.text("source"), payload.transcript_path)
+    return core.attributed(ctx, found, started)
 
 
 def who_runs(start: int | None = None, proc: str = probe.PROC) -> decide.Runner:
@@ -49,12 +71,12 @@ def find_card(
     except probe.ProbeError as error:
         return decide.Attribution(PROBE_FAILED, f"codex app-server {daemon}: {error}")
     if not cwd or not os.path.isabs(cwd):
-        return decide.attribute(seen.clients, cwd, source)
+        return decide.attribute(seen.clients, cwd, source, None, seen.unaccounted)
     want = decide.normalise(os.path.realpath(cwd))  # /proc shows cwds with symlinks resolved
     recorded = None
     if source not in decide.FRESH_SOURCES:
         recorded = _real(probe.session_cwd(transcript))
-    return decide.attribute(seen.clients, want, source, recorded)
+    return decide.attribute(seen.clients, want, source, recorded, seen.unaccounted)
 
 
 def _real(path: str | None) -> str | None:

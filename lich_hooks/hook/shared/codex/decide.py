@@ -113,12 +113,10 @@ class Client(core.Client):
     """One codex process connected to the daemon, as the probe recorded it (core.Client).
 
     `resumed_dir` is the recorded directory of the session a `codex
-    resume|fork <id>` names, when the probe found it. `unscanned` says why its
-    open files were not read (then it may or may not be connected: it competes
-    for its directory and is never named).
+    resume|fork <id>` names, when the probe found it.
     """
 
-    __slots__ = ("resumed_dir", "unscanned")
+    __slots__ = ("resumed_dir",)
 
     def __init__(
         self,
@@ -130,7 +128,6 @@ class Client(core.Client):
     ) -> None:
         super().__init__(pid, argv, cwd, lich)
         self.resumed_dir = resumed_dir
-        self.unscanned: str | None = None
 
 
 def conversation_dir(client: Client) -> str | None:
@@ -188,6 +185,7 @@ UNREADABLE: AttributionDecision = "codex-daemon-client-unreadable"
 INVALID: AttributionDecision = "codex-daemon-client-invalid"
 SEVERAL: AttributionDecision = "codex-daemon-several-cards"
 MOVED: AttributionDecision = "codex-daemon-moved-here"
+UNACCOUNTED: AttributionDecision = "codex-daemon-peer-unaccounted"
 NO_CWD: AttributionDecision = "codex-daemon-no-cwd"
 WORDS: Words = (FOUND, NOT_IN_LICH, UNREADABLE, INVALID, SEVERAL)
 
@@ -228,15 +226,26 @@ def attribute(
     cwd: str | None,
     source: str | None = None,
     recorded: str | None = None,
+    unaccounted: int = 0,
 ) -> Attribution:
     """The whole rule for one SessionStart under the daemon, over what the probe saw.
 
-    `choose`'s card, and only while no other card's TUI is connected: any
+    Every connection of the daemon must be a client read here (`unaccounted`:
+    how many are not: held by another program, another user's or an unreadable
+    process, or closed a moment ago; any of them may own the conversation).
+    Then `choose`'s card, and only while no other card's TUI is connected: any
     TUI can take its conversation into any directory with no trace left
     (resume there, `/new`, the daemon unloads what it resumed), so a second
     card connected may own any conversation. Pure: the model in
     tests/shared_process runs it at every SessionStart.
     """
+    if unaccounted:
+        return Attribution(
+            UNACCOUNTED,
+            f"{unaccounted} of the daemon's connections are held by no codex client this hook "
+            "can read (another program, another user's, an unreadable or a departed process): "
+            "cannot tell whose conversation this is",
+        )
     found = choose(clients, cwd, source, recorded)
     if found.lich is None:
         return found
@@ -257,17 +266,7 @@ def attribute(
 
 
 def _members(clients: Sequence[Client]) -> list[Member]:
-    return [
-        (
-            f"codex client {client.pid}",
-            client.lich,
-            client.pid,
-            None
-            if client.unscanned is None
-            else f"cannot tell whether it is connected (it {client.unscanned})",
-        )
-        for client in clients
-    ]
+    return [(f"codex client {client.pid}", client.lich, client.pid, None) for client in clients]
 
 
 def _can_run_in(client: Client, want: str) -> bool:

@@ -20,8 +20,10 @@ sockets). Choices that keep it there:
   receive queue at ~256 sockets, and each exact lookup walks every socket in
   the kernel). /proc/net/unix cannot do this job at all: it lists sockets
   without peers.
-- the whole-/proc scan reads only `comm` (16 bytes) per process; argv, fds,
-  cwd and environment are read for processes named codex only.
+- the whole-/proc scan reads only `comm` (16 bytes) per process; fds are read
+  for processes named codex only, argv, cwd and environment for those holding
+  a peer. Any peer left unaccounted refuses (a process of another name or
+  user, an unreadable one), so the names choose whom to read, not who counts.
 - a process's open files are read one `readlink` each (~5 us): a process
   holding more than MAX_FDS of them is not read at all (its size in /proc says
   how many it holds), so a leaking daemon costs a refusal, not 150 ms of the
@@ -35,7 +37,7 @@ from __future__ import annotations
 
 import os
 
-from lich_hooks.base import procfs
+from lich_hooks.hook import procfs
 from lich_hooks.hook.shared import proc as shared_proc
 from lich_hooks.hook.shared.codex.decide import Client, is_app_server, is_codex, switcher
 from lich_hooks.hook.shared.proc import (
@@ -78,21 +80,25 @@ def parse_ps(out: str, start: int) -> list[tuple[int, list[str]]] | None:
 
 
 class Snapshot:
-    """What the probe saw of one daemon: its connected clients and the sessions it holds open.
+    """What the probe saw of one daemon: its clients, the sessions it holds open, and
+    how many of its connections no client read here accounts for.
 
     `loaded` maps each session id whose rollout file the daemon holds open
     (Codex keeps a loaded session's rollout open) to that file's path.
+    `unaccounted` counts the peers of the daemon's connections held by no
+    codex process this hook could read (docs/harnesses.md: then no card).
     """
 
-    __slots__ = ("clients", "loaded")
+    __slots__ = ("clients", "loaded", "unaccounted")
 
-    def __init__(self, clients: list[Client], loaded: dict[str, str]) -> None:
+    def __init__(self, clients: list[Client], loaded: dict[str, str], unaccounted: int = 0) -> None:
         self.clients = clients
         self.loaded = loaded
+        self.unaccounted = unaccounted
 
 
 def clients(daemon: int, proc: str = PROC) -> list[Client]:
-    """Every codex process holding a Unix socket connected to one of the daemon's sockets.
+    """Every codex process holding the other end of one of the daemon's connections.
 
     Raises ProbeError when the daemon's sockets or their peers cannot be read
     (then nobody can be named, and the caller refuses). doctor and other
@@ -102,34 +108,24 @@ def clients(daemon: int, proc: str = PROC) -> list[Client]:
 
 
 def snapshot(daemon: int, proc: str = PROC) -> Snapshot:
-    """The daemon's connected codex clients and its loaded sessions (ProbeError: cannot tell)."""
+    """The daemon's clients, its loaded sessions, and its unaccounted peers (ProbeError:
+    cannot tell). A peer held by a process not named codex, an app-server, another
+    user's or an unreadable process is counted, never skipped (shared/proc.py, holders)."""
     try:
         targets = fd_targets(daemon, proc)
     except TooManyFiles as error:
         raise ProbeError(f"it {error}") from None
     if targets is None:
         raise ProbeError(f"cannot read the sockets of codex app-server {daemon}")
-    mine = shared_proc.sockets(targets)
-    peers = unix_peers(sorted(mine))
+    peers = shared_proc.connection_peers(shared_proc.sockets(targets))
+    held, left = shared_proc.holders(peers, CODEX_NAMES, (os.getpid(), daemon), proc)
     rollouts = _rollouts(targets)
-    me = os.getpid()
+    unaccounted = len(left)
     found: list[Client] = []
-    for name in os.listdir(proc):
-        if not name.isdigit():
-            continue
-        pid = int(name)
-        if pid in (me, daemon) or not _named_codex(pid, proc):
-            continue
+    for pid in sorted(held):
         argv = procfs.cmdline(pid, proc)
         if argv is None or not is_codex(argv) or is_app_server(argv):
-            continue
-        unscanned = None
-        try:
-            held = socket_inodes(pid, proc)
-        except TooManyFiles as error:
-            # it may be connected: it competes for its directory and can never be named
-            held, unscanned = None, str(error)
-        if unscanned is None and (not held or held.isdisjoint(peers)):
+            unaccounted += len(held[pid])
             continue
         resumed_dir = None
         switched = switcher(argv)
@@ -137,9 +133,8 @@ def snapshot(daemon: int, proc: str = PROC) -> Snapshot:
             resumed_dir = session_cwd(rollouts[switched[1]])
         client = Client(pid, argv, _cwd(pid, proc), lich_environ(pid, proc), resumed_dir)
         client.started = procfs.started(pid, proc)
-        client.unscanned = unscanned
         found.append(client)
-    return Snapshot(found, rollouts)
+    return Snapshot(found, rollouts, unaccounted)
 
 
 def _rollouts(targets: list[str]) -> dict[str, str]:
@@ -180,7 +175,7 @@ def meta_cwd(head: bytes | None) -> str | None:
     """The cwd in a rollout's first line, if it is a session_meta naming an absolute one."""
     if not head:
         return None
-    from lich_hooks.base.payload import loads_object
+    from lich_hooks.hook.payload import loads_object
 
     record = loads_object(head.rstrip(b"\n"))
     meta = record.get("payload") if record and record.get("type") == "session_meta" else None
@@ -194,10 +189,6 @@ def app_servers(proc: str = PROC) -> list[tuple[int, list[str]]]:
 
 
 CODEX_NAMES = (b"codex", b"codex.exe")
-
-
-def _named_codex(pid: int, proc: str) -> bool:
-    return procfs.comm(pid, proc) in CODEX_NAMES
 
 
 def _cwd(pid: int, proc: str) -> str | None:

@@ -10,13 +10,75 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
+from lich_hooks.hook.shared import core
 from lich_hooks.hook.shared.crush import decide, probe
 from lich_hooks.hook.shared.proc import ancestors
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from lich_hooks.base.lichenv import LichEnv
+    from lich_hooks.hook.outcome import Context, Outcome
+
+
+def card(ctx: Context) -> LichEnv | Outcome | None:
+    """Under a `crush server`, the card that owns the conversation (or a refusal).
+
+    None: a crush TUI or `crush run` in its default (local) mode runs the
+    hook as its child, so the hook's own environment is the card's. Under the
+    server the hook's own LICH_* are the first client's and are never used:
+    the server's workspace at the payload's cwd, holding its session, and
+    every client working there must name one card (decide.py), or nothing is sent.
+    """
+    from lich_hooks.hook.outcome import Outcome
+
+    started = time.monotonic()
+    shared = core.shared_runner(ctx, who_runs(), "crush")
+    if not isinstance(shared, tuple):
+        return shared
+    pid, payload = shared
+    conversation = payload.session_id
+    if conversation is None:
+        return Outcome("no-session-id")
+    # Dedupe first: a conversation this server's hooks already reported costs what the
+    # local path costs (no socket, no /proc walk). Keyed by the server process's life,
+    # in which a workspace keeps the environment of its first client, so only that card
+    # could be named again (docs/harnesses.md, Crush).
+    from lich_hooks.hook import procfs
+    from lich_hooks.hook.jobs import session_record
+
+    remembered = f"{ctx.provider}\n{conversation}"
+    life = procfs.started(pid)
+    name = None if life is None else session_record.served_name(pid, life, remembered)
+    if name is not None and _served_already(ctx, pid, name, remembered):
+        return Outcome("already-reported")
+    found = find_card(pid, ctx.environ, payload.text("cwd"), conversation)
+    if name is not None and found.lich is not None:
+        session_record.serve(ctx.environ, name, found.lich["LICH_SESSION_ID"])
+    return core.attributed(ctx, found, started)
+
+
+def _served_already(ctx: Context, pid: int, name: str, remembered: str) -> bool:
+    """Was `remembered` already reported for the card this server's conversation went
+    to? Both records read through one opening of the state directory."""
+    from lich_hooks.hook import state
+    from lich_hooks.hook.jobs import session_record
+
+    try:
+        root = state.open_root(ctx.environ, create=False)
+    except OSError:
+        return False
+    try:
+        card = session_record.served(root, name)
+        if card is None or session_record.last_reported(root, card) != remembered:
+            return False
+    finally:
+        root.close()
+    ctx.log.set(attribution=f"already reported for card {card} under crush server {pid}")
+    return True
 
 
 def who_runs(start: int | None = None, proc: str = probe.PROC) -> decide.Runner:
@@ -40,7 +102,7 @@ def find_card(
         return windows_refusal(server)
     if not cwd or not os.path.isabs(cwd):
         return decide.Attribution(decide.NO_CWD, "the payload has no absolute cwd")
-    from lich_hooks.base import procfs
+    from lich_hooks.hook import procfs
 
     try:
         socket = probe.socket_path(procfs.cmdline(server, proc), environ)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from lich_hooks.base import procfs
+from lich_hooks.hook import procfs
 from lich_hooks.hook.shared.core import LICH_KEYS, Client
 from lich_hooks.hook.shared.crush.decide import Workspace, host_flag, is_crush, is_server
 from lich_hooks.hook.shared.proc import (
@@ -118,7 +118,7 @@ def get(socket: str, target: str) -> tuple[int, bytes]:
 
 def workspaces(socket: str) -> list[Workspace]:
     """Every workspace the server holds, with its creator's LICH_* (`GET /v1/workspaces`)."""
-    from lich_hooks.base.payload import loads_array
+    from lich_hooks.hook.payload import loads_array
 
     status, body = get(socket, "/v1/workspaces")
     if status != 200:
@@ -177,7 +177,7 @@ def session_viewers(socket: str, workspace: str, session: str) -> int | None:
     workspace's (`GET /v1/workspaces/{id}/sessions/{sid}`). A `crush run` shows none."""
     from urllib.parse import quote
 
-    from lich_hooks.base.payload import loads_object
+    from lich_hooks.hook.payload import loads_object
 
     status, body = get(
         socket, f"/v1/workspaces/{quote(workspace, safe='')}/sessions/{quote(session, safe='')}"

@@ -1,20 +1,6 @@
-"""Which Agent calls become lich cards: docs/agent-cards.md as one pure function.
-
-`decide` reads the payload, the lich environment and three probes, and says
-native (no verdict), native with a toast, or take. The probes (interactivity,
-`LICH_BIN` on disk, the current git branch) are callables so they run only when
-a row needs them, and so tests can drive every row without a process tree, a
-lich or a repository. Nothing here imports anything: this runs on Claude
-Code's PreToolUse path before we know there is work to do.
-
-Row order (docs/agent-cards.md lists the conditions, not an order; where two rows apply
-the first here wins): the payload rows (1 main loop, 2 type, 3 teammate/team/remote,
-9 plan mode, a usable prompt), then the environment (5: inside lich at all),
-4 interactive, 6 cards off, 7 older lich on a `subagent/` branch, 8 prompt
-size, and last 5 again: `LICH_BIN` is an executable file. Silent rows come
-before toasting ones where both could apply, so a `claude -p` or a plan-mode
-session never sees a toast, and the filesystem and git probes run only for a
-call that would otherwise be taken.
+"""Which Agent calls become lich cards: docs/agent-cards.md's table, in its order, as one
+pure function. The probes (interactive, LICH_BIN on disk, git branch) are callables run only
+when a row needs them, so tests drive every row and a call not taken imports nothing.
 """
 
 from __future__ import annotations
@@ -124,8 +110,8 @@ def _text(value: object) -> str | None:
 
 
 def agent_teams_on(environ: Mapping[str, str]) -> bool:
-    """Agent teams are on for this Claude Code (its env, or `env` in its settings, which it
-    exports to hooks): the only state in which a call can start a teammate."""
+    """Agent teams are on (Claude Code exports its settings' `env` to hooks): only then can a
+    call start a teammate."""
     return environ.get(AGENT_TEAMS_VAR, "").strip().lower() in TRUTHY
 
 
@@ -136,10 +122,7 @@ def utf8_size(text: str) -> int:
 def decide(
     data: dict[str, object], env: LichEnv, probes: Probes, agent_teams: bool = False
 ) -> Decision:
-    """docs/agent-cards.md for a PreToolUse payload whose tool is `Agent` or `Task`.
-
-    `agent_teams`: `agent_teams_on(environ)`, whether this Claude Code has agent teams on.
-    """
+    """docs/agent-cards.md for an `Agent`/`Task` PreToolUse; `agent_teams`: agent_teams_on()."""
     # 1. the main loop only: a subagent's own subagents stay inside Claude Code
     if "agent_id" in data and data.get("agent_id") not in (None, ""):
         return Decision(NATIVE, "subagent-call")

@@ -1,7 +1,5 @@
-"""The harness's JSON payload: read from stdin within bounds (docs/transport.md), parsed
-with the C scanner behind `json` without importing `json` (docs/performance.md, why),
-and read through accessors that never raise. Anything that is not a JSON object of UTF-8
-text is None, which every job treats as "nothing to do".
+"""The harness's JSON payload, read within bounds (docs/transport.md) and parsed without
+importing `json` (docs/performance.md). Anything but a JSON object is None: nothing to do.
 """
 
 from __future__ import annotations
@@ -25,63 +23,51 @@ def read_stdin(
     seconds: float = READ_SECONDS,
     poll: bool = os.name != "nt",
 ) -> bytes | None:
-    """All of stdin, or None when it is too large, unreadable, or not closed in time.
-
-    `poll`: wait with select (POSIX). Windows cannot select on a pipe, so
-    there a thread reads and the hook stops waiting for it at the deadline.
-    """
+    """All of stdin, or None when too large, unreadable, or not closed in time. Windows
+    cannot select on a pipe (`poll` False): a thread reads, abandoned at the deadline."""
     if not poll:
         return _read_in_thread(fd, limit, seconds)
     import select
 
     deadline = time.monotonic() + seconds
-    chunks: list[bytes] = []
-    total = 0
+
+    def ready() -> bool:
+        left = deadline - time.monotonic()
+        return left > 0 and bool(select.select([fd], [], [], left)[0])
+
     try:
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
-                return None
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                return b"".join(chunks)
-            total += len(chunk)
-            if total > limit:
-                return None
-            chunks.append(chunk)
+        return _read_all(fd, limit, ready)
     except (OSError, ValueError):
         return None
 
 
-def _read_in_thread(fd: int, limit: int, seconds: float) -> bytes | None:
-    """Blocking reads in a daemon thread, waited on for `seconds` at most.
+def _read_all(fd: int, limit: int, ready: Callable[[], bool] | None = None) -> bytes | None:
+    """Read to EOF; None past `limit` or once `ready()` says the time is up."""
+    chunks: list[bytes] = []
+    total = 0
+    while ready is None or ready():
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > limit:
+            return None
+        chunks.append(chunk)
+    return None
 
-    A harness that never closes stdin leaves the thread blocked; the hook
-    ends with os._exit (cli.finish), which does not wait for it.
-    """
+
+def _read_in_thread(fd: int, limit: int, seconds: float) -> bytes | None:
+    """A daemon thread's blocking reads, waited on for `seconds`; the hook's os._exit does
+    not wait for a thread a harness left blocked."""
     import threading
 
     result: list[bytes | None] = []
 
     def pump() -> None:
-        chunks: list[bytes] = []
-        total = 0
         try:
-            while True:
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    result.append(b"".join(chunks))
-                    return
-                total += len(chunk)
-                if total > limit:
-                    break
-                chunks.append(chunk)
+            result.append(_read_all(fd, limit))
         except (OSError, ValueError):
-            pass
-        result.append(None)
+            result.append(None)
 
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
@@ -107,11 +93,7 @@ _scan: Callable[[str, int], tuple[object, int]] | None = None
 
 
 def _scanner() -> Callable[[str, int], tuple[object, int]]:
-    """The C scanner, else the `json` module's (PyPy, a CPython built without _json).
-
-    Without this fallback a missing `_json` made every payload "not JSON" and
-    every hook silently did nothing. The fallback costs `import json` once.
-    """
+    """The C scanner, else `json`'s own (PyPy): without it every payload would be "not JSON"."""
     try:
         import _json
 
@@ -132,9 +114,7 @@ def loads_object(data: bytes) -> dict[str, object] | None:
 
 
 def loads_array(data: bytes | str) -> list[object] | None:
-    """A JSON array from UTF-8 bytes or text (a Crush server's list of workspaces), or None.
-
-    Text lets a caller drop the bytes before the parse (a bounded peak)."""
+    """A JSON array, or None; text lets a caller drop the bytes first (a bounded peak)."""
     value = _loads(data, "[")
     return value if isinstance(value, list) else None
 

@@ -1,9 +1,5 @@
-"""The /proc reads the interactive check and the shared-process attributions (Codex, Crush) make.
-
-Linux only; every failure (no /proc, a process gone, no permission) is None,
-so callers fall back the way their own docs say (docs/worker-answer.md,
-docs/harnesses.md). Standard library only: both run on hook paths.
-"""
+"""/proc reads for the interactive check and the shared-process attributions. Linux only;
+every failure is None, and callers fall back as their docs say."""
 
 from __future__ import annotations
 
@@ -22,14 +18,18 @@ def cmdline(pid: int, proc: str = "/proc") -> list[str] | None:
     return [part.decode("utf-8", "replace") for part in raw.split(b"\0") if part]
 
 
-def parent(pid: int, proc: str = "/proc") -> int | None:
-    """PPid from /proc/<pid>/stat, read after the last ')' (the name may hold spaces and ')')."""
+def _stat(pid: int, field: int, proc: str) -> int | None:
+    """A number from /proc/<pid>/stat, counted after the last ')' (the name may hold ')')."""
     try:
         with open(f"{proc}/{pid}/stat", "rb") as handle:
             stat = handle.read(4096)
-        return int(stat[stat.rindex(b")") + 2 :].split()[1])
+        return int(stat[stat.rindex(b")") + 2 :].split()[field])
     except (OSError, ValueError, IndexError):
         return None
+
+
+def parent(pid: int, proc: str = "/proc") -> int | None:
+    return _stat(pid, 1, proc)
 
 
 def comm(pid: int, proc: str = "/proc") -> bytes | None:
@@ -54,27 +54,15 @@ def cwd(pid: int, proc: str = "/proc") -> str | None:
 
 
 def started(pid: int, proc: str = "/proc") -> int | None:
-    """When a process started (clock ticks since boot, /proc/<pid>/stat field 22).
-
-    With the pid it names one process for its whole life: a pid the kernel
-    hands to a new process later comes with another start time.
-    """
-    try:
-        with open(f"{proc}/{pid}/stat", "rb") as handle:
-            stat = handle.read(4096)
-        return int(stat[stat.rindex(b")") + 2 :].split()[19])
-    except (OSError, ValueError, IndexError):
-        return None
+    """Its start time (field 22): with the pid it names one process for its whole life."""
+    return _stat(pid, 19, proc)
 
 
 def processes(
     names: Collection[bytes], wanted: Callable[[list[str]], bool], proc: str = "/proc"
 ) -> list[tuple[int, list[str]]]:
-    """(pid, argv) of every process whose comm is one of `names` and whose argv is `wanted`.
-
-    comm first: it is one short read, and most processes are never anything else
-    (doctor's scans for a Codex daemon or a Crush server; not on a hook's path).
-    """
+    """(pid, argv) of each process whose comm is in `names` and argv `wanted` (doctor's scans);
+    comm first, one short read."""
     import os
 
     try:
