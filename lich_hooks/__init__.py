@@ -8,5 +8,5 @@ __version__ = "0.1.0"
 
 # The lich-plugin contract release this package implements. lich reads it from
 # the X-Lich-Plugin header to decide compatibility, so it moves only when the
-# contracts in tests/contracts/ move, never with our own version.
+# contracts in lich_hooks/human/standin/vectors/ move, never with our own version.
 PLUGIN_RELEASE = "0.20.0"

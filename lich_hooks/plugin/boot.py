@@ -6,7 +6,8 @@ before it touches anything, so the launcher can try the next interpreter with
 stdin still unread. Run by the launcher (LICH_HOOK_LAUNCHER set: Unix), it
 then says it runs (USR1 to the launcher, which ends a candidate that has not
 within 2 s) and takes its stdout from fd 4 (fd 1 is /dev/null until then, so
-an interpreter's or wrapper's own noise never reaches the harness). The
+an interpreter's or wrapper's own noise never reaches the harness): a file the
+launcher copies out once this ends, which this removes (LICH_HOOK_OUT). The
 plugin's copy of the package may sit in a folder with another name (Claude
 Code and Codex copy the plugin into `<cache>/<version>/`), so the package is
 loaded from this file's grandparent by path, and run with the standard library
@@ -22,6 +23,7 @@ if sys.version_info < (3, 10):  # noqa: UP036 - read by any Python
 import os
 
 launcher = os.environ.pop("LICH_HOOK_LAUNCHER", "")
+out = os.environ.pop("LICH_HOOK_OUT", "")
 if launcher:
     try:
         os.dup2(4, 1)
@@ -37,6 +39,12 @@ if launcher:
             os.kill(pid, SIGUSR1)
     except (ImportError, ValueError, OSError, AttributeError):
         pass
+    if out:  # the file fd 4 is: the launcher reads it through its own descriptor
+        try:
+            os.unlink(out)
+            os.rmdir(os.path.dirname(out))  # unless another candidate's file is left
+        except OSError:
+            pass
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 try:

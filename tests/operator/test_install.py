@@ -9,33 +9,39 @@ from pathlib import Path
 
 import pytest
 
+from lich_hooks.base.harnesses import default_stdout
 from lich_hooks.human.settings import harnesses, ours
+from lich_hooks.human.settings.scenarios import Demo
 from lich_hooks.human.standin.server import StandIn
 from tests.operator.conftest import Scratch
+from tests.spine.helpers import REPORTING
 from tests.support.runner import LICH_HOOK, run_command
 
-# Every settings harness in the registry; the paths below are written out from
-# docs/install.md, so a new entry fails here until its locations are.
+# Every settings harness in the registry, and its locations from its own entry; that those
+# are the ones docs/install.md gives is test_every_location_is_documented's.
 HARNESSES = list(harnesses.SETTINGS)
 EXE = str(LICH_HOOK)
+INSTALL_MD = Path(__file__).resolve().parents[2] / "docs" / "install.md"
 
 
 def user_file(box: Scratch, harness: str) -> Path:
-    return {
-        "claude": box.home / ".claude" / "settings.json",
-        "codex": box.home / ".codex" / "hooks.json",
-        "crush": box.home / ".config" / "crush" / "crush.json",
-        "antigravity": box.home / ".gemini" / "config" / "hooks.json",
-    }[harness]
+    return Path(harnesses.SETTINGS[harness].path("user", box.env, str(box.project)))
 
 
 def project_file(box: Scratch, harness: str) -> Path:
-    return {
-        "claude": box.project / ".claude" / "settings.json",
-        "codex": box.project / ".codex" / "hooks.json",
-        "crush": box.project / "crush.json",
-        "antigravity": box.project / ".agents" / "hooks.json",
-    }[harness]
+    return Path(harnesses.SETTINGS[harness].path("project", box.env, str(box.project)))
+
+
+@pytest.mark.parametrize("key", list(harnesses.HARNESSES))
+def test_every_location_is_documented(key: str) -> None:
+    """Each entry's default files, as docs/install.md spells them (`~/…`, `.…/…`)."""
+    text = INSTALL_MD.read_text(encoding="utf-8")
+    entry = harnesses.HARNESSES[key]
+    for scope, root, shown in (("user", "/h", "~/"), ("project", "/p", "")):
+        path = entry.path(scope, {"HOME": "/h"}, "/p")  # type: ignore[arg-type]
+        assert path.startswith(root + "/"), path
+        spelled = shown + path[len(root) + 1 :]
+        assert f"`{spelled}`" in text, spelled
 
 
 def commands_in(document: object) -> list[str]:
@@ -162,19 +168,27 @@ def test_uninstall_removes_only_ours(scratch: Scratch) -> None:
     assert again.returncode == 0 and "nothing to remove" in again.stdout
 
 
+def theirs(harness: str) -> object:
+    """The harness's own registration shape with someone else's commands (and name) in it."""
+
+    def swap(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: "echo theirs" if k == "command" else swap(v) for k, v in value.items()}
+        return [swap(item) for item in value] if isinstance(value, list) else value
+
+    entry = harnesses.SETTINGS[harness]
+    document = swap(entry.registration())
+    assert isinstance(document, dict)
+    if entry.named_hook is not None:
+        document = {"theirs": document[entry.named_hook]}
+    return document
+
+
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_install_then_uninstall_restores_a_file_with_foreign_hooks(
     scratch: Scratch, harness: str
 ) -> None:
-    foreigns: dict[str, dict[str, object]] = {
-        "claude": {
-            "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]}
-        },
-        "codex": {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "x"}]}]}},
-        "crush": {"hooks": {"PreToolUse": [{"matcher": "^bash$", "command": "guard.sh"}]}},
-        "antigravity": {"guard": {"PreToolUse": [{"matcher": "", "hooks": [{"command": "g"}]}]}},
-    }
-    foreign = foreigns[harness]
+    foreign = theirs(harness)
     path = user_file(scratch, harness)
     path.parent.mkdir(parents=True)
     original = json.dumps(foreign, indent=2) + "\n"
@@ -320,13 +334,6 @@ def test_antigravity_named_hook_is_ours_and_others_stay(scratch: Scratch) -> Non
 
 # --- the written command runs the way each harness runs it ---------------------------
 
-PAYLOADS: dict[str, tuple[str, dict[str, object]]] = {
-    "claude": ("SessionStart", {"session_id": "claude-1", "source": "startup"}),
-    "codex": ("SessionStart", {"session_id": "codex-1", "source": "startup"}),
-    "crush": ("PreToolUse", {"session_id": "crush-1", "tool_name": "bash"}),
-    "antigravity": ("PreInvocation", {"conversationId": "agy-1"}),
-}
-
 
 def written_command(path: Path, harness: str, event: str) -> str:
     document = json.loads(path.read_text())
@@ -339,24 +346,26 @@ def written_command(path: Path, harness: str, event: str) -> str:
 def test_installed_command_reports_to_lich(scratch: Scratch, harness: str) -> None:
     assert scratch.cli("install", harness, "--scope", "project").returncode == 0
     path = project_file(scratch, harness)
-    event, payload = PAYLOADS[harness]
+    event = REPORTING[harness]
+    [scenario, *_] = [
+        s
+        for s in harnesses.SETTINGS[harness].scenarios(Demo(str(scratch.project), "/no/lich"))
+        if s.event == event
+    ]
     command = written_command(path, harness, event)
     with StandIn() as lich:
         # A PATH without our venv: the registration must not need it.
-        env = {**scratch.env, **lich.env("card-7"), "PATH": "/usr/bin:/bin"}
-        # Antigravity runs hooks from the folder holding hooks.json; the others from the project.
-        cwd = path.parent if harness == "antigravity" else scratch.project
-        ran = run_command(command, {**payload, "cwd": str(cwd)}, env, cwd=cwd)
+        env = {**scratch.env, **scenario.env, **lich.env("card-7"), "PATH": "/usr/bin:/bin"}
+        ran = run_command(command, scenario.payload, env, cwd=scratch.project)
         received = lich.wait(1)
     assert ran.returncode == 0
-    assert ran.stdout == (b"{}" if harness == "antigravity" else b"")
+    assert ran.stdout == default_stdout(harness, event)
     assert len(received) == 1
     assert received[0].status == 204
-    assert received[0].accepted == {
-        "session_id": "card-7",
-        "provider_session_id": next(v for k, v in payload.items() if k != "source"),
-        "provider": harness,
-    }
+    accepted = received[0].accepted
+    assert accepted is not None
+    assert (accepted["session_id"], accepted["provider"]) == ("card-7", harness)
+    assert accepted["provider_session_id"] in scenario.payload.values()
 
 
 def test_paths_with_spaces_are_quoted(scratch: Scratch) -> None:

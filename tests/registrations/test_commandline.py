@@ -22,8 +22,10 @@ from hypothesis import strategies as st
 
 from lich_hooks.base import commandline
 from lich_hooks.base.commandline import ANSWER, CARD, CMD, LOGIN, POWERSHELL, SERVER
+from lich_hooks.base.errors import Refused
 from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.human.settings import ours, registrations
+from lich_hooks.human.settings.harnesses import SETTINGS
 
 SHELLS = [shell for shell in ("/bin/sh", shutil.which("bash")) if shell]
 POSIX_GUARDS = (CARD, SERVER, ANSWER, LOGIN)
@@ -317,6 +319,13 @@ def test_install_upgrades_the_plain_form_and_uninstall_removes_both() -> None:
     assert "echo mine" in json.dumps(removed)
 
 
+def test_a_provider_without_a_registration_gets_no_command() -> None:
+    """An unguarded command would break its harness's sessions once we are gone."""
+    for provider in ("opencode", "aider"):
+        with pytest.raises(Refused):
+            registrations.command("SessionStart", provider)
+
+
 @pytest.mark.parametrize("shell", [POWERSHELL, CMD])
 def test_windows_install_writes_git_bash_and_codex_shell_forms(
     shell: commandline.Guard, monkeypatch: pytest.MonkeyPatch
@@ -326,13 +335,12 @@ def test_windows_install_writes_git_bash_and_codex_shell_forms(
     monkeypatch.setattr(sys, "platform", "win32")
     monkeypatch.setattr(registrations, "codex_windows_shell", lambda path=None: shell)
     exe = "C:\\Users\\a b\\pipx\\venvs\\lich-hooks\\Scripts\\lich-hook.exe"
-    claude = ours.with_executable({"command": "lich-hook Stop claude"}, exe)
-    assert isinstance(claude, dict)
-    found = commandline.parse(claude["command"])
+    [claude] = ours.our_commands(SETTINGS["claude"].desired(exe))[:1]
+    found = commandline.parse(claude)
     assert found is not None and found.program == exe.replace("\\", "/")
-    assert "\\" not in str(claude["command"])
-    codex = ours.with_executable(registrations.codex_hooks(), exe)
-    [handler] = codex["SessionStart"][0]["hooks"]  # type: ignore[index]
+    assert "\\" not in claude
+    codex = SETTINGS["codex"].desired(exe)
+    [handler] = codex["hooks"]["SessionStart"][0]["hooks"]  # type: ignore[index]
     windows = commandline.parse(handler["command_windows"])
     # cmd.exe cannot be handed a quoted path under Codex: its 8.3 name (none off Windows),
     # else lich-hook on PATH

@@ -209,11 +209,9 @@ def _commands() -> list[tuple[str, str, str]]:
 
 
 # Each shipped hooks file and the provider its registry entry is; then the plugin's own.
-PLUGIN_FILES = {
-    "lich_hooks/plugin/claude-hooks.json": "claude",
-    "lich_hooks/plugin/codex-hooks.json": "codex",
-}
-PROVIDER_OF = {**{entry.shipped_file: key for key, entry in SETTINGS.items()}, **PLUGIN_FILES}
+PLUGIN_FILES = {path: key for key, path in registrations.PLUGIN_HOOKS.items()}
+SHIPPED = {entry.shipped_file: key for key, entry in SETTINGS.items() if entry.shipped_file}
+PROVIDER_OF = {**SHIPPED, **PLUGIN_FILES}
 # What each harness sets in a plugin hook's environment (measured: Claude Code 2.1.328 and
 # 2.1.332 export CLAUDE_PLUGIN_ROOT; Codex 0.171.0 exports PLUGIN_ROOT and substitutes
 # `${PLUGIN_ROOT}` in the command text).

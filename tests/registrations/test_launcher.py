@@ -234,3 +234,65 @@ def test_a_hook_that_runs_past_the_start_limit_is_never_cut(tmp_path: Path) -> N
     assert (hook.returncode, stderr) == (0, b"")
     verdict = json.loads(stdout)["hookSpecificOutput"]
     assert verdict["permissionDecision"] == "deny"
+
+
+def test_a_hung_candidates_child_never_holds_the_harness_stdout(
+    tmp_path: Path, lich: StandIn
+) -> None:
+    """A `python3` shim that writes to fd 4 and hangs after starting a background child: neither
+    ever had the harness's stdout (boot.py had not shown it runs), so a harness reading stdout
+    to its end sees EOF once the next Python has reported, not when the child ends, and
+    nothing the shim wrote. The launcher's private directory goes with it."""
+    root = copy_plugin(tmp_path)
+    child = tmp_path / "child-pid"
+    sleep = shutil.which("sleep")
+    shim = f'{sleep} 60 & echo $! > {child}; echo \'{{"decision": "block"}}\' >&4; {HANGS}'
+    folder = only(tmp_path, python3=shim)
+    (Path(folder) / "python3.12").symlink_to(sys.executable)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    env = plugin_env(tmp_path, root, folder, TMPDIR=str(temp), **lich.env("card-1"))
+    try:
+        ran = run_command(plugin_command("SessionStart"), SESSION, env, cwd=tmp_path, timeout=20)
+        assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
+        assert 2.0 <= ran.seconds < 10, ran.seconds  # the start limit, not the child's 60 s
+        assert len(lich.wait(1)) == 1
+        assert list(temp.iterdir()) == []
+    finally:
+        if child.exists():
+            os.kill(int(child.read_text()), 9)
+
+
+def test_without_a_private_directory_the_hook_still_answers(tmp_path: Path) -> None:
+    """No directory for the candidates' output (TMPDIR unwritable, or no mktemp): fd 4 is the
+    harness's stdout, as before, and the verdict arrives whole."""
+    from tests.agent_cards.fake_lich import FakeLich, agent_payload, session
+
+    root = copy_plugin(tmp_path)
+    folder = only(tmp_path)
+    (Path(folder) / "python3").symlink_to(sys.executable)
+    fake = FakeLich(tmp_path)
+    fake.script(open={"json": session("pending")})
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    verdicts: list[str] = []
+    for temp in (str(tmp_path / "missing"), str(tmp_path)):
+        env = plugin_env(
+            tmp_path,
+            root,
+            folder,
+            **fake.env(),
+            TMPDIR=temp,
+            LICH_PORT="9",
+            LICH_TOKEN="t",
+            LICH_SESSION_ID="card-1",
+            LICH_SUBAGENT_DEPTH="0",
+            CLAUDE_CODE_SESSION_ATTENDED="1",
+            CLAUDE_CODE_ENTRYPOINT="cli",
+        )
+        payload = agent_payload(project) | {"tool_use_id": f"toolu_{len(verdicts)}"}
+        ran = run_command(plugin_command("PreToolUse"), payload, env, cwd=project)
+        assert (ran.returncode, ran.stderr) == (0, b"")
+        verdicts.append(json.loads(ran.stdout)["hookSpecificOutput"]["permissionDecision"])
+    assert verdicts == ["deny", "deny"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("lich-hook.")]

@@ -9,7 +9,9 @@ another's.
 
 from __future__ import annotations
 
+import ast
 import shlex
+from pathlib import Path
 
 import pytest
 
@@ -75,8 +77,52 @@ def test_demo_runs_only_what_the_shipped_registration_runs(key: str, tmp_path: o
     scenarios = entry.scenarios(Demo(str(tmp_path), "/nonexistent/lich"))
     assert scenarios
     for scenario in scenarios:
-        assert registrations.command(scenario.event, key) in entry.shipped_commands()
+        assert entry.command(scenario.event) in entry.shipped_commands()
 
 
 def test_install_s_choices_are_the_registry() -> None:
     assert list(HARNESS_CHOICE.choices) == list(HARNESSES)
+
+
+TABLES = ("base/harnesses.py", "human/settings/harnesses.py")
+
+
+def _branches_on_a_provider(tree: ast.AST) -> list[int]:
+    """Lines comparing with a provider id, or keying a dict literal by one."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            operands += [
+                e
+                for n in node.comparators
+                if isinstance(n, ast.Tuple | ast.List | ast.Set)
+                for e in n.elts
+            ]
+        elif isinstance(node, ast.Dict):
+            operands = [key for key in node.keys if key is not None]
+        else:
+            continue
+        if any(isinstance(n, ast.Constant) and n.value in harness.PROVIDERS for n in operands):
+            found.append(node.lineno)
+    return found
+
+
+def test_harness_facts_live_in_the_tables() -> None:
+    """No `if provider == "codex"` and no per-harness dict outside the two tables: a new
+    harness is its table entries, and nothing else branches on its id (docs/architecture.md)."""
+    package = Path(harness.__file__).resolve().parents[1]
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package).as_posix()
+        lines = _branches_on_a_provider(ast.parse(path.read_text(encoding="utf-8")))
+        if lines and relative not in TABLES:
+            found[relative] = lines
+    assert found == {}
+
+
+def test_the_facts_check_finds_a_branch() -> None:
+    assert _branches_on_a_provider(ast.parse('if key == "claude": pass')) == [1]
+    assert _branches_on_a_provider(ast.parse('x = {"codex": 1}')) == [1]
+    assert _branches_on_a_provider(ast.parse('y = key in ("a", "crush")')) == [1]
+    assert _branches_on_a_provider(ast.parse('z = SETTINGS["claude"]')) == []

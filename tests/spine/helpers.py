@@ -4,15 +4,25 @@ and a few sample payloads shaped like each harness's."""
 
 from __future__ import annotations
 
-PROVIDERS = ("claude", "codex", "antigravity", "crush", "opencode", "omp", "cursor", "kiro")
+from lich_hooks.base.harnesses import PROVIDERS, REGISTRATIONS, SESSION_START, route
+from lich_hooks.human.settings.harnesses import SETTINGS
+from lich_hooks.human.settings.ours import command_argv
+
+
+def _reporting(key: str) -> str:
+    """The event a script-hook harness's registration reports its session on."""
+    for command in sorted(SETTINGS[key].shipped_commands()):
+        argv = command_argv(command)
+        found = route(key, argv[1]) if argv else None
+        if argv and found is not None and found.job == SESSION_START:
+            return argv[1]
+    raise AssertionError(f"{key} registers no session-start event")
+
 
 # The event each script-hook harness reports its session on (docs/session-start.md).
-REPORTING = {
-    "claude": "SessionStart",
-    "codex": "SessionStart",
-    "antigravity": "PreInvocation",
-    "crush": "PreToolUse",
-}
+REPORTING = {key: _reporting(key) for key in REGISTRATIONS}
+# Providers with no registration of their own: modules run their command, or none ships.
+UNREGISTERED = tuple(key for key in PROVIDERS if key not in REGISTRATIONS)
 
 EVENTS = (
     "SessionStart",

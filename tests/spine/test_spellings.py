@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from lich_hooks.base.harnesses import PROVIDERS
 from lich_hooks.human.standin.server import StandIn
-from tests.spine.helpers import PROVIDERS, SID
+from tests.spine.helpers import SID
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import run_hook, wait_for_log
 

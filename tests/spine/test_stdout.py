@@ -16,7 +16,7 @@ import pytest
 
 from lich_hooks.hook import run as hook
 from lich_hooks.human.standin.server import StandIn
-from tests.spine.helpers import EVENTS, PROVIDERS, expected_stdout, payload
+from tests.spine.helpers import EVENTS, REPORTING, UNREGISTERED, expected_stdout, payload
 from tests.support.listeners import closed_port
 from tests.support.runner import (
     Stdin,
@@ -27,11 +27,9 @@ from tests.support.runner import (
     watch_log,
 )
 
-HARNESSES = ("claude", "codex", "antigravity", "crush")
-
 
 @pytest.mark.parametrize("event", EVENTS)
-@pytest.mark.parametrize("provider", HARNESSES)
+@pytest.mark.parametrize("provider", list(REPORTING))
 def test_stdout_on_every_path(provider: str, event: str, tmp_path: Path, lich: StandIn) -> None:
     expected = expected_stdout(provider, event)
     good = payload(provider, event)
@@ -55,7 +53,7 @@ def test_stdout_on_every_path(provider: str, event: str, tmp_path: Path, lich: S
 
 
 def test_module_harness_ids_see_silence(env: dict[str, str]) -> None:
-    for provider in PROVIDERS[4:]:
+    for provider in UNREGISTERED:
         for event in ("SessionStart", "PreToolUse", "PreInvocation", "Stop"):
             ran = run_hook(f"{event} {provider}", {"session_id": "x"}, env)
             assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")

@@ -1,7 +1,7 @@
 """Check a body our client sent against lich's published contract vectors.
 
 lich publishes, per endpoint, cases it accepts and cases it rejects
-(tests/contracts/<endpoint>.jsonl). A body this package sends must look like
+(lich_hooks/human/standin/vectors/<endpoint>.jsonl). A body this package sends must look like
 an accept case and trip no reject case (docs/session-start.md,
 docs/worker-answer.md). `assert_client_body`
 checks exactly that, so every test that sees a request on the stand-in (the
@@ -38,9 +38,9 @@ from pathlib import Path
 
 import orjson
 
-from lich_hooks.human.standin.contracts import validate
+from lich_hooks.human.standin.contracts import VECTORS, validate
 
-CONTRACTS = Path(__file__).resolve().parent.parent / "contracts"
+CONTRACTS = Path(VECTORS)
 FILES = {"session-start": "session-start.jsonl", "mod/answer": "mod-answer.jsonl"}
 ENUMERATED = ("provider", "unanswered")
 REQUIRED = {

@@ -38,13 +38,6 @@ if TYPE_CHECKING:
 
 CARD = "demo-card"
 CALLS = "lich-calls.jsonl"
-# Claude Code and Codex run the plugin's own hooks (the README's first route): from this
-# package folder, as Claude Code runs a plugin added from a clone. On Windows, where a
-# plugin's `sh` needs Git Bash, the demo runs the `install` route's command instead.
-PLUGIN_HOOKS = {
-    "claude": "lich_hooks/plugin/claude-hooks.json",
-    "codex": "lich_hooks/plugin/codex-hooks.json",
-}
 PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -88,14 +81,18 @@ def registered_commands() -> dict[str, set[str]]:
 
 def plugin_route(key: str) -> tuple[str, dict[str, str]] | None:
     """The plugin file demo runs for this harness and the environment its commands need
-    (the plugin root), or None: no plugin route, or Windows."""
-    if key not in PLUGIN_HOOKS or sys.platform == "win32":
+    (the plugin root), or None: no plugin route, or Windows.
+
+    A harness with a plugin runs the plugin's own hooks (the README's first route): from
+    this package folder, as Claude Code runs a plugin added from a clone. On Windows, where
+    a plugin's `sh` needs Git Bash, demo runs the `install` route's command instead."""
+    if key not in registrations.PLUGIN_HOOKS or sys.platform == "win32":
         return None
     if not os.path.isfile(os.path.join(PACKAGE, "plugin", "lich-hook")):
         return None  # a package without its plugin files: the `install` route's command
     variable = REGISTRATIONS[key].plugin_root
     assert variable is not None
-    return PLUGIN_HOOKS[key], {variable: PACKAGE}
+    return registrations.PLUGIN_HOOKS[key], {variable: PACKAGE}
 
 
 def plugin_command(shipped: str, event: str) -> str | None:
@@ -200,7 +197,7 @@ def run(
                 command = found or f"(no {scenario.event} hook)"
                 shipped = found is not None
             else:
-                command = registrations.command(scenario.event, key)
+                command = harness.command(scenario.event)
                 shipped = command in commands[key]
             if not shipped:
                 out(_paint(environment, f"  ✗ {command} is not in {path}", "red"))

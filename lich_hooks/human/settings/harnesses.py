@@ -126,6 +126,7 @@ HARNESSES: dict[str, Harness] = {
             finds=discovery.claude_code,
             off_switch=REGISTRATIONS["claude"].off_switch,
             plugin_remove="claude plugin uninstall {id}{scope}",
+            slashes=True,
             verified=Verified(
                 "claude", ("@anthropic-ai/claude-code",), "2.1.45", "2.1.332", runs_version=True
             ),
@@ -140,6 +141,7 @@ HARNESSES: dict[str, Harness] = {
             registration=lambda: {"hooks": registrations.codex_hooks()},
             finds=discovery.codex,
             plugin_remove="codex plugin remove {id}",
+            command_windows=True,
             verified=Verified("codex", ("@openai/codex",), "0.156.1", "0.171.0"),
         ),
         SettingsHarness(

@@ -81,6 +81,10 @@ class Harness:
         """Every command the registration this package ships for it runs."""
         raise NotImplementedError
 
+    def command(self, event: str) -> str:
+        """The command its registration runs for `event`, as shipped (what demo runs)."""
+        raise NotImplementedError
+
     def plan(
         self, scope: Scope, executable: str | None, environ: Mapping[str, str], project: str
     ) -> Plan:

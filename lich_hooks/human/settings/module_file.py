@@ -38,6 +38,9 @@ class ModuleHarness(Harness):
         command = modules.command_of(modules.template(self.template))
         return {command} if command else set()
 
+    def command(self, event: str) -> str:
+        return f"lich-hook {event} {self.key}"  # modules.command_of's spelling
+
     def plan(
         self, scope: Scope, executable: str | None, environ: Mapping[str, str], project: str
     ) -> Plan:

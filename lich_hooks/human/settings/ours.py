@@ -105,37 +105,30 @@ def is_ours(handler: object) -> bool:
     return isinstance(handler, dict) and commandline.parse(handler.get("command")) is not None
 
 
-def as_written(executable: str, provider: str) -> str:
-    """The program as the harness's shell reads it: Claude Code on Windows runs Git Bash,
-    which reads `C:/…` (and Claude Code turns every backslash into `/` anyway)."""
-    if sys.platform == "win32" and provider == "claude":
-        return executable.replace("\\", "/")
-    return executable
-
-
-def with_executable(value: object, executable: str, where: str | None = None) -> object:
+def with_executable(
+    value: object, executable: str, where: str | None = None, cmd: str | None = None
+) -> object:
     """A registration (from registrations.py) whose commands run `executable`, in the
     guarded form (base/commandline.py); `where` is the settings file it goes to.
 
-    On Windows a Codex handler also gets `command_windows`, which Codex runs there in its
-    session shell, PowerShell, else cmd.exe (docs/harnesses.md, Windows)."""
+    `cmd`: also give each handler a `command_windows` running that program, which Codex runs
+    in its session shell there, PowerShell, else cmd.exe (docs/harnesses.md, Windows)."""
     if isinstance(value, dict):
         result: dict[str, object] = {}
         for key, item in value.items():
             found = commandline.parse(item) if key == "command" else None
             if found is not None:
                 named = (found.provider or DEFAULT_PROVIDER).lower()
-                program = as_written(executable, named)
-                result[key] = registrations.command(found.event, named, program, where)
-                if sys.platform == "win32" and named == "codex":
+                result[key] = registrations.command(found.event, named, executable, where)
+                if cmd is not None:
                     result["command_windows"] = registrations.windows_command(
-                        found.event, named, executable
+                        found.event, named, cmd
                     )
             elif key != "command_windows" or not isinstance(value.get("command"), str):
-                result[key] = with_executable(item, executable, where)
+                result[key] = with_executable(item, executable, where, cmd)
         return result
     if isinstance(value, list):
-        return [with_executable(item, executable, where) for item in value]
+        return [with_executable(item, executable, where, cmd) for item in value]
     return value
 
 

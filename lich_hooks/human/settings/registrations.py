@@ -16,7 +16,8 @@ import os
 
 from lich_hooks import __version__
 from lich_hooks.base import commandline
-from lich_hooks.base.harnesses import REGISTRATIONS
+from lich_hooks.base.errors import Refused
+from lich_hooks.base.harnesses import PLUGIN_ROUTES, REGISTRATIONS
 
 COMMAND = "lich-hook"
 QUICK_TIMEOUT = 5
@@ -29,14 +30,16 @@ DESCRIPTION = "Reports sessions, worker answers and agent cards to lich."
 # so Claude Code and Codex copy this folder, not the whole clone); its hooks start
 # plugin/lich-hook there, which needs no pip install (docs/install.md).
 PLUGIN_SOURCE = "./lich_hooks"
+# provider -> the plugin's hooks file for it (under PLUGIN_SOURCE; demo runs it).
+PLUGIN_HOOKS = {key: f"lich_hooks/plugin/{key}-hooks.json" for key in PLUGIN_ROUTES}
 
 
 def command(event: str, provider: str, program: str = COMMAND, where: str | None = None) -> str:
     """The guarded command (base/commandline.py) running `program` for `event`; `where`:
     the settings file it is written to, named in the person's line when it cannot start."""
     row = REGISTRATIONS.get(provider)
-    if row is None:  # a module harness's (opencode, omp): its module runs the plain command
-        return f"{program} {event} {provider}"
+    if row is None:  # no guard known for it: an unguarded command would break its sessions
+        raise Refused(f"no registration for provider {provider!r} (base/harnesses.py)")
     message = row.missing(program, where) if row.says_on(event) else None
     return commandline.render(row.guard, program, event, provider, message)
 
@@ -130,9 +133,8 @@ def as_plugin(hooks: dict[str, object]) -> dict[str, object]:
     return result
 
 
-def _claude_style(
-    event: str, provider: str, timeout: int, matcher: str | None = None
-) -> dict[str, object]:
+def group(event: str, provider: str, timeout: int, matcher: str | None = None) -> dict[str, object]:
+    """One `{matcher?, hooks: [handler]}` group of Claude Code's shape (Codex's too)."""
     group: dict[str, object] = {}
     if matcher is not None:
         group["matcher"] = matcher
@@ -143,9 +145,9 @@ def _claude_style(
 def claude_hooks() -> dict[str, object]:
     """Claude Code: the `hooks` object of a plugin's hooks/hooks.json or settings.json."""
     return {
-        "SessionStart": [_claude_style("SessionStart", "claude", QUICK_TIMEOUT)],
-        "Stop": [_claude_style("Stop", "claude", QUICK_TIMEOUT)],
-        "PreToolUse": [_claude_style("PreToolUse", "claude", AGENT_TIMEOUT, matcher=AGENT_MATCHER)],
+        "SessionStart": [group("SessionStart", "claude", QUICK_TIMEOUT)],
+        "Stop": [group("Stop", "claude", QUICK_TIMEOUT)],
+        "PreToolUse": [group("PreToolUse", "claude", AGENT_TIMEOUT, matcher=AGENT_MATCHER)],
     }
 
 
@@ -211,12 +213,12 @@ def files() -> dict[str, object]:
         "hooks.json": antigravity_hooks(),
         # the plugin the marketplace installs: the package folder itself
         "lich_hooks/.claude-plugin/plugin.json": {**plugin, "hooks": "./plugin/claude-hooks.json"},
-        "lich_hooks/plugin/claude-hooks.json": {
+        PLUGIN_HOOKS["claude"]: {
             "description": DESCRIPTION,
             "hooks": as_plugin(claude_hooks()),
         },
         "lich_hooks/.codex-plugin/plugin.json": {**plugin, "hooks": "./plugin/codex-hooks.json"},
-        "lich_hooks/plugin/codex-hooks.json": {"hooks": as_plugin(codex_hooks())},
+        PLUGIN_HOOKS["codex"]: {"hooks": as_plugin(codex_hooks())},
     }
 
 

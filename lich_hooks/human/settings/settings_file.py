@@ -5,6 +5,7 @@ their command (ours.py), every other byte kept (jsontext.py); promises: docs/ins
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 
 from lich_hooks.base.errors import Refused
@@ -31,8 +32,14 @@ def _nothing_more(environ: Mapping[str, str], project: str) -> list[tuple[str, s
 class SettingsHarness(Harness):
     """A harness with command hooks, registered in its own JSON(C) settings file."""
 
-    shipped_file: str = ""  # its registration file in this repository (what demo runs)
     registration: Callable[[], dict[str, object]] = dict
+    # Its registration file at the repository root, for merging by hand (registrations.files());
+    # "": none, demo runs the registration itself.
+    shipped_file: str = ""
+    # On Windows: its shell reads `C:/…` (Claude Code's Git Bash); it runs `command_windows`
+    # in its session shell (Codex: PowerShell, else cmd.exe), so install writes one beside each.
+    slashes: bool = False
+    command_windows: bool = False
     jsonc: bool = False  # its settings accept comments and trailing commas
     # (label, path) of settings files it reads beside the one per scope
     also_reads: Places = field(default=_nothing_more)
@@ -56,17 +63,26 @@ class SettingsHarness(Harness):
 
     @property
     def shown_as(self) -> str:
-        return self.shipped_file
+        return self.shipped_file or f"the registration install writes for {self.title}"
 
     def shipped_commands(self) -> set[str]:
         from lich_hooks.human.settings import registrations
 
-        return set(ours.our_commands(registrations.files()[self.shipped_file]))
+        shipped = registrations.files()[self.shipped_file] if self.shipped_file else None
+        return set(ours.our_commands(shipped or self.registration()))
+
+    def command(self, event: str) -> str:
+        from lich_hooks.human.settings import registrations
+
+        return registrations.command(event, self.key)
 
     def desired(self, executable: str, where: str | None = None) -> dict[str, object]:
         """Our registration, its commands running `executable` (`where`: the file it goes
         to, which the person's line names when the program cannot start)."""
-        value = ours.with_executable(self.registration(), executable, where)
+        windows = sys.platform == "win32"
+        program = executable.replace("\\", "/") if windows and self.slashes else executable
+        cmd = executable if windows and self.command_windows else None
+        value = ours.with_executable(self.registration(), program, where, cmd)
         assert isinstance(value, dict)
         return value
 

@@ -1,14 +1,26 @@
 """lich's rules for the two endpoints we call; `validate` answers with lich's reason strings,
-pinned by the published vectors in tests/contracts/.
+pinned by lich's published vectors, vendored verbatim in vectors/.
 """
 
 from __future__ import annotations
 
-# lich's registered provider ids: lich's own list (its contract vectors,
-# tests/contracts/session-start.jsonl, accept each of them), not this package's
-# harness.PROVIDERS. A provider added here before lich registers it is refused by
-# the stand-in as lich would refuse it, so every test that reports it fails.
-LICH_PROVIDERS = ("claude", "codex", "antigravity", "crush", "opencode", "omp", "cursor", "kiro")
+import json
+import os
+
+VECTORS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vectors")
+
+
+def _registered() -> tuple[str, ...]:
+    with open(os.path.join(VECTORS, "session-start.jsonl"), encoding="utf-8") as vectors:
+        cases = [json.loads(line) for line in vectors if line.strip()]
+    found = [case["accept"]["provider"] for case in cases if "accept" in case]
+    return tuple(dict.fromkeys(found))
+
+
+# lich's registered provider ids: the ones its session-start vectors accept, never this
+# package's harness.PROVIDERS. A harness added before lich registers it (and its vector is
+# vendored) is refused by the stand-in as lich would refuse it: every test reporting it fails.
+LICH_PROVIDERS = _registered()
 
 MAX_BODY = 64 * 1024
 ENDPOINTS = ("session-start", "mod/answer")
@@ -31,8 +43,6 @@ def _refuse(reason: str, status: int = 400) -> Reply:
 
 
 def _parse(raw: bytes) -> dict[str, object] | None:
-    import json
-
     try:
         value = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
