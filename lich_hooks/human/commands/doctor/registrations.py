@@ -204,7 +204,7 @@ def windows_verdicts(
     (docs/harnesses.md, Windows). A row only where that shell would not run it, or where
     what it runs is missing; the `command` rows already say the rest."""
     shell = registrations.codex_windows_shell(environ.get("PATH"))
-    fix = "lich-hook install codex writes it for this machine's shell"
+    fix = f"lich-hook install {found.harness.key} writes it for this machine's shell"
     rows = []
     for handler in walk(found.document):
         if not (isinstance(handler, dict) and ours.is_ours(handler)):
@@ -237,7 +237,7 @@ def _registration_check(
     verdicts = [
         judge_command(command, executable, environ, found, project) for command in found.commands
     ]
-    if sys.platform == "win32" and harness.key == "codex" and not found.plugin:
+    if sys.platform == "win32" and harness.command_windows and not found.plugin:
         verdicts += windows_verdicts(found, executable, environ, project)
     statuses = [v.status for v in verdicts] + [FAIL for _ in found.blockers]
     lines = [f"{v.name}: {v.summary}" for v in verdicts]
