@@ -1,13 +1,7 @@
 """`lich-hook status-line [-- <command…>]`: a Claude Code `statusLine` command.
 
-Prints `lich: N worker(s)` while workers this card opened are still running,
-nothing at zero (docs/agent-cards.md). Claude Code runs the status line every few hundred
-milliseconds, so the usual run reads one directory and prints; lich's session
-list is read at most every CHECK_SECONDS, with the time of the last read kept
-next to the record so every run (each its own process) shares it.
-
-`-- <command…>` runs the user's own status line command (argv, no shell) on
-the same stdin and prints its output first, so the two compose.
+Run every few hundred ms, so it usually reads one directory and prints; lich's list is
+read at most every CHECK_SECONDS, shared by every run (docs/agent-cards.md).
 """
 
 from __future__ import annotations
@@ -74,16 +68,9 @@ def _log_crash(environ: Mapping[str, str], error: Exception) -> None:
 
 
 def run_user_command(command: list[str], stdin: bytes) -> bytes:
-    """The user's status line, byte for byte as it printed it (trailing newlines dropped).
-
-    Bounded like everything we read: the first OUTPUT_LIMIT bytes are kept
-    (cut at a line end when one is there) and the command is ended once it
-    printed more, or at USER_COMMAND_SECONDS. It runs in a process group of
-    its own, and the whole group is killed at either limit, so a `sh -c` whose
-    grandchild hangs leaves nothing behind. Its stderr goes to /dev/null: a
-    status line's stderr is shown nowhere, and a background child holding
-    ours would keep Claude Code waiting for our end. (Windows has no process
-    groups: there the command itself is killed, and its output read by threads.)
+    """The user's status line as it printed it (trailing newlines dropped), bounded by
+    OUTPUT_LIMIT and USER_COMMAND_SECONDS; the whole process group is killed at either
+    (docs/agent-cards.md). Stderr is dropped: a child holding ours would stall Claude Code.
     """
     import subprocess
 
@@ -117,9 +104,7 @@ def _collect(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, 
 
 
 def _collect_threads(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
-    """_collect_selecting's rules where select() takes sockets only (Windows): a thread
-    feeds stdin, another reads the output; the command's exit ends the wait once what
-    it printed has been read (a background child it left cannot hold the status line)."""
+    """_collect_selecting's rules where select() takes sockets only (Windows), with threads."""
     import threading
 
     assert proc.stdin is not None and proc.stdout is not None
@@ -160,12 +145,9 @@ def _collect_threads(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple
 
 
 def _collect_selecting(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
-    """What the command prints until it closes its output, exits, or a limit ends it.
+    """What the command prints until it closes its output, exits, or a limit cuts it (False).
 
-    True with the bytes when they are all it printed; False when the limit
-    (size or time) cut them. Once the command itself has exited, only what is
-    already in the pipe is read: a background child it left holding the pipe
-    does not hold the status line.
+    After its exit only what is in the pipe is read: a background child cannot hold us.
     """
     import selectors
 
@@ -213,12 +195,8 @@ def _collect_selecting(proc: Popen[bytes], stdin: bytes, deadline: float) -> tup
 
 
 def _end(proc: Popen[bytes], cut: bool) -> None:
-    """A command cut by a limit is killed with its whole group, then our pipes close.
-
-    The kill comes first: once our end of its output closes, a printer dies
-    of SIGPIPE and its shell exits, while what the shell started in the
-    background would live on. The group outlives its leader while any member
-    does, so killpg reaches them whether or not the shell is gone.
+    """Kill a command cut by a limit with its whole group, then close our pipes: closing first
+    would let SIGPIPE end the shell while its background children live on.
     """
     import signal
 
@@ -299,8 +277,7 @@ def sessions(env: LichEnv, environ: Mapping[str, str]) -> list[dict[str, object]
 def finished(worker: dict[str, object], rows: list[dict[str, object]]) -> bool:
     """A shared worker ends when lich drops it; an isolated one also when it is `done`.
 
-    Rows match by roster name, or by session id when the record has one, so a
-    worker renamed in lich is still recognised.
+    Rows match by roster name or session id, so a worker renamed in lich still counts.
     """
     name = worker.get("name")
     ident = worker.get("id")

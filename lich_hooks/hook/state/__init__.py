@@ -1,10 +1,6 @@
-"""The per-user state directory: what it may create and what it never touches is
-docs/troubleshooting.md's "What lich-hook writes"; the records live beside the code that
-keeps them (each names its directory in prune.py's RULES).
-
-Everything here is best-effort: a missing, read-only or corrupt directory makes a hook
-forget, never fail. Nothing here prunes: a run that wrote a record is noted in `WRITTEN`,
-and calls prune.py's `after_run` once its output is out.
+"""The per-user state directory: best-effort (a missing, read-only or corrupt directory
+makes a hook forget, never fail); what it may touch: docs/troubleshooting.md ("What
+lich-hook writes"). Writers note `WRITTEN`; prune.py's `after_run` prunes.
 """
 
 from __future__ import annotations
@@ -31,12 +27,8 @@ class Unusable(OSError):
 
 
 def make_dirs(path: str) -> None:
-    """Create `path` and its missing parents, one level at a time, each 0700.
-
-    Only directories this call creates are touched: an existing parent keeps
-    its mode and owner, whatever they are. A umask that takes the owner's
-    own bits away (0o277) is corrected on the directory just made, nothing
-    else.
+    """Create `path` and its missing parents, one level at a time, each 0700; an existing
+    directory keeps its mode and owner (a 0o277 umask is corrected only on ones made here).
     """
     missing: list[str] = []
     current = path
@@ -68,10 +60,8 @@ def _check_root(root: Dir) -> None:
 
 
 def open_root(environ: Mapping[str, str], create: bool) -> Dir:
-    """The state directory, opened; made (with its missing parents) when `create`.
-
-    The configured path itself may be a symlink to a directory (the user's
-    own choice); everything below it is opened without following any.
+    """The state directory, opened (made when `create`); the path itself may be a symlink
+    (the user's choice), nothing below it is followed.
     """
     path = state_dir(environ)
     if path is None:
@@ -92,11 +82,8 @@ def open_root(environ: Mapping[str, str], create: bool) -> Dir:
 
 
 def open_dir(where: Where, parts: tuple[str, ...], create: bool) -> Dir:
-    """The directory `parts` (at least one, each a file_key) inside the state directory.
-
-    `where` is the environ (the state directory is opened, then closed once
-    descended) or the root a run already opened, which stays open for its next
-    call: a job that makes several calls opens the state directory once.
+    """The directory `parts` (each a file_key) inside the state directory; `where`: the
+    environ, or a root a run already opened (kept open so a job opens it once).
     """
     current = where if isinstance(where, Dir) else open_root(where, create)
     try:
@@ -149,10 +136,8 @@ def remove(where: Where, parts: tuple[str, ...], name: str) -> None:
 def entries(
     environ: Mapping[str, str], parts: tuple[str, ...], since: float | None = None
 ) -> Iterator[tuple[str, bytes]]:
-    """(name, bytes) of every regular file in the directory `parts` (dot files skipped).
-
-    `since`: only files modified at or after it (one lstat each, no read for the
-    rest): records past their prune age are the pruner's, not a reader's.
+    """(name, bytes) of every regular file in `parts` (dot files skipped); `since`: only
+    those modified since (older ones are the pruner's).
     """
     try:
         directory = open_dir(environ, parts, create=False)

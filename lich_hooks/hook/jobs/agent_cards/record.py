@@ -15,11 +15,8 @@ if TYPE_CHECKING:
     from typing import TypedDict
 
     class Worker(TypedDict):
-        """What `add` writes for a worker lich took (verdict.for_open builds it).
-
-        What `find` and `workers` read back stays `dict[str, object]`: the file
-        may be an older version's, or damaged, so every field is checked where
-        it is used.
+        """What `add` writes for a worker lich took; read back as `dict[str, object]` (the file may
+        be an older version's or damaged, so each field is checked where used).
         """
 
         name: str  # lich's roster name: the file's key, and the TaskStop id
@@ -83,11 +80,8 @@ def remove(environ: Mapping[str, str], card: str, name: str) -> None:
 def workers(
     environ: Mapping[str, str], card: str, now: float | None = None
 ) -> list[dict[str, object]]:
-    """Every worker recorded for `card`, oldest first.
-
-    With `now`, those written within the prune age only: older records are
-    the pruner's (state/prune.py), so a backlog of them costs a status line one
-    lstat each, not a read, a parse and a reconcile.
+    """Every worker recorded for `card`, oldest first; with `now`, only those within the prune
+    age (older ones cost a status line one lstat each, not a read).
     """
     since = None
     if now is not None:
