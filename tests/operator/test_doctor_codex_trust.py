@@ -98,3 +98,52 @@ def test_a_daemon_that_never_answers_costs_at_most_the_bound(
     _, alone = codex_row(scratch, in_lich)
     # the same doctor run with and without the silent socket: the difference is the wait
     assert hung - alone < codex_state.ASK_SECONDS + 2.0
+
+
+def _answer_hooks_list(conn: socket.socket, listed: list[dict[str, object]]) -> None:
+    """Play Codex's control socket for one client: the WebSocket upgrade, then answer
+    `initialize` and `hooks/list` (the shapes measured on Codex 0.171.0)."""
+    frames = codex_state._Frames(conn, time.monotonic() + 10)
+    frames.until(b"\r\n\r\n")
+    conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n")
+    while True:
+        second = frames.take(2)[1]
+        size = second & 0x7F
+        if size >= 126:
+            size = int.from_bytes(frames.take(2 if size == 126 else 8), "big")
+        mask = frames.take(4)
+        message = json.loads(bytes(b ^ mask[i % 4] for i, b in enumerate(frames.take(size))))
+        result: object = None
+        if message.get("method") == "initialize":
+            result = {"userAgent": "codex"}
+        elif message.get("method") == "hooks/list":
+            result = {"data": [{"cwd": "/", "hooks": listed, "warnings": [], "errors": []}]}
+        if result is not None:
+            data = json.dumps({"id": message["id"], "result": result}).encode()
+            head = bytes([0x81, 126]) + len(data).to_bytes(2, "big")
+            conn.sendall(head + data)
+            if message.get("method") == "hooks/list":
+                return
+
+
+def test_codex_s_answer_wins_over_the_computed_hash(
+    scratch: Scratch, in_lich: dict[str, str]
+) -> None:
+    """config.toml holds no trust, the app-server says trusted: doctor reports Codex's."""
+    assert scratch.cli("install", "codex").returncode == 0
+    key = f"{scratch.home / '.codex' / 'hooks.json'}:session_start:0:0"
+    listed = [{"key": key, "trustStatus": "trusted", "enabled": True, "currentHash": "sha256:x"}]
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(control_socket(scratch)))
+        server.listen(1)
+
+        def serve() -> None:
+            conn, _ = server.accept()
+            with conn:
+                _answer_hooks_list(conn, listed)
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        ran = scratch.cli("doctor", env=in_lich)
+        thread.join(10)
+    assert "SessionStart codex: trusted (Codex's running app-server says so)" in ran.stdout
