@@ -31,6 +31,8 @@ def run(ctx: Context) -> Outcome:
         if found is not None:
             env, own = found, False
     if not env.can_report:
+        if own and env.port is not None and env.card is not None:
+            return scrubbed(ctx)
         return Outcome("outside-lich")
     assert env.card is not None
     payload = ctx.payload()
@@ -58,12 +60,17 @@ def run(ctx: Context) -> Outcome:
         opened = None
     try:
         where = environ if opened is None else opened
-        # /clear and resume start another conversation, compact repeats this one: each
-        # firing is claimed once between the plugin and an `install` entry (hook/claim.py).
-        identity = f"{conversation}\n{payload.text('source') or ''}"
+        # Each firing is claimed once between the plugin and an `install` entry
+        # (hook/claim.py): a /resume is its own prompt; startup, /clear, compact are not.
+        source, prompt = payload.text("source") or "", payload.text("prompt_id") or ""
+        identity = f"{conversation}\n{source}\n{prompt}"
         if claims and not claim.claim(ctx, identity, card, where=where):
             return Outcome("other-route-acts")
         claimed = _take(where, card, remembered, deduped)
+        if isinstance(claimed, Outcome) and claimed.decision == "already-reported":
+            mark = _guard_mark(ctx, own, card, conversation)
+            if mark is not None:
+                session_record.mark(where, card, remembered, mark)
     finally:
         if opened is not None:
             opened.close()
@@ -73,8 +80,12 @@ def run(ctx: Context) -> Outcome:
     # Every taken report is remembered, not only the deduped ones: a Claude
     # Code or Codex run in the same card replaces the id lich holds, and a Crush
     # or Antigravity resuming its old conversation there must then report again.
+    mark = _guard_mark(ctx, own, card, conversation)
+
     def remember() -> None:
         session_record.remember_reported(environ, card, remembered)
+        if mark is not None:
+            session_record.mark(environ, card, remembered, mark)
 
     def release() -> None:
         # After `remember` on a 204; on a failure the next call reports again.
@@ -88,6 +99,38 @@ def run(ctx: Context) -> Outcome:
         on_end=release if claimed else None,
         env=None if own else env,
     )
+
+
+def scrubbed(ctx: Context) -> Outcome:
+    """In a card whose LICH_TOKEN the harness stripped: nothing is sent, and the person is
+    told once per session start, by one route (docs/transport.md, "A scrubbed token")."""
+    import json
+
+    from lich_hooks.base.harnesses import REGISTRATIONS
+    from lich_hooks.hook import claim
+
+    registration = REGISTRATIONS.get(ctx.provider)
+    if registration is None or registration.scrub is None:
+        return Outcome("outside-lich")
+    payload = ctx.payload()
+    if payload is None:
+        return Outcome("bad-input")
+    identity = f"{payload.session_id}\n{payload.text('source')}\n{payload.text('prompt_id')}"
+    if not claim.claim(ctx, f"no-token\n{identity}"):
+        return Outcome("other-route-acts")
+    line = json.dumps({"systemMessage": registration.scrubbed(ctx.environ)}) + "\n"
+    return Outcome("token-scrubbed", stdout=line.encode())
+
+
+def _guard_mark(ctx: Context, own: bool, card: str, conversation: str) -> str | None:
+    """The Crush guard's mark for this report, in Crush's local mode (its own card)."""
+    from lich_hooks.base import harnesses
+
+    if not own or ctx.route.shared != harnesses.CRUSH_SERVER:
+        return None
+    from lich_hooks.hook.shared import crush
+
+    return crush.guard_mark(ctx.environ, card, conversation)
 
 
 def _take(root: Where, card: str, remembered: str, deduped: bool) -> Outcome | bool | None:
