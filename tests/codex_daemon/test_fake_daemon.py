@@ -137,11 +137,26 @@ def test_two_cards_in_one_dir_send_nothing(
     fake.start_client(env, projects["a"])
     fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["a"])
     ran = fake.run_hook(HOOK, payload(projects["a"]), projects["a"])
-    assert ran == {"rc": 0, "stdout": "", "stderr": ""}
+    assert (ran["rc"], ran["stderr"]) == (0, "")
+    # the one line Codex shows its person: only a key Codex accepts, naming the fix
+    assert list(json.loads(str(ran["stdout"]))) == ["systemMessage"]
+    assert "`codex --no-daemon`" in str(ran["stdout"])
     [record] = wait_for_log(env, 1)
     assert record["decision"] == "codex-daemon-several-cards"
     assert "card-A" in str(record["attribution"]) and "card-B" in str(record["attribution"])
     assert lich.wait(1, timeout=0.5) == []
+
+
+def test_a_refusal_outside_lich_prints_nothing(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path
+) -> None:
+    """No card anywhere (the daemon's or a client's): the person is not in lich, silence."""
+    env = base_env(tmp_path)
+    fake.start_daemon(env)
+    fake.start_client(env, projects["a"])
+    fake.start_client(env, projects["a"], name="cx")
+    ran = fake.run_hook(HOOK, payload(projects["a"]), projects["a"])
+    assert ran == {"rc": 0, "stdout": "", "stderr": ""}
 
 
 def test_a_client_gone_sends_nothing(
@@ -403,3 +418,48 @@ def test_exact_lookups_and_the_dump_name_the_same_peers() -> None:
         for a, b in pairs:
             a.close()
             b.close()
+
+
+def _mirror_proc(root: Path, pids: list[int], unreadable: int) -> str:
+    """A copy of /proc for `pids` as a hook would read it, where `unreadable`'s open files
+    cannot be listed: another user's or a non-dumpable process. (These tests run as root,
+    who reads every /proc entry, so the refusal the kernel gives others is simulated: its
+    `fd` is no directory.) The sockets are the real ones, so sock_diag answers for them."""
+    proc = root / "proc"
+    (proc / "self" / "fd").mkdir(parents=True)
+    for pid in pids:
+        real, mine = Path(f"/proc/{pid}"), proc / str(pid)
+        (mine / "fd").mkdir(parents=True)
+        for name in ("comm", "cmdline", "stat", "environ"):
+            (mine / name).write_bytes((real / name).read_bytes())
+        (mine / "cwd").symlink_to(os.readlink(real / "cwd"))
+        if pid == unreadable:
+            (mine / "fd").rmdir()
+            (mine / "fd").write_text("")
+            continue
+        for fd in os.listdir(real / "fd"):
+            try:
+                (mine / "fd" / fd).symlink_to(os.readlink(real / "fd" / fd))
+            except OSError:
+                continue
+    return str(proc)
+
+
+def test_a_client_whose_files_cannot_be_read_is_counted(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
+) -> None:
+    """Card B's TUI, in card A's folder, run as another user (`sudo -E codex`) or made
+    non-dumpable: its fds cannot be read. Before: skipped as "not connected", and card B's
+    conversation went to card A, the one client seen there."""
+    from lich_hooks.hook.shared import codex
+
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    assert fake.daemon is not None
+    a = fake.start_client(env, projects["a"])
+    b = fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["a"])
+    readable = _mirror_proc(tmp_path, [fake.daemon.pid, a.pid, b.pid], unreadable=0)
+    assert codex.find_card(fake.daemon.pid, str(projects["a"]), proc=readable).lich is None
+    proc = _mirror_proc(tmp_path / "b", [fake.daemon.pid, a.pid, b.pid], unreadable=b.pid)
+    found = codex.find_card(fake.daemon.pid, str(projects["a"]), proc=proc)
+    assert (found.decision, found.lich) == ("codex-daemon-peer-unaccounted", None), found

@@ -426,6 +426,34 @@ def _answer_session_directory(lab: Lab, stack: ExitStack) -> None:
         config.write_text(seeded + "\n[tui]\n" + setting)
 
 
+def test_a_tui_started_under_another_name_is_counted(lab: Lab) -> None:
+    """Card B's TUI started through a symlink `cx`, in card A's folder: not a process named
+    codex. On the code before, it was not counted and card B's conversation went to card A,
+    the one codex client seen there. Now its connection is nobody's the hook read: no card,
+    and card B's person sees Codex's one line naming the fix."""
+    if not lab.daemon:
+        pytest.skip(f"Codex {lab.client.release} has no daemon: each TUI runs its own hooks")
+    here = lab.dirs["projD"]
+    alias = lab.root / "bin" / "cx"
+    alias.parent.mkdir(exist_ok=True)
+    if not alias.exists():
+        alias.symlink_to(lab.client.binary)
+    cx = Client("codex", alias, lab.client.version, lab.client.release)
+    with StandIn() as lich_a, StandIn() as lich_b, ExitStack() as stack:
+        card_a = start(stack, lab, lab.card_env("card-A", lich_a), here)
+        card_b = stack.enter_context(Terminal(cx, lab.card_env("card-B", lich_b), here))
+        card_b.wait_for_text(READY, timeout=120)
+        lab.wait_connected(card_a)
+        before = len(lab.records())
+        mark = len(card_b.screen())
+        _submit_until_hooked(lab, card_b, "hello from card B as cx", before + 1)
+        [record] = _wait_records(lab, before + 1)[before:]
+        assert record["decision"] == "codex-daemon-peer-unaccounted", record
+        assert accepted(lich_a) == [] and accepted(lich_b) == []
+        card_b.wait_for_text("codex--no-daemon", after=mark)  # the screen keeps no spaces
+        print(f"\ncx: {record['attribution']}\nscreen: {card_b.screen()[mark:][-400:]}")
+
+
 def test_no_daemon_cards_report_their_own(lab: Lab) -> None:
     with StandIn() as lich_d, StandIn() as lich_e, ExitStack() as stack:
         env_d = {**lab.card_env("card-D", lich_d), "LICH_HOOK_LOG": str(lab.root / "d.log")}

@@ -17,9 +17,10 @@ drives these with two TUIs on pseudo-terminals):
   (`startup` for a new TUI or `/new`, `clear` for `/clear`, `resume` for a
   resumed session), with the conversation's directory as `cwd`;
 - a resume asks "session directory or current directory?";
-- the daemon keeps a loaded session's rollout open, a session another
-  connected TUI shows cannot be resumed ("open in another app"), and a TUI's
-  new conversation has no rollout before its first turn.
+- the daemon keeps a loaded session's rollout open, and a TUI's new
+  conversation has no rollout before its first turn;
+- a TUI may resume the session another connected TUI still shows (0.171.0
+  accepts it: "overrides ignored for loaded thread"): two TUIs on one thread.
 Assumptions (where the model is wider than what was seen, so the proof holds
 for every choice):
 - the daemon may unload any session no connected TUI shows at any moment:
@@ -125,13 +126,11 @@ class Daemon:
         return [t for t in self.tuis if t.connected]
 
     def resumable(self, by: Tui | None = None) -> list[str]:
-        """Sessions with a rollout that no other connected TUI shows."""
+        """Sessions with a rollout (another TUI may be showing it), but `by`'s own."""
         return [
             s.sid
             for s in self.threads.values()
-            if s.recorded is not None
-            and not any(p != (by.pid if by else None) for p in s.shown)
-            and (by is None or s.sid != by.thread)
+            if s.recorded is not None and (by is None or s.sid != by.thread)
         ]
 
     def _leave(self, tui: Tui) -> None:

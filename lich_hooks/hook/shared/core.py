@@ -137,9 +137,10 @@ class Attribution:
 
     `lich` is the chosen member's LICH_* (a report can be built from it with
     LichEnv), None on a refusal. `decision` is the word the run log records.
+    `lich_seen`: a refusal while a lich card's client was connected.
     """
 
-    __slots__ = ("client", "decision", "lich", "why")
+    __slots__ = ("client", "decision", "lich", "lich_seen", "why")
 
     def __init__(
         self,
@@ -152,6 +153,8 @@ class Attribution:
         self.why = why
         self.lich = lich
         self.client = client
+        # a refusal where some client is a lich card's: its person is told (once, the fix)
+        self.lich_seen = False
 
     def __repr__(self) -> str:
         return f"Attribution({self.decision!r}, {self.why!r}, client={self.client})"

@@ -16,6 +16,10 @@ matcher makes the old trust stale: Codex then skips the hook, and `codex exec`
 says nothing about it. For a plugin Codex also records `trusted_content_hash`,
 a digest of the plugin's files that we do not recompute: after a plugin update
 Codex asks again, and doctor says so instead of claiming to know.
+
+Where Codex's app-server daemon runs, doctor asks it instead (`hooks/list` on its control
+socket answers each hook's trust itself, plugin pins included); the hash above is only for
+when nothing answers. The question never starts a daemon and is bounded by ASK_SECONDS.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ import hashlib
 import json
 import os
 import re
+import struct
+import time
 from dataclasses import dataclass
 
 from lich_hooks.base.errors import Refused
@@ -33,6 +39,7 @@ from lich_hooks.human.settings import files, tomlfile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import socket
     from collections.abc import Callable, Mapping
 
 DEFAULT_TIMEOUT = 600  # seconds, what Codex uses for a handler without one
@@ -129,6 +136,100 @@ class Config:
             here = parent
 
 
+ASK_SECONDS = 2.0
+# Codex 0.171.0: the running app-server's control socket (a WebSocket; docs/harnesses.md).
+CONTROL_SOCKET = ("app-server-control", "app-server-control.sock")
+
+
+def ask_codex(environ: Mapping[str, str], cwds: list[str]) -> dict[str, dict[str, object]] | None:
+    """Each hook's `hooks/list` entry by its key, from this CODEX_HOME's running app-server;
+    None where none answers within ASK_SECONDS (no daemon, an older Codex, a refusal)."""
+    import base64
+    import socket
+
+    # a symlink into $TMPDIR (Codex's own): its target's path fits sun_path, ours may not
+    path = os.path.realpath(os.path.join(codex_home(environ), *CONTROL_SOCKET))
+    deadline = time.monotonic() + ASK_SECONDS
+    try:
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.settimeout(ASK_SECONDS)
+            sock.connect(path)  # connecting starts nothing: no daemon, no answer
+            key = base64.b64encode(os.urandom(16)).decode()
+            sock.sendall(
+                "GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+            )
+            stream = _Frames(sock, deadline)
+            if not stream.until(b"\r\n\r\n").startswith(b"HTTP/1.1 101"):
+                return None
+            client = {"name": "lich-hook-doctor", "version": "1"}
+            stream.send({"id": 1, "method": "initialize", "params": {"clientInfo": client}})
+            stream.reply(1)
+            stream.send({"method": "initialized"})
+            stream.send({"id": 2, "method": "hooks/list", "params": {"cwds": cwds}})
+            result = stream.reply(2)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    entries = result.get("data") if isinstance(result, dict) else None
+    listed = [
+        hook
+        for entry in (entries if isinstance(entries, list) else [])
+        for hook in (entry.get("hooks") if isinstance(entry, dict) else None) or []
+    ]
+    return {h["key"]: h for h in listed if isinstance(h, dict) and isinstance(h.get("key"), str)}
+
+
+class _Frames:
+    """JSON-RPC over WebSocket text frames (RFC 6455: ours masked, the server's not)."""
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        self.sock, self.deadline, self.buffer = sock, deadline, b""
+
+    def until(self, end: bytes) -> bytes:
+        while end not in self.buffer:
+            self._more()
+        head, self.buffer = self.buffer.split(end, 1)
+        return head
+
+    def take(self, size: int) -> bytes:
+        while len(self.buffer) < size:
+            self._more()
+        data, self.buffer = self.buffer[:size], self.buffer[size:]
+        return data
+
+    def _more(self) -> None:
+        left = self.deadline - time.monotonic()
+        if left <= 0 or len(self.buffer) > (8 << 20):
+            raise OSError("no answer in time")
+        self.sock.settimeout(left)
+        data = self.sock.recv(1 << 16)
+        if not data:
+            raise OSError("closed")
+        self.buffer += data
+
+    def send(self, message: dict[str, object]) -> None:
+        data, mask = json.dumps(message).encode(), os.urandom(4)
+        size = len(data)
+        head = bytes([0x81, 0x80 | size]) if size < 126 else struct.pack(">BBH", 0x81, 0xFE, size)
+        self.sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+
+    def reply(self, wanted: int) -> object:
+        """The result of request `wanted`, skipping notifications and other frames."""
+        while True:
+            first, second = self.take(2)
+            size = second & 0x7F
+            if size >= 126:
+                size = int.from_bytes(self.take(2 if size == 126 else 8), "big")
+            payload = self.take(size)
+            if first & 0x0F == 0x8:
+                raise OSError("closed")
+            if first & 0x0F == 0x1:
+                message = json.loads(payload)
+                if isinstance(message, dict) and message.get("id") == wanted:
+                    return message["result"]
+
+
 @dataclass(frozen=True)
 class Verdict:
     """Will Codex run this handler of ours?"""
@@ -139,9 +240,14 @@ class Verdict:
 
 
 def judge_trust(
-    config: Config, source: str, document: object, is_ours: Callable[[object], bool]
+    config: Config,
+    source: str,
+    document: object,
+    is_ours: Callable[[object], bool],
+    answer: dict[str, dict[str, object]] | None = None,
 ) -> list[Verdict]:
-    """The trust verdict for each of our handlers in a hooks document from `source`."""
+    """The trust verdict for each of our handlers in a hooks document from `source`: Codex's
+    own where its app-server listed the hook (`answer`, ask_codex's), else computed."""
     hooks = document.get("hooks") if isinstance(document, dict) else None
     verdicts: list[Verdict] = []
     for event, groups in hooks.items() if isinstance(hooks, dict) else []:
@@ -152,10 +258,32 @@ def judge_trust(
                     continue
                 assert isinstance(group, dict) and isinstance(handler, dict)
                 key = f"{source}:{event_key(event)}:{g}:{h}"
+                listed = (answer or {}).get(key)
+                if listed is not None:
+                    verdicts.append(_codex_says(listed, str(handler.get("command"))))
+                    continue
+                expected = trust_hash(event, group.get("matcher"), handler)
+                found = _verdict(config, key, expected, handler)
+                why = "no Codex app-server running to ask" if answer is None else "not listed"
                 verdicts.append(
-                    _verdict(config, key, trust_hash(event, group.get("matcher"), handler), handler)
+                    Verdict(found.command, found.runs, f"{found.summary} (computed: {why})")
                 )
     return verdicts
+
+
+CODEX_SAYS = {
+    "trusted": (True, "trusted"),
+    "managed": (True, "managed by your organisation"),
+    "untrusted": (False, "not trusted yet: Codex skips it"),
+    "modified": (False, "trusted for an earlier version of this hook: Codex skips it"),
+}
+
+
+def _codex_says(listed: dict[str, object], command: str) -> Verdict:
+    runs, summary = CODEX_SAYS.get(str(listed.get("trustStatus")), (False, "unknown trust"))
+    if listed.get("enabled") is False:
+        runs, summary = False, "turned off in Codex's /hooks"
+    return Verdict(command, runs, f"{summary} (Codex's running app-server says so)")
 
 
 def _verdict(config: Config, key: str, expected: str, handler: dict[str, object]) -> Verdict:

@@ -111,9 +111,10 @@ def commands_in(document: object, harness: Harness, plugin: bool) -> list[str]:
 class Walk:
     """One pass over every entry's `finds`; each file read once (the project may be the home)."""
 
-    def __init__(self, environ: Mapping[str, str], project: str) -> None:
+    def __init__(self, environ: Mapping[str, str], project: str, ask: bool = False) -> None:
         self.environ = environ
         self.project = project
+        self.ask = ask  # may ask a running harness (doctor's walk; never install's)
         self.found: list[Found] = []
         self.seen: set[str] = set()
 
@@ -207,12 +208,13 @@ def codex(walk: Walk, harness: Harness) -> None:
                 ),
             )
         places.append(("plugin", plugin.path, plugin.source, blockers, plugin.id, plugin.root))
+    answer = codex_state.ask_codex(walk.environ, [walk.project]) if walk.ask else None
     for label, path, source, blockers, owner, root in places:
         found = walk.read(harness, label, path, owner, root=root)
         if found is None:
             continue
         if found.error is None and found.commands:
-            found = _with_trust(found, config, source, blockers)
+            found = _with_trust(found, config, source, blockers, answer)
         walk.found.append(found)
 
 
@@ -226,7 +228,11 @@ def with_plugin_folder(walk: Walk, harness: Harness) -> None:
 
 
 def _with_trust(
-    found: Found, config: codex_state.Config, source: str, blockers: tuple[Blocker, ...]
+    found: Found,
+    config: codex_state.Config,
+    source: str,
+    blockers: tuple[Blocker, ...],
+    answer: dict[str, dict[str, object]] | None,
 ) -> Found:
     if config.error is not None:
         blockers += (
@@ -244,7 +250,7 @@ def _with_trust(
             ),
         )
     notes = []
-    for verdict in codex_state.judge_trust(config, source, found.document, ours.is_ours):
+    for verdict in codex_state.judge_trust(config, source, found.document, ours.is_ours, answer):
         argv = ours.command_argv(verdict.command) or ours.split(verdict.command)
         line = f"{' '.join(argv[1:])}: {verdict.summary}"
         if verdict.runs:
@@ -254,9 +260,12 @@ def _with_trust(
     return replace(found, blockers=blockers, notes=tuple(notes))
 
 
-def discover(environ: Mapping[str, str], project: str, harnesses: Iterable[Harness]) -> list[Found]:
-    """Every existing settings or plugin file of these harnesses, each read once, in their order."""
-    walk = Walk(environ, project)
+def discover(
+    environ: Mapping[str, str], project: str, harnesses: Iterable[Harness], ask: bool = False
+) -> list[Found]:
+    """Every existing settings or plugin file of these harnesses, each read once, in their order
+    (`ask`: a running harness may answer for itself, as Codex's app-server does for trust)."""
+    walk = Walk(environ, project, ask)
     order: dict[str, int] = {}
     for harness in harnesses:
         order[harness.key] = len(order)

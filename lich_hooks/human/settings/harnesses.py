@@ -198,6 +198,6 @@ SETTINGS = {k: h for k, h in HARNESSES.items() if isinstance(h, SettingsHarness)
 MODULES = {k: h for k, h in HARNESSES.items() if isinstance(h, ModuleHarness)}
 
 
-def discover(environ: Mapping[str, str], project: str) -> list[discovery.Found]:
+def discover(environ: Mapping[str, str], project: str, ask: bool = False) -> list[discovery.Found]:
     """Every existing settings or plugin file of every settings harness, each read once."""
-    return discovery.discover(environ, project, SETTINGS.values())
+    return discovery.discover(environ, project, SETTINGS.values(), ask)

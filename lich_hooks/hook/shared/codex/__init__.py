@@ -21,6 +21,13 @@ if TYPE_CHECKING:
     from lich_hooks.hook.outcome import Context, Outcome
     from lich_hooks.hook.shared.core import AttributionDecision
 
+# The one line Codex's TUI shows for a SessionStart (`↳ Hook · …`): its systemMessage, the
+# one key besides continue/stopReason/suppressOutput/hookSpecificOutput Codex accepts.
+NOTICE = (
+    b'{"systemMessage":"lich: this conversation is not linked to its card while several '
+    b"cards share Codex's background daemon; start Codex in lich cards with "
+    b'`codex --no-daemon`"}'
+)
 UNSUPPORTED: AttributionDecision = "codex-daemon-unsupported"
 PROBE_FAILED: AttributionDecision = "codex-daemon-probe-failed"
 
@@ -39,8 +46,17 @@ def card(ctx: Context) -> LichEnv | Outcome | None:
     if not isinstance(shared, tuple):
         return shared
     pid, payload = shared
-    found = find_card(pid, payload.text("cwd"), payload.text("source"), payload.transcript_path)
-    return core.attributed(ctx, found, started)
+    source = payload.text("source")
+    found = find_card(pid, payload.text("cwd"), source, payload.transcript_path)
+    result = core.attributed(ctx, found, started)
+    if found.lich is None and (found.lich_seen or ctx.env.can_report) and source != "compact":
+        # inside lich: the person sees why this conversation is not on its card, and the
+        # fix; a compaction repeats a conversation already told (docs/harnesses.md, Codex)
+        from lich_hooks.hook.outcome import Outcome
+
+        if isinstance(result, Outcome):
+            result.stdout = NOTICE
+    return result
 
 
 def who_runs(start: int | None = None, proc: str = probe.PROC) -> decide.Runner:
@@ -70,13 +86,14 @@ def find_card(
         seen = probe.snapshot(daemon, proc)
     except probe.ProbeError as error:
         return decide.Attribution(PROBE_FAILED, f"codex app-server {daemon}: {error}")
-    if not cwd or not os.path.isabs(cwd):
-        return decide.attribute(seen.clients, cwd, source, None, seen.unaccounted)
-    want = decide.normalise(os.path.realpath(cwd))  # /proc shows cwds with symlinks resolved
-    recorded = None
-    if source not in decide.FRESH_SOURCES:
-        recorded = _real(probe.session_cwd(transcript))
-    return decide.attribute(seen.clients, want, source, recorded, seen.unaccounted)
+    want, recorded = cwd, None
+    if cwd and os.path.isabs(cwd):
+        want = decide.normalise(os.path.realpath(cwd))  # /proc shows cwds symlinks resolved
+        if source not in decide.FRESH_SOURCES:
+            recorded = _real(probe.session_cwd(transcript))
+    found = decide.attribute(seen.clients, want, source, recorded, seen.unaccounted)
+    found.lich_seen = found.lich is None and any(c.lich for c in seen.clients)
+    return found
 
 
 def _real(path: str | None) -> str | None:

@@ -120,8 +120,10 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     mine = environ.get("LICH_SESSION_ID")
     for pid, _argv in daemons:
         card, whose = carries(probe.lich_environ(pid, proc), mine)
+        unaccounted = 0
         try:
-            clients = probe.clients(pid, proc)
+            seen = probe.snapshot(pid, proc)
+            clients, unaccounted = seen.clients, seen.unaccounted
         except probe.ProbeError as error:
             clients = []
             whose += f"; its clients cannot be listed ({error})"
@@ -129,14 +131,20 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
             f"client {c.pid} in {decide.conversation_dir(c) or '(gone)'}: {describe(c.lich)}"
             for c in clients
         ]
-        shared = _shared_dirs(clients)
+        if unaccounted:
+            rows.append(
+                f"{unaccounted} connection(s) held by no codex client doctor can read "
+                "(another program's, another user's or an unreadable process): no report"
+            )
+        shared = _shared_dirs(clients, unaccounted)
         summary = f"Codex app-server daemon {pid} runs the interactive Codex hooks for {home}"
         checks.append(
             shared_process(
                 NAME,
                 summary,
                 shared=(
-                    f"; several cards' Codex TUIs are connected, so reports from "
+                    f"; several cards' Codex TUIs (or clients it cannot read) are connected, "
+                    f"so reports from "
                     f"{', '.join(shared)} are dropped (it {whose})"
                 )
                 if shared
@@ -154,7 +162,7 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     return checks
 
 
-def _shared_dirs(clients: list[decide.Client]) -> list[str]:
+def _shared_dirs(clients: list[decide.Client], unaccounted: int = 0) -> list[str]:
     """The directories where the attribution rules refuse for several cards.
 
     Asked of decide.attribute itself, for a new conversation in each directory
@@ -165,6 +173,6 @@ def _shared_dirs(clients: list[decide.Client]) -> list[str]:
     return [
         where
         for where in places
-        if decide.attribute(clients, where, decide.FRESH_SOURCES[0]).decision
-        in (decide.SEVERAL, decide.MOVED)
+        if decide.attribute(clients, where, decide.FRESH_SOURCES[0], None, unaccounted).decision
+        in (decide.SEVERAL, decide.MOVED, decide.UNACCOUNTED)
     ]

@@ -268,7 +268,7 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
     """
     checks: list[Check] = []
     rows: list[tuple[discovery.Found, Check]] = []
-    for found in discover(environ, project):
+    for found in discover(environ, project, ask=True):
         title, label, path = found.harness.title, found.label, found.path
         if found.error is not None:
             if not found.plugin:
