@@ -7,8 +7,9 @@ can cost to parse (Linux only).
 Like benchmarks/codex_daemon.py, on the test suite's fake server
 (tests/crush_server/fake_crush.py): real processes named `crush`, the server's
 API on its Unix socket, real sock_diag and /proc. The server carries card A;
-clients for card A (projA) and card B (projB) are connected; every hook is
-for projB.
+clients for card A (projA) and card B (projB) are connected, and one of each
+in projC (where the hook must refuse); every hook is for projB but the refused
+ones.
 
 Rows, timed in this process from spawn until the hook exited with its pipes
 closed (what Crush waits for), interleaved:
@@ -19,8 +20,15 @@ closed (what Crush waits for), interleaved:
     any attribution, so the goal is the local path's cost (no socket, no /proc
     walk), within SAME_PATH_SLACK;
   * crush PreToolUse under the server, a new conversation each time: the
-    attribution and the report (the reporting path's budget, REPORT_LIMIT x py).
+    attribution and the report (the reporting path's budget, REPORT_LIMIT x py);
+  * crush PreToolUse under the server, a conversation already refused (two
+    cards in projC): the goal is the local path's cost, as for a deduped one.
 The server rows include the fake server's relay of each hook over its stdin.
+
+Then the registered command itself in a shell started as `crush` and kept
+running, as Crush's in-process shell is (one `$$`): `true`, and the guard for a
+conversation this card already reported (its mark found: nothing starts; the
+goal is GUARD_MS over `true`, docs/harnesses.md, Crush).
 
 Then the parse bound: `probe.workspaces` in a fresh process against a socket
 answering with a 15 MiB hostile list (small nested containers: a
@@ -53,6 +61,7 @@ from tests.crush_server.fake_crush import FakeCrush  # noqa: E402
 QUICK_FACTOR = 2.0
 SAME_PATH_SLACK = 1.25  # deduped under the server vs the local no-op path, medians
 REPORT_LIMIT = 4.0  # a first call under the server vs python -c pass
+GUARD_MS = 3.0  # the guard ending an already-reported call, over the shell running `true`
 PARSE_SECONDS = 1.0
 PEAK_MIB = 64.0
 
@@ -80,6 +89,64 @@ def spawn_ms(argv: list[str], env: dict[str, str], stdin: bytes, cwd: Path) -> f
     started = time.perf_counter()
     subprocess.run(argv, input=stdin, env=env, cwd=cwd, capture_output=True, check=False)
     return (time.perf_counter() - started) * 1000
+
+
+class Shell:
+    """/bin/sh started as `crush` and kept running: each command runs in it, as Crush runs
+    a hook in its own process's shell (the same `$$` every call)."""
+
+    def __init__(self, env: dict[str, str], cwd: Path, payload: Path) -> None:
+        self.payload = payload
+        self.proc = subprocess.Popen(
+            ["crush"],
+            executable="/bin/sh",
+            env=env,
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def ms(self, command: str) -> float:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        started = time.perf_counter()
+        self.proc.stdin.write(f"{{ {command}; }} < '{self.payload}' >/dev/null; echo done\n")
+        self.proc.stdin.flush()
+        assert self.proc.stdout.readline().strip() == "done"
+        return (time.perf_counter() - started) * 1000
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(5)
+
+
+def guard_rows(
+    root: Path, env: dict[str, str], cwd: Path, rounds: int, lich: StandIn, reported: int
+) -> tuple[list[float], list[float], int]:
+    """The shell running `true`, and the registered guard for an already-reported
+    conversation (in the card's own environment), interleaved; how many hooks started."""
+    from lich_hooks.base import commandline
+
+    payload = root / "local.json"
+    call = {"event": "PreToolUse", "session_id": "sess-local", "cwd": str(cwd), "tool_name": "ls"}
+    payload.write_text(json.dumps(call))
+    command = commandline.render(commandline.SERVER, str(LICH_HOOK), "PreToolUse", "crush")
+    shell = Shell({**env, "CRUSH_SESSION_ID": "sess-local"}, cwd, payload)
+    log = Path(env["LICH_HOOK_LOG"])
+    try:
+        shell.ms(command)  # reports; the second call finds it reported and leaves the mark
+        lich.wait(reported + 1)
+        shell.ms(command)
+        before = len(log.read_text().splitlines())
+        true, guard = [], []
+        for _ in range(rounds):
+            true.append(shell.ms("true"))
+            guard.append(shell.ms(command))
+        started = len(log.read_text().splitlines()) - before
+    finally:
+        shell.close()
+    return true, guard, started
 
 
 def serve_once(path: str, body: bytes) -> threading.Thread:
@@ -157,7 +224,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="lb-", dir="/tmp") as scratch, StandIn() as lich_a:
         root = Path(scratch)
         with StandIn() as lich_b:
-            dirs = {name: root / name for name in ("projA", "projB")}
+            dirs = {name: root / name for name in ("projA", "projB", "projC")}
             for folder in dirs.values():
                 folder.mkdir()
             base = {"PATH": f"{LICH_HOOK.parent}:/usr/bin:/bin", "HOME": str(root),
@@ -171,11 +238,14 @@ def main() -> int:
                 fake.start_server(env_a)
                 fake.workspace("ws-a", dirs["projA"], env_a, "sess-a")
                 fake.workspace("ws-b", dirs["projB"], env_b, "sess-b", *fresh)
+                fake.workspace("ws-c", dirs["projC"], env_a, "sess-c")
                 fake.start_client(env_a, dirs["projA"])
                 fake.start_client(env_b, dirs["projB"])
+                fake.start_client(env_a, dirs["projC"])
+                fake.start_client(env_b, dirs["projC"])  # two cards there: refused
 
-                def payload(sid: str) -> dict[str, object]:
-                    return {"event": "PreToolUse", "session_id": sid, "cwd": str(dirs["projB"]),
+                def payload(sid: str, where: str = "projB") -> dict[str, object]:
+                    return {"event": "PreToolUse", "session_id": sid, "cwd": str(dirs[where]),
                             "tool_name": "ls", "tool_input": {}}  # fmt: skip
 
                 hook = f"{LICH_HOOK} PreToolUse crush"
@@ -196,23 +266,32 @@ def main() -> int:
                     fake.run_hook(hook, payload(sid), dirs["projB"])
                     first.append((time.perf_counter() - started) * 1000)
                 lich_b.wait(1 + rounds)
+                refused = []  # the first refusal, then the later calls of that conversation
+                for _ in range(1 + rounds):
+                    started = time.perf_counter()
+                    fake.run_hook(hook, payload("sess-c", "projC"), dirs["projC"])
+                    refused.append((time.perf_counter() - started) * 1000)
                 relay = []  # the fake's own relay: a hook that is `true`
                 for _ in range(rounds):
                     started = time.perf_counter()
                     fake.run_hook("true", payload("sess-b"), dirs["projB"])
                     relay.append((time.perf_counter() - started) * 1000)
                 asked = fake.asked()
+                true, guard, started_hooks = guard_rows(
+                    root, env_b, dirs["projB"], rounds, lich_b, 1 + rounds
+                )
             finally:
                 fake.close()
             records = [json.loads(line) for line in (root / "hook.log").read_text().splitlines()]
             probe = [r["attribution_ms"] for r in records if "attribution_ms" in r]
             assert lich_a.received == [], "attributed wrongly"
-            assert asked.count("/v1/workspaces") == 1 + rounds, "a deduped call asked the server"
+            assert asked.count("/v1/workspaces") >= 1 + rounds, "a deduped call asked the server"
+            assert started_hooks == 0, f"the guard started {started_hooks} hooks"
         parsed = parse_rows(root)
     py = statistics.median(python)
     hop = statistics.median(relay)
-    failures = []
-    print(f"crush server, {rounds} interleaved rounds, 2 clients connected")
+    failures: list[str] = []
+    print(f"crush server, {rounds} interleaved rounds, 4 clients connected")
     print(f"  python -c pass                                   {py:6.1f} ms")
     print(f"  the fake server's relay alone (`true`)           {hop:6.1f} ms")
     own_ms = statistics.median(own)
@@ -223,6 +302,18 @@ def main() -> int:
     print(f"  under the server, a new conversation (- relay)   {report:6.1f} ms  "
           f"{report / py:.2f} x py")  # fmt: skip
     print(f"  the attribution alone (attribution_ms)           {statistics.median(probe):6.1f} ms")
+    refusal = statistics.median(refused[1:]) - hop
+    print(f"  under the server, first refusal (- relay)        {refused[0] - hop:6.1f} ms")
+    print(f"  under the server, already refused (- relay)      {refusal:6.1f} ms")
+    shell_true = statistics.median(true)
+    fast = statistics.median(guard) - shell_true
+    print(f"  crush's shell running `true`                     {shell_true:6.1f} ms")
+    print(f"  the registered guard, already reported (- true)  {fast:6.1f} ms  "
+          f"(no hook started in {rounds} calls)")  # fmt: skip
+    if refusal > own_ms * SAME_PATH_SLACK * factor:
+        failures.append(f"an already-refused call costs {refusal:.1f} ms, local {own_ms:.1f} ms")
+    if fast > GUARD_MS * factor:
+        failures.append(f"the guard's already-reported call costs {fast:.1f} ms over `true`")
     if deduped > own_ms * SAME_PATH_SLACK * factor:
         failures.append(f"a deduped call costs {deduped:.1f} ms, the local path {own_ms:.1f} ms")
     if report > py * REPORT_LIMIT * factor:

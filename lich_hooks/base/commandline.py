@@ -6,13 +6,17 @@ ours starts, so a missing or broken `lich-hook` never shows an error line and, w
 hook runs in the card's own environment, nothing starts outside lich:
 
     card     (Claude Code)    [ -z "$LICH_PORT" ] || RUN E P 2>/dev/null || TAIL
-    server   (Crush)          [ -z "$LICH_PORT$CRUSH_CLIENT_SERVER" ] || RUN E P 2>/dev/null || :
+    server   (Crush)          [ -z "$LICH_PORT$CRUSH_CLIENT_SERVER" ] || [ -e "MARK" ] ||
+                              RUN E P 2>/dev/null || :
     answer   (Antigravity)    [ -n "$LICH_PORT" ] && RUN E P 2>/dev/null || printf '{}'
     login    (Codex, $SHELL -lc: any login shell, so one POSIX `sh -c` inside)
              sh -c 'RUN E P 2>/dev/null || [ -z "$LICH_PORT" ] || echo "$1"' PROG MSG
     cmd      (Codex's command_windows, %COMSPEC% /C)
              PROG E P 2>nul & exit /b 0
 
+MARK is the file whose existence says this card already reported this Crush conversation
+(`reported_mark`): Crush's hook shell tests it without starting anything (docs/harnesses.md,
+Crush). The Crush guard an older release wrote (without it) is still read as ours.
 RUN is the program as one shell word (an absolute path, `lich-hook` on PATH) or a plugin's
 launcher (`sh "${ROOT}/plugin/lich-hook"`). TAIL echoes the person's one line (a JSON
 `systemMessage`) on SessionStart, else `:`. No backslash anywhere: Claude Code on Windows
@@ -33,12 +37,14 @@ import shlex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Literal
 
-    Guard = Literal["card", "server", "answer", "login", "cmd"]
+    Guard = Literal["card", "server", "server-unmarked", "answer", "login", "cmd"]
 
 CARD: Guard = "card"
 SERVER: Guard = "server"
+OLD_SERVER: Guard = "server-unmarked"  # read, never written: the Crush guard before MARK
 ANSWER: Guard = "answer"
 LOGIN: Guard = "login"
 CMD: Guard = "cmd"
@@ -50,6 +56,13 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z_-]*")
 # backslash rewrite on Windows and cmd.exe's echo unchanged.
 _SAFE_MESSAGE = re.compile(r"[A-Za-z0-9 .,:;/()@+=_~<>\[\]#-]*")
 _QUIET = "2>/dev/null"
+SERVER_HEAD = '[ -z "$LICH_PORT$CRUSH_CLIENT_SERVER" ] ||'
+# Crush's guard: where the state directory is (homes.state_dir where this expands to the
+# same path, else no mark is written), and the mark's name: card, conversation, and the
+# crush process whose shell runs the hook ($$ in Crush's in-process shell).
+STATE_WORD = "${LICH_HOOK_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/lich-hooks}"
+MARKS = "crush-reported"
+MARK = f"{STATE_WORD}/{MARKS}/$LICH_SESSION_ID.$CRUSH_SESSION_ID.$$"
 
 
 class Registered:
@@ -141,9 +154,18 @@ def render(
     if guard == ANSWER:
         return f"[ -n \"$LICH_PORT\" ] && {core} || printf '{{}}'"
     if guard == SERVER:
-        return f'[ -z "$LICH_PORT$CRUSH_CLIENT_SERVER" ] || {core} || :'
+        return f'{SERVER_HEAD} [ -e "{MARK}" ] || {core} || :'
+    if guard == OLD_SERVER:
+        return f"{SERVER_HEAD} {core} || :"
     tail = f"echo {shlex.quote(said)}" if said else ":"
     return f'[ -z "$LICH_PORT" ] || {core} || {tail}'
+
+
+def marked_state_dir(environ: Mapping[str, str]) -> str:
+    """What STATE_WORD expands to in `environ` (sh's `:-`: unset or empty)."""
+    home = environ.get("HOME", "")
+    state = environ.get("XDG_STATE_HOME") or f"{home}/.local/state"
+    return environ.get("LICH_HOOK_STATE_DIR") or f"{state}/lich-hooks"
 
 
 # --- reading ---------------------------------------------------------------------------
@@ -216,7 +238,9 @@ def _posix(text: str) -> list[Registered]:
     if head == ["[", "-z", "$LICH_PORT", "]", "||"]:
         guard = CARD
     elif head == ["[", "-z", "$LICH_PORT$CRUSH_CLIENT_SERVER", "]", "||"]:
-        guard = SERVER
+        guard = OLD_SERVER
+        if words[5:10] == ["[", "-e", MARK, "]", "||"]:
+            guard, words = SERVER, words[:5] + words[10:]
     elif head == ["[", "-n", "$LICH_PORT", "]", "&&"]:
         guard = ANSWER
     else:

@@ -22,6 +22,7 @@ import json, os, socket, subprocess, sys, threading
 path = os.path.join(os.environ["XDG_RUNTIME_DIR"], f"crush-{os.getuid()}.sock")
 listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 listener.bind(path)
+os.chmod(path, 0o777)  # a client of another user may connect, as root can to Crush's
 listener.listen(16)
 spaces = []
 held = []
@@ -79,8 +80,11 @@ for line in sys.stdin:
 
 CLIENT_MAIN = r"""
 import os, socket, sys
+if os.environ.get("FAKE_CRUSH_UNDUMPABLE"):  # /proc/<pid>/fd and environ: root's only
+    import ctypes
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
 conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-conn.connect(os.path.join(os.environ["XDG_RUNTIME_DIR"], f"crush-{os.getuid()}.sock"))
+conn.connect(os.environ["FAKE_CRUSH_SOCKET"])
 conn.sendall(b"HOLD")
 conn.recv(2)
 print("connected", flush=True)
@@ -91,16 +95,21 @@ sys.stdin.read()
 class FakeCrush:
     """One fake server (started with a card's environment) and its clients."""
 
-    def __init__(self, root: Path, run_dir: Path) -> None:
+    def __init__(
+        self, root: Path, run_dir: Path, user: int | None = None, python: str = sys.executable
+    ) -> None:
         programs = root / "programs"
         for folder in (root / "bin", programs / "server", programs / "tui"):
             folder.mkdir(parents=True, exist_ok=True)
         (programs / "server" / "__main__.py").write_text(SERVER_MAIN)
         (programs / "tui" / "__main__.py").write_text(CLIENT_MAIN)
         self.crush = root / "bin" / "crush"
-        self.crush.symlink_to(os.path.realpath(sys.executable))
+        self.python = os.path.realpath(python)
+        self.crush.symlink_to(self.python)
         self.programs = programs
         self.run_dir = run_dir
+        self.user = user  # every process runs as this uid (root only)
+        self.socket = run_dir / f"crush-{os.getuid() if user is None else user}.sock"
         self.server: subprocess.Popen[str] | None = None
         self.clients: list[subprocess.Popen[str]] = []
 
@@ -112,6 +121,8 @@ class FakeCrush:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
+            user=self.user,
+            group=self.user,
         )
         assert self.server.stdout is not None
         assert self.server.stdout.readline().strip() == "listening"
@@ -139,14 +150,34 @@ class FakeCrush:
         assert isinstance(answer, list)
         return [str(a) for a in answer]
 
-    def start_client(self, env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+    def start_client(
+        self,
+        env: dict[str, str],
+        cwd: Path,
+        name: str = "crush",
+        user: int | None = None,
+        dumpable: bool = True,
+    ) -> subprocess.Popen[str]:
+        """A client holding a connection: run as `name` (a symlink to the same Python),
+        as `user` (default the server's), and non-dumpable when not `dumpable`."""
+        program = self.crush.with_name(name)
+        if not program.exists():
+            program.symlink_to(self.python)
+        user = self.user if user is None else user
         client = subprocess.Popen(
-            [str(self.crush), str(self.programs / "tui")],
+            [str(program), str(self.programs / "tui")],
             cwd=cwd,
-            env={**env, "XDG_RUNTIME_DIR": str(self.run_dir)},
+            env={
+                **env,
+                "XDG_RUNTIME_DIR": str(self.run_dir),
+                "FAKE_CRUSH_SOCKET": str(self.socket),
+                **({} if dumpable else {"FAKE_CRUSH_UNDUMPABLE": "1"}),
+            },
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
+            user=user,
+            group=user,
         )
         assert client.stdout is not None
         assert client.stdout.readline().strip() == "connected"

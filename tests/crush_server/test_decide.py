@@ -117,3 +117,39 @@ def test_a_client_started_with_cwd_into_another_card_s_dir_counts_there() -> Non
     assert decide.work_dir(Client(11, [CRUSH, "run", "--", "--cwd", "/p/b"], "/p/a", None)) == (
         "/p/a"
     )
+
+
+def holder(
+    pid: int,
+    argv: list[str],
+    uid: int | None = 1000,
+    cwd: str | None = "/work/a",
+    lich: dict[str, str] | None = None,
+) -> decide.Holder:
+    found = decide.Holder(pid, argv, cwd, card("card-A") if lich is None else lich)
+    found.held, found.uid = {pid}, uid
+    return found
+
+
+def test_every_peer_is_held_by_a_readable_crush_client_of_the_server_s_user() -> None:
+    """Issue 31: a connection held by a process of another name or user, one whose cwd or
+    environment cannot be read, or held by no process read, means cannot tell."""
+    good = holder(7, [CRUSH])
+    unreadable_env = holder(8, [CRUSH])
+    unreadable_env.lich = None
+    assert decide.account({7}, [good], 1000) == [good]
+    for bad, why in [
+        (holder(8, ["/home/u/bin/cx"]), "is not a crush client ('cx')"),
+        (holder(8, []), "is not a crush client ('?')"),
+        (holder(8, [CRUSH, "server"]), "is not a crush client"),
+        (holder(8, [CRUSH], uid=0), "as another user (uid 0)"),
+        (holder(8, [CRUSH], uid=None), "as another user"),
+        (holder(8, [CRUSH], cwd=None), "cwd or environment is unreadable"),
+        (unreadable_env, "cwd or environment is unreadable"),
+    ]:
+        found = decide.account({7, 8}, [good, bad], 1000)
+        assert isinstance(found, decide.Attribution) and found.decision == decide.UNREADABLE
+        assert why in found.why, (bad, found.why)
+    missing = decide.account({7, 9}, [good], 1000)
+    assert isinstance(missing, decide.Attribution) and missing.decision == decide.UNREADABLE
+    assert "1 connection(s)" in missing.why and "held by no crush process" in missing.why

@@ -7,6 +7,8 @@ or nothing. The real Crush does the same in tests/real_clients/test_crush_server
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 import tempfile
 import time
@@ -23,6 +25,7 @@ from tests.support.runner import base_env, log_records, wait_for_log
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc and sock_diag")
 
 HOOK = "lich-hook PreToolUse crush"
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -163,7 +166,10 @@ def test_doctor_names_the_server_its_card_and_a_shared_dir(
     assert row.status == doctor.WARN and row.details["carries"] == "card-A"
     assert "LICH_SESSION_ID=card-A" in row.summary and lich.token not in row.summary
     assert "another card's: this terminal is card-B" in row.summary
-    assert f"several cards share {projects['a']}" in row.summary
+    assert (
+        f"reports are dropped in {projects['a']}" in row.summary
+        and "2 different cards" in row.summary
+    )
     assert row.fix is not None and "unset CRUSH_CLIENT_SERVER" in row.fix
     assert "lich should" not in row.summary + row.fix  # a fix the person can do
     commands = row.details["commands"]
@@ -212,3 +218,100 @@ def test_a_turn_no_tui_shows_names_no_card(
     fake.run_hook(HOOK, payload(projects["a"], "sess-of-c"), projects["a"])  # card C's own
     [got] = lich.wait(1)
     assert got.accepted is not None and got.accepted["provider_session_id"] == "sess-of-c"
+
+
+@pytest.mark.parametrize("name", ["cx", "crush-x86_64-linux-musl"])
+def test_a_client_under_another_name_is_counted_and_names_no_card(
+    fake: FakeCrush, projects: dict[str, Path], tmp_path: Path, lich: StandIn, name: str
+) -> None:
+    """Issue 31: card B's Crush started through a symlink (`cx`) or under a download's name
+    joined card A's workspace. Before, only processes named crush were clients: B's
+    conversation was reported on card A. Its connection is counted, whatever its name."""
+    with StandIn() as lich_b:
+        env_a = base_env(tmp_path, **lich.env("card-A"))
+        env_b = {**env_a, **lich_b.env("card-B")}
+        fake.start_server(env_a)
+        fake.workspace("ws-a", projects["a"], env_a, "sess-a", "sess-b")
+        fake.start_client(env_a, projects["a"])
+        fake.start_client(env_b, projects["a"], name=name)
+        fake.run_hook(HOOK, payload(projects["a"], "sess-b"), projects["a"])
+        [record] = wait_for_log(env_a, 1)
+        assert record["decision"] == "crush-server-client-unreadable", record
+        assert "held by no crush process this hook can read" in str(record["attribution"])
+        assert lich.wait(1, timeout=0.3) == [] and lich_b.received == []
+
+
+@pytest.mark.parametrize("how", ["non-dumpable", "another user"])
+def test_a_client_the_hook_cannot_read_names_no_card(
+    projects: dict[str, Path], lich: StandIn, how: str
+) -> None:
+    """Issue 31: card B's Crush in card A's folder, as another user or made non-dumpable
+    (prctl): its /proc/<pid>/fd is unreadable to the hook. Before, it was skipped as not
+    connected and B's conversation was reported on card A. The server, its clients and
+    the hook run as `nobody` (root reads every process; not root: as this user), on the
+    system's Python where this one is root's own."""
+    root = os.geteuid() == 0
+    if how == "another user" and not root:
+        pytest.skip("a client of another user needs root to start")
+    user = 65534 if root else None
+    python = "/usr/bin/python3" if root else sys.executable
+    if not os.path.exists(python):
+        pytest.skip(f"no {python} for another user to run")
+    hook = f"PYTHONPATH={REPO} {python} -m lich_hooks PreToolUse crush"
+    world = Path(tempfile.mkdtemp(prefix="lf-", dir="/tmp"))
+    world.chmod(0o755)  # the other user's client reaches its program and the socket
+    try:
+        (world / "run").mkdir()
+        folder = world / "projA"
+        folder.mkdir()
+        env_a = base_env(world, **lich.env("card-A"))
+        env_b = {**env_a, "LICH_SESSION_ID": "card-B"}
+        fake = FakeCrush(world / "fake", world / "run", user=user, python=python)
+        if user is not None:
+            for path in [world, *world.rglob("*")]:
+                os.chown(path, user, user, follow_symlinks=False)
+        try:
+            fake.start_server(env_a)
+            fake.workspace("ws-a", folder, env_a, "sess-a", "sess-b")
+            fake.start_client(env_a, folder)
+            other = 65533 if how == "another user" else None
+            fake.start_client(env_b, folder, user=other, dumpable=how != "non-dumpable")
+            fake.run_hook(hook, payload(folder, "sess-b"), folder)
+            [record] = wait_for_log(env_a, 1)
+        finally:
+            fake.close()
+        assert record["decision"] == "crush-server-client-unreadable", record
+        assert "held by no crush process this hook can read" in str(record["attribution"])
+        assert lich.wait(1, timeout=0.3) == []
+    finally:
+        shutil.rmtree(world, ignore_errors=True)
+
+
+def test_a_refused_conversation_s_later_calls_cost_what_a_deduped_one_costs(
+    fake: FakeCrush, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    """Issue 31: each call of a refused conversation paid the attribution again (89 ms a
+    call against 33 ms). The refusal is remembered for 30 s, then judged again: a refusal
+    of the moment (card B's client in card A's folder, since gone) delays the report."""
+    env_a = base_env(tmp_path, **lich.env("card-A"))
+    env_b = {**env_a, "LICH_SESSION_ID": "card-B"}
+    fake.start_server(env_a)
+    fake.workspace("ws-a", projects["a"], env_a, "sess-1")
+    fake.start_client(env_a, projects["a"])
+    other = fake.start_client(env_b, projects["a"])
+    for _ in range(3):
+        fake.run_hook(HOOK, payload(projects["a"], "sess-1"), projects["a"])
+    records = wait_for_log(env_a, 3)
+    assert [r["decision"] for r in records] == ["crush-server-several-cards"] * 3
+    assert fake.asked().count("/v1/workspaces") == 1  # the later calls asked nothing
+    assert "within 30 s" in str(records[-1]["attribution"])
+    assert other.stdin is not None
+    other.stdin.close()  # card B's client leaves
+    other.wait(5)
+    [memo] = (Path(env_a["LICH_HOOK_STATE_DIR"]) / "served").iterdir()
+    old = time.time() - 31
+    os.utime(memo, (old, old))
+    fake.run_hook(HOOK, payload(projects["a"], "sess-1"), projects["a"])
+    assert wait_for_log(env_a, 4)[-1]["decision"] == "report"
+    [got] = lich.wait(1)
+    assert got.accepted is not None and got.accepted["session_id"] == "card-A"

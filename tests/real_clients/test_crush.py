@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import statistics
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +23,7 @@ import pytest
 from lich_hooks.human.settings import registrations
 from lich_hooks.human.standin.server import Received, StandIn
 from tests.real_clients.support import crush as cr
-from tests.real_clients.support.claude import hook_runs, wait_for_hook
+from tests.real_clients.support.claude import hook_runs
 from tests.real_clients.support.clients import Client
 from tests.real_clients.support.model_api import AFTER_TOOL_TEXT, ModelAPI
 from tests.support.contract_check import assert_client_body
@@ -48,6 +49,22 @@ def _reported(received: Received) -> dict[str, object]:
     return assert_client_body("session-start", received.body)
 
 
+def _reports(env: dict[str, str], count: int, timeout: float = 60.0) -> list[str]:
+    """The hook's decisions once `count` of them are reports. A call the registered guard
+    ends in Crush's shell (its conversation already reported) starts nothing and logs
+    nothing, so later calls are counted in Crush's own log (cr.hook_times)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        decisions = sorted(str(r["decision"]) for r in hook_runs(env, "PreToolUse"))
+        if decisions.count("report") >= count:
+            return decisions
+        assert time.monotonic() < deadline, decisions
+        time.sleep(0.05)
+
+
+LATER = {"report", "report-in-flight", "already-reported"}
+
+
 def _uuids(crush: Client, env: dict[str, str], project: Path) -> list[str]:
     return [str(s["uuid"]) for s in cr.sessions(crush, env, project)]
 
@@ -59,7 +76,7 @@ def test_run_reports_crush_s_own_session_once(
     done = cr.run(crush, f"three tools {LS} {LS} {LS}", env, project)
     assert done.returncode == 0, done.stderr
     assert AFTER_TOOL_TEXT in done.stdout
-    runs = wait_for_hook(env, "PreToolUse", 3)
+    decisions = _reports(env, 1)
     [session] = _uuids(crush, env, project)
     [received] = lich.received
     assert _reported(received) == {
@@ -68,10 +85,10 @@ def test_run_reports_crush_s_own_session_once(
         "provider": "crush",
     }
     # each run logs once it ends, a report's after its answer: the order is not the calls'
-    assert sorted(str(r["decision"]) for r in runs) == ["already-reported"] * 2 + ["report"]
+    assert decisions.count("report") == 1 and set(decisions) <= LATER, decisions
     # Crush read nothing from our stdout: no decision, no failure, on every call
     assert len(cr.hook_times(project)) == 3
-    print(f"\ncrush run -> {received.accepted}; hook decisions {[r['decision'] for r in runs]}")
+    print(f"\ncrush run -> {received.accepted}; hook decisions {decisions}")
 
 
 def test_parallel_tool_calls_send_one_report(
@@ -80,13 +97,12 @@ def test_parallel_tool_calls_send_one_report(
     env = {**crush_env, **lich.env("card-batch")}
     done = cr.run(crush, '[[tool:ls*4 {"path": "."}]]', env, project)
     assert done.returncode == 0, done.stderr
-    runs = wait_for_hook(env, "PreToolUse", 4)
+    decisions = _reports(env, 1)
     assert len(lich.wait(1)) == 1
     [session] = _uuids(crush, env, project)
     assert _reported(lich.received[0])["provider_session_id"] == session
-    decisions = sorted(str(r["decision"]) for r in runs)
-    assert decisions.count("report") == 1, decisions
-    assert set(decisions) <= {"report", "report-in-flight", "already-reported"}, decisions
+    assert decisions.count("report") == 1 and set(decisions) <= LATER, decisions
+    assert len(cr.hook_times(project)) == 4
     print(f"\n4 tool calls in one turn: {decisions}")
 
 
@@ -107,7 +123,7 @@ def test_session_and_continue_report_the_switched_to_id_once(
     run(card_1, "--session", first)  # back to the first: lich must hear it again
     run(card_1, "--continue")  # the most recent is still the first: nothing new to say
     run(card_2, "--continue")  # another card continues it: that card hears it
-    wait_for_hook(card_1, "PreToolUse", 10)
+    decisions = _reports(card_1, 4)
     got = [(r.accepted or {}).get("session_id") for r in lich.received]
     ids = [_reported(r)["provider_session_id"] for r in lich.received]
     assert list(zip(got, ids, strict=True)) == [
@@ -116,8 +132,8 @@ def test_session_and_continue_report_the_switched_to_id_once(
         ("card-1", first),
         ("card-2", first),
     ]
-    decisions = [r["decision"] for r in hook_runs(card_1, "PreToolUse")]
-    assert decisions.count("report") == 4 and len(decisions) == 10, decisions
+    assert decisions.count("report") == 4 and set(decisions) <= LATER, decisions
+    assert len(cr.hook_times(project)) == 10
 
 
 def test_the_tui_reports_once_per_session_and_again_after_new_session(
@@ -126,18 +142,18 @@ def test_the_tui_reports_once_per_session_and_again_after_new_session(
     env = {**crush_env, **lich.env("card-tui")}
     with cr.tui(crush, env, project, tmp_path / "tui") as tui:
         tui.submit(f"two tools {LS} {LS}")
-        wait_for_hook(env, "PreToolUse", 2)
+        _reports(env, 1)
         tui.wait_for(AFTER_TOOL_TEXT)
         tui.keys("C-n")  # the TUI's "new session"
         tui.submit(f"again {LS} {LS}")
-        wait_for_hook(env, "PreToolUse", 4)
+        _reports(env, 2)
         tui.wait_for(AFTER_TOOL_TEXT)
         sessions = _uuids(crush, env, project)
     assert len(lich.wait(2)) == 2
     ids = [str(_reported(r)["provider_session_id"]) for r in lich.received]
     assert sorted(ids) == sorted(sessions) and ids[0] != ids[1], (ids, sessions)
     decisions = sorted(str(r["decision"]) for r in hook_runs(env, "PreToolUse"))
-    assert decisions == ["already-reported"] * 2 + ["report"] * 2, decisions
+    assert decisions.count("report") == 2 and set(decisions) <= LATER, decisions
     print(f"\nTUI: {ids} (crush session list: {sessions})")
 
 
@@ -253,3 +269,34 @@ def test_outside_lich_a_tool_call_costs_crush_no_more_than_3_ms(
     )
     assert medians["guard"] <= medians["nothing"] + 3.0, (guarded, nothing)
     assert guarded[0] <= nothing[0] + 3.0, (guarded, nothing)  # the first call: no dispatch
+
+
+def test_inside_lich_an_already_reported_call_costs_crush_no_more_than_3_ms(
+    crush: Client, tmp_path: Path, model_api: ModelAPI, project: Path, lich: StandIn
+) -> None:
+    """Issue 31: inside lich, a tool call of a conversation this card already reported ends
+    in the registered guard (`[ -e MARK ]`, base/commandline.py): no interpreter, so it
+    costs what `:` costs plus a stat. The first call reports; a call made while that
+    report is in flight still starts the hook (no mark yet), so calls 3 on are held."""
+    card = lich.env("card-fast")
+    nothing = _gaps(crush, tmp_path, model_api, ":", "nothing", card)
+    command = registrations.command("PreToolUse", "crush", str(LICH_HOOK))
+    guarded = _gaps(crush, tmp_path, model_api, command, "guard", card)
+    python = _gaps(crush, tmp_path, model_api, f"{sys.executable} -c pass", "python", card)
+    assert len(lich.wait(1)) == 1
+    env = {"LICH_HOOK_LOG": str(tmp_path / "guard" / "hook.log")}
+    started = [r["decision"] for r in hook_runs(env, "PreToolUse")]
+    medians = {
+        name: statistics.median(g[2:])
+        for name, g in (("nothing", nothing), ("guard", guarded), ("python", python))
+    }
+    print(
+        "\nCrush-side gap per tool call inside lich, ms (model answer -> 'Hook completed'):"
+        + "".join(
+            f"\n  {name:8} median (calls 3-{CALLS}) {medians[name]:.1f}  {[round(x, 1) for x in g]}"
+            for name, g in (("nothing", nothing), ("guard", guarded), ("python", python))
+        )
+        + f"\n  lich-hook started on {len(started)} of {CALLS} calls: {started}"
+    )
+    assert len(started) <= 2 and started.count("report") == 1, started
+    assert medians["guard"] <= medians["nothing"] + 3.0, (guarded, nothing)

@@ -133,7 +133,7 @@ def test_two_cards_in_one_dir_never_name_the_wrong_card(lab: Lab) -> None:
     # doctor names the server, the card it carries, and the directory two cards share
     assert "crush server" in said and "LICH_SESSION_ID=card-C" in said, said
     assert "another card's: this terminal is card-D" in said
-    assert f"several cards share {lab.dirs['projC']}" in said
+    assert f"reports are dropped in {lab.dirs['projC']}" in said and "2 different cards" in said
     # one workspace for projC, carrying card C's variables (first wins); card D joined it
     assert "card-C" in str(records[0]["attribution"]) and "card-D" in str(records[0]["attribution"])
     assert reports(lich_c) == [] and reports(lich_d) == []  # doctor probed card D: no report
@@ -153,5 +153,34 @@ def test_crush_run_joins_the_server_and_reports_nothing(lab: Lab) -> None:
         assert lich_b.wait(1, timeout=1) == []
     assert lich_a.received == []
     assert [r["decision"] for r in records] == ["crush-server-no-client"] * 2, records
-    assert all("no crush TUI shows session" in str(r["attribution"]) for r in records)
+    # the second call's refusal is the first's, remembered (docs/harnesses.md, Crush)
+    said = sorted(str(r["attribution"]) for r in records)
+    assert "no crush TUI shows session" in said[0] and "within 30 s" in said[1], said
     assert all("crush server" in str(r.get("crush_runner")) for r in records)
+
+
+def test_a_client_under_another_name_names_no_card(lab: Lab) -> None:
+    """Issue 31: card B's TUI started through a symlink (`cx`) in card A's folder joins card
+    A's workspace. Before, only processes named crush were clients, and card B's
+    conversation was reported on card A. Its connection is counted: nothing is sent."""
+    cx = lab.root / "bin" / "cx"
+    cx.parent.mkdir()
+    cx.symlink_to(lab.client.binary)
+    renamed = Client("crush", cx, lab.client.version, lab.client.release)
+    with StandIn() as lich_a, StandIn() as lich_b, ExitStack() as stack:
+        card_a = start(stack, lab, lab.card_env("card-A", lich_a), "projA")
+        card_a.submit(f"card A {LS}")
+        lab.wait_records(1)
+        lich_a.wait(1)
+        lab.tuis += 1
+        env_b = lab.card_env("card-B", lich_b)
+        card_b = stack.enter_context(
+            cr.tui(renamed, env_b, lab.dirs["projA"], lab.root / f"tui{lab.tuis}")
+        )
+        card_b.submit(f"card B {LS}")
+        records = lab.wait_records(2)
+        assert lich_b.wait(1, timeout=1) == []  # and card A got its own only (below)
+    assert [r["session_id"] for r in accepted(lich_a)] == ["card-A"], accepted(lich_a)
+    assert records[-1]["decision"] == "crush-server-client-unreadable", records
+    assert "held by no crush process" in str(records[-1]["attribution"])
+    print(f"\ncard B as cx: {records[-1]['attribution']}")

@@ -185,6 +185,7 @@ def test_every_record_directory_has_its_row_and_every_row_a_writer() -> None:
         session_record.REPORTED[0],
         session_record.SENDING[0],
         session_record.SERVED[0],
+        session_record.MARKS[0],
         record.WORKERS,
         install_record.INSTALLED[0],
         "codex-daemon",  # no release writes it any more: emptied

@@ -3,6 +3,7 @@ the report in flight for it. Kept in the state directory (hook/state/)."""
 
 from __future__ import annotations
 
+from lich_hooks.base.commandline import MARKS as MARKS_DIR
 from lich_hooks.base.homes import file_key
 from lich_hooks.hook import state
 
@@ -22,7 +23,16 @@ SENDING = ("sending",)
 # (served/<key of server pid, start time and id>: the card id), so its later calls
 # are deduped before any attribution.
 SERVED = ("served",)
+# The Crush guard's marks (base/commandline.py): `<card>.<conversation>.<crush pid>`, each
+# present only while the card's record holds that conversation, so a skip in the shell
+# is one the record would make (docs/harnesses.md, Crush).
+MARKS = (MARKS_DIR,)
 CARD_LIMIT = 4096
+# A refusal under the server, remembered (REFUSED + its decision) so the conversation's
+# next calls cost what a deduped one costs; judged again once this old, so a refusal of
+# the moment (another card's client connected then) delays a report, never loses it.
+REFUSED = b"\0refused "
+REFUSAL_SECONDS = 30.0
 # A claim outlives its sender only when the sender was killed hard: the send's
 # own deadline is 2 s, so an older claim is taken over.
 CLAIM_SECONDS = 3.0
@@ -45,8 +55,39 @@ def remember_reported(environ: Mapping[str, str], card: str, value: str) -> None
 
 def forget_reported(where: Where, card: str) -> None:
     """Drop the record before a new report: until lich answers 204 nobody knows which id it
-    holds, and a stale record would make a return to the old id look reported."""
+    holds, and a stale record would make a return to the old id look reported. The card's
+    guard marks go after it: a mark made meanwhile re-reads the record (`mark`)."""
     state.remove(where, REPORTED, file_key(card))
+    if file_key(card) != card:
+        return  # no mark is made for a card id the shell would not spell as its file
+    try:
+        directory = state.open_dir(where, MARKS, create=False)
+    except OSError:
+        return
+    try:
+        for name in directory.names():
+            if name.startswith(card + "."):
+                directory.unlink(name)
+    except OSError:
+        pass
+    finally:
+        directory.close()
+
+
+def mark(where: Where, card: str, value: str, name: str) -> None:
+    """Leave the guard's mark `name` for `value` (provider and id) just reported or found
+    reported for the card; removed again when the record no longer holds `value`."""
+    try:
+        directory = state.open_dir(where, MARKS, create=True)
+    except OSError:
+        return
+    try:
+        if directory.create(name, b"") and last_reported(where, card) != value:
+            directory.unlink(name)
+    except OSError:
+        directory.unlink(name)
+    finally:
+        directory.close()
 
 
 def _claim_name(card: str, value: str) -> str:
@@ -93,14 +134,30 @@ def served_name(server: int, started: int, value: str) -> str:
     return file_key(f"{server}-{started}\n{value}")
 
 
-def served(where: Where, name: str) -> str | None:
-    """The card a conversation under this server was attributed to, or None."""
-    data = state.read(where, SERVED, name, CARD_LIMIT)
+def served(where: Where, name: str, now: float) -> tuple[str | None, str | None]:
+    """(the card a conversation under this server went to, or the decision that refused it
+    within REFUSAL_SECONDS before `now`); (None, None) when neither."""
     try:
-        return None if not data else data.decode("utf-8")
+        directory = state.open_dir(where, SERVED, create=False)
+    except OSError:
+        return None, None
+    try:
+        data = directory.read(name, CARD_LIMIT)
+        if not data:
+            return None, None
+        if not data.startswith(REFUSED):
+            return data.decode("utf-8"), None
+        info = directory.lstat(name)
+        word = data[len(REFUSED) :].decode("ascii")
+        fresh = info is not None and -1.0 < now - info.st_mtime < REFUSAL_SECONDS
+        return None, word if fresh and word.startswith("crush-server-") else None
     except UnicodeDecodeError:
-        return None
+        return None, None
+    finally:
+        directory.close()
 
 
-def serve(environ: Mapping[str, str], name: str, card: str) -> None:
-    state.write(environ, SERVED, name, card.encode("utf-8", "surrogatepass"))
+def serve(environ: Mapping[str, str], name: str, card: str | None, refusal: str) -> None:
+    """Remember the card named for this conversation, or (None) the refusal's decision."""
+    data = card.encode("utf-8", "surrogatepass") if card else REFUSED + refusal.encode()
+    state.write(environ, SERVED, name, data)

@@ -64,6 +64,10 @@ def run(ctx: Context) -> Outcome:
         if claims and not claim.claim(ctx, identity, card, where=where):
             return Outcome("other-route-acts")
         claimed = _take(where, card, remembered, deduped)
+        if isinstance(claimed, Outcome) and claimed.decision == "already-reported":
+            mark = _guard_mark(ctx, own, card, conversation)
+            if mark is not None:
+                session_record.mark(where, card, remembered, mark)
     finally:
         if opened is not None:
             opened.close()
@@ -73,8 +77,12 @@ def run(ctx: Context) -> Outcome:
     # Every taken report is remembered, not only the deduped ones: a Claude
     # Code or Codex run in the same card replaces the id lich holds, and a Crush
     # or Antigravity resuming its old conversation there must then report again.
+    mark = _guard_mark(ctx, own, card, conversation)
+
     def remember() -> None:
         session_record.remember_reported(environ, card, remembered)
+        if mark is not None:
+            session_record.mark(environ, card, remembered, mark)
 
     def release() -> None:
         # After `remember` on a 204; on a failure the next call reports again.
@@ -88,6 +96,17 @@ def run(ctx: Context) -> Outcome:
         on_end=release if claimed else None,
         env=None if own else env,
     )
+
+
+def _guard_mark(ctx: Context, own: bool, card: str, conversation: str) -> str | None:
+    """The Crush guard's mark for this report, in Crush's local mode (its own card)."""
+    from lich_hooks.base import harnesses
+
+    if not own or ctx.route.shared != harnesses.CRUSH_SERVER:
+        return None
+    from lich_hooks.hook.shared import crush
+
+    return crush.guard_mark(ctx.environ, card, conversation)
 
 
 def _take(root: Where, card: str, remembered: str, deduped: bool) -> Outcome | bool | None:

@@ -43,6 +43,8 @@ RULES: tuple[Rule, ...] = (
     ("reported", 30 * DAY, 200, False, ()),
     # the same: a report's claim, left behind only by a sender killed hard
     ("sending", 60.0, 200, False, ()),
+    # the same: the Crush guard's marks (a mark gone costs one Python start, never a report)
+    ("crush-reported", 30 * DAY, 200, False, ()),
     # the same: which card a conversation under a crush server went to (a record gone
     # costs one attribution more, never a report)
     ("served", 30 * DAY, 200, False, ()),

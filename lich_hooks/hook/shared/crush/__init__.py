@@ -53,32 +53,41 @@ def card(ctx: Context) -> LichEnv | Outcome | None:
     remembered = f"{ctx.provider}\n{conversation}"
     life = procfs.started(pid)
     name = None if life is None else session_record.served_name(pid, life, remembered)
-    if name is not None and _served_already(ctx, pid, name, remembered):
-        return Outcome("already-reported")
+    if name is not None:
+        known = _served_already(ctx, pid, name, remembered)
+        if known is not None:
+            return known
     found = find_card(pid, ctx.environ, payload.text("cwd"), conversation)
-    if name is not None and found.lich is not None:
-        session_record.serve(ctx.environ, name, found.lich["LICH_SESSION_ID"])
+    if name is not None:
+        card = (found.lich or {}).get("LICH_SESSION_ID")
+        session_record.serve(ctx.environ, name, card, found.decision)
     return core.attributed(ctx, found, started)
 
 
-def _served_already(ctx: Context, pid: int, name: str, remembered: str) -> bool:
-    """Was `remembered` already reported for the card this server's conversation went
-    to? Both records read through one opening of the state directory."""
+def _served_already(ctx: Context, pid: int, name: str, remembered: str) -> Outcome | None:
+    """`already-reported` when `remembered` went to a card whose last report it is, the
+    refusal when it was refused within REFUSAL_SECONDS, else None: both records read
+    through one opening of the state directory."""
     from lich_hooks.hook import state
     from lich_hooks.hook.jobs import session_record
+    from lich_hooks.hook.outcome import Outcome
 
     try:
         root = state.open_root(ctx.environ, create=False)
     except OSError:
-        return False
+        return None
     try:
-        card = session_record.served(root, name)
+        card, refused = session_record.served(root, name, time.time())
+        if refused is not None:
+            within = f"within {session_record.REFUSAL_SECONDS:g} s"
+            ctx.log.set(attribution=f"refused under crush server {pid} {within}: {refused}")
+            return Outcome(refused)
         if card is None or session_record.last_reported(root, card) != remembered:
-            return False
+            return None
     finally:
         root.close()
     ctx.log.set(attribution=f"already reported for card {card} under crush server {pid}")
-    return True
+    return Outcome("already-reported")
 
 
 def who_runs(start: int | None = None, proc: str = probe.PROC) -> decide.Runner:
@@ -118,14 +127,43 @@ def find_card(
         listed = probe.clients(server, proc) if probe.can_list_clients(proc) else None
     except probe.ProbeError as error:
         return decide.Attribution(decide.PROBE_FAILED, f"crush server {server}: {error}")
+    if isinstance(listed, decide.Attribution):
+        return listed
     held = viewers is not None
-    return decide.choose(workspace, session, held, listed, _resolved, viewers)
+    return decide.choose(workspace, session, held, listed, resolved_dir, viewers)
 
 
-def _resolved(client: decide.Client) -> str | None:
+def resolved_dir(client: decide.Client) -> str | None:
     """Where a client works, symlinks resolved as the workspace paths are (/proc's cwd is)."""
     where = decide.work_dir(client)
     return None if where is None else decide.normalise(os.path.realpath(where))
+
+
+def guard_mark(environ: Mapping[str, str], card: str, conversation: str) -> str | None:
+    """The name of the mark the registered guard tests for `conversation` reported by this
+    card in Crush's local mode (base/commandline.py MARK), or None where that guard would
+    not find it: ids the shell would spell otherwise, a state directory its expansion
+    does not name, or no local crush as the hook's parent (`$$` in its shell).
+    """
+    from lich_hooks.base import commandline, homes
+    from lich_hooks.hook import procfs
+
+    if sys.platform == "win32" or environ.get("CRUSH_SESSION_ID") != conversation:
+        return None
+    if environ.get("LICH_SESSION_ID") != card or homes.file_key(card) != card:
+        return None
+    if homes.file_key(conversation) != conversation:
+        return None
+    shell, real = commandline.marked_state_dir(environ), homes.state_dir(environ)
+    if real is None or ".." in shell.split("/"):
+        return None
+    if os.path.normpath(shell) != os.path.normpath(real):
+        return None
+    parent = os.getppid()
+    argv = procfs.cmdline(parent)
+    if argv is None or not decide.is_crush(argv) or decide.is_server(argv):
+        return None
+    return f"{card}.{conversation}.{parent}"
 
 
 def windows_refusal(server: int) -> decide.Attribution:

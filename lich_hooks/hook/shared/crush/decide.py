@@ -132,6 +132,51 @@ def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
     return nearest(ancestors, (is_server, SERVER, "crush server"), (is_crush, "crush"))
 
 
+class Holder(Client):
+    """A process holding connections the server accepted: their inodes (`held`), and its
+    owner (`uid`, None: gone). An unreadable argv is empty."""
+
+    __slots__ = ("held", "uid")
+
+    def __init__(
+        self, pid: int, argv: Sequence[str], cwd: str | None, lich: Mapping[str, str] | None
+    ) -> None:
+        super().__init__(pid, argv, cwd, lich)
+        self.held: set[int] = set()
+        self.uid: int | None = None
+
+
+def account(
+    peers: set[int], holders: Sequence[Holder], server_uid: int | None
+) -> list[Client] | Attribution:
+    """The server's clients when every connection it accepted (`peers`) is held by a crush
+    client of its own user whose argv, cwd and environment were read; else why not.
+
+    A connection no readable crush process holds may be a crush under another
+    name (a symlink, a download's name) in any workspace, another user's or a
+    non-dumpable one: anyone's. Cannot tell, so no card (docs/harnesses.md, Crush).
+    """
+    for holder in holders:
+        what = f"process {holder.pid} holds a connection to the crush server"
+        if not is_crush(holder.argv) or is_server(holder.argv):
+            shown = holder.argv[0].rsplit("/", 1)[-1] if holder.argv else "?"
+            return Attribution(UNREADABLE, f"{what} and is not a crush client ({shown!r})")
+        if holder.uid is None or holder.uid != server_uid:
+            return Attribution(UNREADABLE, f"{what} as another user (uid {holder.uid})")
+        if holder.cwd is None or holder.lich is None:
+            return Attribution(UNREADABLE, f"{what} and its cwd or environment is unreadable")
+    left = set(peers)
+    for holder in holders:
+        left -= holder.held
+    if left:
+        return Attribution(
+            UNREADABLE,
+            f"{len(left)} connection(s) to the crush server are held by no crush process this "
+            "hook can read (another name, another user's, or unreadable): cannot tell whose",
+        )
+    return list(holders)
+
+
 class Workspace:
     """One workspace the server listed: its id, directory, and its creator's LICH_* (or None)."""
 

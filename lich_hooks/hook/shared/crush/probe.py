@@ -20,15 +20,17 @@ import os
 
 from lich_hooks.hook import procfs
 from lich_hooks.hook.shared.core import LICH_KEYS, Client
-from lich_hooks.hook.shared.crush.decide import Workspace, host_flag, is_crush, is_server
+from lich_hooks.hook.shared.crush import decide
+from lich_hooks.hook.shared.crush.decide import Workspace, host_flag, is_server
 from lich_hooks.hook.shared.proc import (
     PROC,
     ProbeError,
     can_list_clients,
+    connection_peers,
     environ_of,
+    holders,
     lich_environ,
     socket_inodes,
-    unix_peers,
 )
 
 TYPE_CHECKING = False
@@ -192,31 +194,37 @@ def session_viewers(socket: str, workspace: str, session: str) -> int | None:
     return viewers if isinstance(viewers, int) and not isinstance(viewers, bool) else 0
 
 
-def clients(server: int, proc: str = PROC) -> list[Client]:
-    """Every crush process (but the server) holding a socket connected to the server's.
+def clients(server: int, proc: str = PROC) -> list[Client] | decide.Attribution:
+    """Every client of the server: the holder of each connection it accepted, read, or why
+    one cannot be (decide.account: a connection held by no readable crush process of the
+    server's user is "cannot tell"). Only processes named crush are read (proc.holders:
+    the names choose whom to read, never who is a client).
 
     Raises ProbeError when the server's sockets or their peers cannot be read.
     """
     mine = socket_inodes(server, proc)
     if mine is None:
         raise ProbeError(f"cannot read the sockets of crush server {server}")
-    peers = unix_peers(sorted(mine))
-    me = os.getpid()
-    found = []
-    for name in os.listdir(proc):
-        if not name.isdigit():
-            continue
-        pid = int(name)
-        if pid in (me, server) or procfs.comm(pid, proc) not in (b"crush", b"crush.exe"):
-            continue
-        argv = procfs.cmdline(pid, proc)
-        if argv is None or not is_crush(argv) or is_server(argv):
-            continue
-        held = socket_inodes(pid, proc)
-        if not held or held.isdisjoint(peers):
-            continue
-        found.append(Client(pid, argv, procfs.cwd(pid, proc), lich_environ(pid, proc)))
+    peers = connection_peers(mine)
+    held, _ = holders(peers, (b"crush", b"crush.exe"), (server, os.getpid()), proc)
+    found = [_holder(pid, inodes, proc) for pid, inodes in held.items()]
+    return decide.account(peers, found, _uid(server, proc))
+
+
+def _holder(pid: int, held: set[int], proc: str) -> decide.Holder:
+    argv = procfs.cmdline(pid, proc)
+    found = decide.Holder(pid, argv or [], procfs.cwd(pid, proc), lich_environ(pid, proc))
+    found.held = held
+    found.uid = _uid(pid, proc)
     return found
+
+
+def _uid(pid: int, proc: str) -> int | None:
+    """The owner of /proc/<pid>: its effective user, or root when it is not dumpable."""
+    try:
+        return os.stat(f"{proc}/{pid}").st_uid
+    except OSError:
+        return None
 
 
 def servers(proc: str = PROC) -> list[tuple[int, list[str]]]:

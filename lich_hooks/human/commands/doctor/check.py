@@ -8,6 +8,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Literal
 
     Status = Literal["ok", "warn", "fail", "info", "skip"]
@@ -62,6 +63,28 @@ class Check:
 
 def worst(statuses: list[Status]) -> Status:
     return max(statuses, key=lambda s: RANK[s]) if statuses else OK
+
+
+def describe(lich: Mapping[str, str] | None) -> str:
+    """A card's variables for a person: the token as its length only."""
+    if lich is None:
+        return "environment unreadable"
+    if not lich:
+        return "no lich card (started outside lich)"
+    parts = [f"{key}={lich[key]}" for key in ("LICH_SESSION_ID", "LICH_PORT") if key in lich]
+    if lich.get("LICH_TOKEN"):
+        parts.append(f"LICH_TOKEN=<redacted, {len(lich['LICH_TOKEN'])} characters>")
+    return ", ".join(parts)
+
+
+def carries(carried: Mapping[str, str] | None, mine: str | None) -> tuple[str | None, str]:
+    """The card a shared process (Codex's daemon, Crush's server) carries, and that
+    said for a person, naming it as another card's than the terminal doctor runs in."""
+    whose = f"carries {describe(carried)}"
+    card = (carried or {}).get("LICH_SESSION_ID")
+    if card and mine and card != mine:
+        whose += f" (another card's: this terminal is {mine})"
+    return card, whose
 
 
 def shared_process(

@@ -22,7 +22,14 @@ import sys
 from lich_hooks.base.homes import codex_home
 from lich_hooks.base.safefile import read_regular, same_file
 from lich_hooks.hook.shared.codex import decide, probe
-from lich_hooks.human.commands.doctor.check import FAIL, OK, Check, shared_process
+from lich_hooks.human.commands.doctor.check import (
+    FAIL,
+    OK,
+    Check,
+    carries,
+    describe,
+    shared_process,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,28 +81,6 @@ def _pid_file_daemon(home: str) -> int | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return pid
-
-
-def describe(lich: Mapping[str, str] | None) -> str:
-    """A card's variables for a person: the token as its length only."""
-    if lich is None:
-        return "environment unreadable"
-    if not lich:
-        return "no lich card (started outside lich)"
-    parts = [f"{key}={lich[key]}" for key in ("LICH_SESSION_ID", "LICH_PORT") if key in lich]
-    if lich.get("LICH_TOKEN"):
-        parts.append(f"LICH_TOKEN=<redacted, {len(lich['LICH_TOKEN'])} characters>")
-    return ", ".join(parts)
-
-
-def carries(carried: Mapping[str, str] | None, mine: str | None) -> tuple[str | None, str]:
-    """The card a shared process (Codex's daemon, Crush's server) carries, and that
-    said for a person, naming it as another card's than the terminal doctor runs in."""
-    whose = f"carries {describe(carried)}"
-    card = (carried or {}).get("LICH_SESSION_ID")
-    if card and mine and card != mine:
-        whose += f" (another card's: this terminal is {mine})"
-    return card, whose
 
 
 def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:

@@ -18,9 +18,15 @@ from __future__ import annotations
 import os
 import sys
 
-from lich_hooks.hook.shared.crush import decide, probe
-from lich_hooks.human.commands.doctor.check import FAIL, OK, Check, shared_process
-from lich_hooks.human.commands.doctor.codex_daemon import carries, describe
+from lich_hooks.hook.shared.crush import decide, probe, resolved_dir
+from lich_hooks.human.commands.doctor.check import (
+    FAIL,
+    OK,
+    Check,
+    carries,
+    describe,
+    shared_process,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -70,35 +76,17 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     mine = environ.get("LICH_SESSION_ID")
     for pid, _argv in running:
         card, whose = carries(probe.lich_environ(pid, proc), mine)
-        rows = []
-        cards: dict[str, set[str | None]] = {}
-        try:
-            for space in probe.workspaces(socket):
-                rows.append(f"workspace {space.id} in {space.path}: {describe(space.lich)}")
-                where = os.path.realpath(space.path)
-                cards.setdefault(where, set()).add((space.lich or {}).get("LICH_SESSION_ID"))
-            clients: list[decide.Client] = probe.clients(pid, proc)
-        except probe.ProbeError as error:
-            clients = []
-            whose += f"; it cannot be asked ({error})"
-        for client in clients:
-            rows.append(f"client {client.pid} in {client.cwd or '(gone)'}: {describe(client.lich)}")
-            if client.cwd is not None and client.cwd in cards:
-                cards[client.cwd].add((client.lich or {}).get("LICH_SESSION_ID"))
+        rows, dropped = _dropped(pid, socket, proc)
         summary = (
             f"crush server {pid} runs every hook of the Crush clients started with "
             "CRUSH_CLIENT_SERVER=1"
         )
-        shared = sorted(where for where, named in cards.items() if len(named) > 1)
         checks.append(
             shared_process(
                 NAME,
                 summary,
-                shared=(
-                    f"; several cards share {', '.join(shared)}: their reports are dropped "
-                    f"(it {whose})"
-                )
-                if shared
+                shared=f"; reports are dropped {'; '.join(dropped)} (it {whose})"
+                if dropped
                 else None,
                 other_card=(f"; it {whose}: commands the agent runs here see that card's variables")
                 if card and mine and card != mine
@@ -111,6 +99,30 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
             )
         )
     return checks
+
+
+def _dropped(pid: int, socket: str, proc: str) -> tuple[list[str], list[str]]:
+    """The server's workspaces and clients as rows, and where the hook drops reports and
+    why: the hook's own rules (decide.account, decide.choose) asked for a conversation a
+    TUI shows in each workspace, so doctor says what the hook does."""
+    rows: list[str] = []
+    try:
+        spaces = probe.workspaces(socket)
+        listed = probe.clients(pid, proc)
+    except probe.ProbeError as error:
+        return rows, [f"everywhere: it cannot be asked ({error})"]
+    for space in spaces:
+        rows.append(f"workspace {space.id} in {space.path}: {describe(space.lich)}")
+    if isinstance(listed, decide.Attribution):
+        return rows, [f"everywhere: {listed.why}"]
+    rows += [f"client {c.pid} in {c.cwd or '(gone)'}: {describe(c.lich)}" for c in listed]
+    dropped = []
+    for space in spaces:
+        where = decide.Workspace(space.id, os.path.realpath(space.path), space.lich)
+        found = decide.choose(where, "?", True, listed, resolved_dir, 1)
+        if found.lich is None:
+            dropped.append(f"in {space.path}: {found.why}")
+    return rows, dropped
 
 
 def _windows() -> list[Check]:
