@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from subprocess import Popen
 
+    from lich_hooks.hook.jobs.agent_cards.record import Worker
+
 CHECK_SECONDS = 5.0
 USER_COMMAND_SECONDS = 10.0
 OUTPUT_LIMIT = 64 * 1024  # a status line is a few lines; the rest is cut
@@ -34,23 +36,25 @@ def main(args: list[str]) -> int:
         if mine:
             parts.append(mine)
     try:
-        count = count_workers(environ, time.time())
+        count, whole = count_workers(environ, time.time())
     except Exception as error:  # a status line must never show a traceback
-        count = 0
+        count, whole = 0, True
         _log_crash(environ, error)
-    if count > 0:
+    if count > 0 or not whole:
         from lich_hooks.hook.jobs.agent_cards.text import text
 
         lang = LichEnv(environ).lang
-        key = "workers_one" if count == 1 else "workers_many"
-        parts.append(text(lang, key, count=count).encode("utf-8"))
+        key = "workers_one" if count == 1 and whole else "workers_many"
+        shown = f"{count}" if whole else f"{count}+"  # more records than one run reads
+        parts.append(text(lang, key, count=shown).encode("utf-8"))
     if parts:
         _write(b"\n".join(parts) + b"\n")
     state = sys.modules.get("lich_hooks.hook.state")  # loaded only by a run that had a card
-    if state is not None and state.WRITTEN:
+    if state is not None and (state.WRITTEN or not whole):
         from lich_hooks.hook.state import prune
 
-        prune.after_run(environ, time.time())  # after the line is out: detached
+        # after the line is out: detached; a folder past the bound is pruned back under it
+        prune.after_run(environ, time.time(), wanted=not whole)
     return 0
 
 
@@ -220,34 +224,30 @@ def _end(proc: Popen[bytes], cut: bool) -> None:
         pass
 
 
-def count_workers(environ: Mapping[str, str], now: float) -> int:
-    """How many recorded workers of this card are still running, reconciled with lich."""
+def count_workers(environ: Mapping[str, str], now: float) -> tuple[int, bool]:
+    """How many recorded workers of this card are still running, reconciled with lich,
+    and whether that is all of them (False: the folder held more than one run reads)."""
     env = LichEnv(environ)
     if env.card is None:
-        return 0
+        return 0, True
     from lich_hooks.hook.jobs.agent_cards import record
 
-    workers = record.workers(environ, env.card, now)
+    workers, whole = record.workers(environ, env.card, now)
     if not workers:
-        return 0
+        return 0, whole
     last = record.checked_at(environ, env.card)
     if last is not None and 0 <= now - last < CHECK_SECONDS:
-        return len(workers)
+        return len(workers), whole
     # Claim this period first, so the runs that follow within it use the cache
     # instead of asking lich again while this one waits for it.
     record.mark_checked(environ, env.card, now)
     rows = sessions(env, environ)
     if rows is None:
-        return len(workers)  # a list lich cannot give keeps the count
-    running = 0
-    for worker in workers:
-        if finished(worker, rows):
-            name = worker.get("name")
-            if isinstance(name, str):
-                record.remove(environ, env.card, name)
-        else:
-            running += 1
-    return running
+        return len(workers), whole  # a list lich cannot give keeps the count
+    done = [worker["name"] for worker in workers if finished(worker, rows)]
+    if done:
+        record.remove(environ, env.card, *done)
+    return len(workers) - len(done), whole
 
 
 def sessions(env: LichEnv, environ: Mapping[str, str]) -> list[dict[str, object]] | None:
@@ -274,22 +274,17 @@ def sessions(env: LichEnv, environ: Mapping[str, str]) -> list[dict[str, object]
     return [row for row in value if isinstance(row, dict)]
 
 
-def finished(worker: dict[str, object], rows: list[dict[str, object]]) -> bool:
+def finished(worker: Worker, rows: list[dict[str, object]]) -> bool:
     """A shared worker ends when lich drops it; an isolated one also when it is `done`.
 
     Rows match by roster name or session id, so a worker renamed in lich still counts.
     """
-    name = worker.get("name")
+    name = worker["name"]
     ident = worker.get("id")
-    listed = [
-        row
-        for row in rows
-        if row.get("name") == name or (isinstance(ident, str) and ident and row.get("id") == ident)
-    ]
+    listed = [row for row in rows if row.get("name") == name or (ident and row.get("id") == ident)]
     if not listed:
         return True
-    isolated = isinstance(worker.get("branch"), str) and bool(worker.get("branch"))
-    return isolated and any(row.get("state") == "done" for row in listed)
+    return bool(worker.get("branch")) and any(row.get("state") == "done" for row in listed)
 
 
 def _write(data: bytes) -> None:

@@ -1,6 +1,10 @@
-"""The per-user state directory: best-effort (a missing, read-only or corrupt directory
-makes a hook forget, never fail); what it may touch: docs/troubleshooting.md ("What
-lich-hook writes"). Writers note `WRITTEN`; prune.py's `after_run` prunes.
+"""The per-user state directory: what it may create and what it never touches is
+docs/troubleshooting.md's "What lich-hook writes"; the records live beside the code that
+keeps them (each names its directory in prune.py's RULES).
+
+Everything here is best-effort: a missing, read-only or corrupt directory makes a hook
+forget, never fail. Nothing here prunes: a run that wrote a record is noted in `WRITTEN`,
+and calls prune.py's `after_run` once its output is out.
 """
 
 from __future__ import annotations
@@ -8,11 +12,11 @@ from __future__ import annotations
 import os
 
 from lich_hooks.base.homes import state_dir
-from lich_hooks.base.safefile import Dir
+from lich_hooks.base.safefile import Dir, is_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Mapping
 
     # The environ (the state directory opened per call), or its root already open.
     Where = Mapping[str, str] | Dir
@@ -27,8 +31,12 @@ class Unusable(OSError):
 
 
 def make_dirs(path: str) -> None:
-    """Create `path` and its missing parents, one level at a time, each 0700; an existing
-    directory keeps its mode and owner (a 0o277 umask is corrected only on ones made here).
+    """Create `path` and its missing parents, one level at a time, each 0700.
+
+    Only directories this call creates are touched: an existing parent keeps
+    its mode and owner, whatever they are. A umask that takes the owner's
+    own bits away (0o277) is corrected on the directory just made, nothing
+    else.
     """
     missing: list[str] = []
     current = path
@@ -60,8 +68,10 @@ def _check_root(root: Dir) -> None:
 
 
 def open_root(environ: Mapping[str, str], create: bool) -> Dir:
-    """The state directory, opened (made when `create`); the path itself may be a symlink
-    (the user's choice), nothing below it is followed.
+    """The state directory, opened; made (with its missing parents) when `create`.
+
+    The configured path itself may be a symlink to a directory (the user's
+    own choice); everything below it is opened without following any.
     """
     path = state_dir(environ)
     if path is None:
@@ -82,8 +92,11 @@ def open_root(environ: Mapping[str, str], create: bool) -> Dir:
 
 
 def open_dir(where: Where, parts: tuple[str, ...], create: bool) -> Dir:
-    """The directory `parts` (each a file_key) inside the state directory; `where`: the
-    environ, or a root a run already opened (kept open so a job opens it once).
+    """The directory `parts` (at least one, each a file_key) inside the state directory.
+
+    `where` is the environ (the state directory is opened, then closed once
+    descended) or the root a run already opened, which stays open for its next
+    call: a job that makes several calls opens the state directory once.
     """
     current = where if isinstance(where, Dir) else open_root(where, create)
     try:
@@ -122,38 +135,56 @@ def write(where: Where, parts: tuple[str, ...], name: str, data: bytes) -> None:
     WRITTEN.add((parts, name))
 
 
-def remove(where: Where, parts: tuple[str, ...], name: str) -> None:
+def remove(where: Where, parts: tuple[str, ...], *names: str) -> None:
+    """Remove records, the directory opened once for all of them."""
     try:
         directory = open_dir(where, parts, create=False)
     except OSError:
         return
     try:
-        directory.unlink(name)
+        for name in names:
+            directory.unlink(name)
     finally:
         directory.close()
 
 
 def entries(
-    environ: Mapping[str, str], parts: tuple[str, ...], since: float | None = None
-) -> Iterator[tuple[str, bytes]]:
-    """(name, bytes) of every regular file in `parts` (dot files skipped); `since`: only
-    those modified since (older ones are the pruner's).
+    environ: Mapping[str, str],
+    parts: tuple[str, ...],
+    since: float,
+    size: int,
+    names: int,
+    newest: int,
+) -> tuple[list[tuple[str, bytes]], bool]:
+    """(name, bytes) of the `newest` regular files modified at or after `since`, among the
+    first `names` entries of the directory `parts` (dot files skipped), each at most `size`
+    bytes (a larger one is left out); and whether nothing was left unread past those bounds.
+
+    One lstat for each entry looked at, no read for the rest: records past their prune age
+    are the pruner's, not a reader's, and the bounds hold whatever the directory holds.
     """
     try:
         directory = open_dir(environ, parts, create=False)
     except OSError:
-        return
+        return [], True
     try:
-        for name in directory.names():
+        listed = directory.names(names + 1)
+        whole = len(listed) <= names
+        dated = []
+        for name in listed[:names]:
             if name.startswith("."):
                 continue
-            if since is not None:
-                info = directory.lstat(name)
-                if info is None or info.st_mtime < since:
-                    continue
-            data = directory.read(name, 1 << 16)
+            info = directory.lstat(name)
+            if info is not None and not is_dir(info.st_mode) and info.st_mtime >= since:
+                dated.append((info.st_mtime, name))
+        dated.sort(reverse=True)
+        whole = whole and len(dated) <= newest
+        found = []
+        for _, name in dated[:newest]:
+            data = directory.read(name, size)
             if data is not None:
-                yield name, data
+                found.append((name, data))
+        return found, whole
     finally:
         directory.close()
 

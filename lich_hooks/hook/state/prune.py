@@ -1,6 +1,11 @@
-"""Keeping the state directory bounded: one table of rules (RULES), pruned off the harness's
-wait at most every PRUNE_EVERY; what it guarantees (three open directories, clocks that
-jump, never this run's records) is docs/troubleshooting.md's "What lich-hook writes".
+"""Keeping the state directory bounded: one table of what is pruned, run off the harness's
+wait; what this must hold whatever the directory looks like (off the wait, at most three
+directories open, clocks that jump) is docs/troubleshooting.md's "What lich-hook writes".
+
+A run that wrote a record calls `after_run` when its output is out; at most once
+every PRUNE_EVERY seconds that forks a detached pruner (the detached sender, already
+off the wait, prunes inline). An mtime in the future counts as now, and a record this
+process wrote (state.WRITTEN) is never pruned by it.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ PRUNE_MARKER = ".pruned"
 EMPTY_CARD_SECONDS = 60.0  # a card directory left empty is kept this long (a writer may be in it)
 DAY = 86400.0
 MINE = float("inf")  # the "when" of a record this process wrote
+NEVER = float("inf")
 
 # Every record directory, the module that writes it, and its rule: entries older than
 # the age go, and all but the newest `keep`; a nested directory holds one directory per
@@ -56,18 +62,24 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def after_run(environ: Mapping[str, str], now: float, inline: bool = False) -> None:
-    """Prune if this process wrote a record and the last prune is PRUNE_EVERY old; detached
-    unless `inline` (already off the wait). Best-effort: errors swallowed.
+def after_run(
+    environ: Mapping[str, str], now: float, inline: bool = False, wanted: bool = False
+) -> None:
+    """Prune if this process wrote a record (or `wanted`: a reader found more records than
+    it reads) and the last prune is PRUNE_EVERY old.
+
+    Detached (its own process, the harness's pipes dropped) unless `inline`:
+    the caller is already off the harness's wait. Best-effort: errors are
+    swallowed, and where fork is missing or fails nothing is pruned this time.
     """
     try:
-        _after_run(environ, now, inline)
+        _after_run(environ, now, inline, wanted)
     except Exception:  # noqa: S110 - best-effort state, never the turn
         pass
 
 
-def _after_run(environ: Mapping[str, str], now: float, inline: bool) -> None:
-    if not state.WRITTEN or not due(environ, now):
+def _after_run(environ: Mapping[str, str], now: float, inline: bool, wanted: bool) -> None:
+    if not (state.WRITTEN or wanted) or not due(environ, now):
         return
     if inline:
         _prune_and_log(environ, now)
@@ -129,7 +141,11 @@ def maybe_prune(environ: Mapping[str, str], now: float) -> int:
 
 
 def prune(root: Dir, now: float, rules: tuple[Rule, ...] | None = None) -> int:
-    """Apply every rule under `root` (stray temp files included); returns how many went."""
+    """Apply every rule under `root`; returns how many entries went.
+
+    Stray temporary files (a writer killed between create and rename) go with
+    their directory's other old entries.
+    """
     removed = 0
     for name, max_age, keep, nested, spared in RULES if rules is None else rules:
         try:
@@ -150,7 +166,11 @@ def prune(root: Dir, now: float, rules: tuple[Rule, ...] | None = None) -> int:
 def _files(
     directory: Dir, now: float, parts: tuple[str, ...], spared: tuple[str, ...]
 ) -> list[tuple[float, str]]:
-    """(when, name) of every non-directory entry; future mtimes count as now, ours as MINE."""
+    """(when, name) of every entry that is not a directory; future mtimes count as now.
+
+    What this process wrote counts as newer than everything (MINE): it is
+    kept and counted, never this run's to remove.
+    """
     found = []
     for name in directory.names():
         if name in spared:
@@ -172,8 +192,11 @@ def _drop(
     max_age: float,
     keep: int,
 ) -> int:
-    """Unlink entries older than `max_age` and all but the newest `keep`; with `parent`,
-    each card's directory is opened only while its entries go.
+    """Unlink the entries older than `max_age` and all but the newest `keep`.
+
+    `dated` holds (when, card, name): with `parent`, each card's directory is
+    opened under it only while its entries are removed, one at a time;
+    without, every entry is in `directory`.
     """
     dated.sort(key=lambda item: item[0], reverse=True)
     doomed: dict[str, list[str]] = {}
