@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 from lich_hooks.base import commandline
-from lich_hooks.base.harnesses import REGISTRATIONS
+from lich_hooks.base.harnesses import REGISTRATIONS, reinstall
 from lich_hooks.base.safefile import same_file
 from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
 from lich_hooks.human.settings import discovery, kinds, modules, ours, registrations
@@ -79,6 +79,15 @@ def judge_command(
         if not os.path.isabs(program):
             missing = f"runs `{program}` from PATH, and there is no {program} on PATH"
         return Check(what, FAIL, missing, _missing_fix(found, executable, environ))
+    interpreter = _interpreter_gone(target)
+    if interpreter is not None:
+        return Check(
+            what,
+            FAIL,
+            f"runs {target}, which cannot start: its Python {interpreter} is gone (upgraded "
+            "or removed), so it reports nothing",
+            reinstall(target),
+        )
     if executable is not None and same_file(target, executable):
         return Check(what, OK, f"runs this installation ({target})")
     return Check(
@@ -87,6 +96,21 @@ def judge_command(
         f"runs another installation: {target}",
         "lich-hook install <harness> switches it to this one",
     )
+
+
+def _interpreter_gone(program: str) -> str | None:
+    """The `#!` interpreter of a script that names one which is not there, else None."""
+    from lich_hooks.base.safefile import read_regular
+
+    try:
+        head = read_regular(program, 512, follow=True)
+    except (OSError, ValueError):
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].split(b"\n", 1)[0].split()
+    interpreter = os.fsdecode(words[0]) if words else ""
+    return interpreter if interpreter and not os.path.exists(interpreter) else None
 
 
 def _missing_fix(
@@ -335,6 +359,16 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
     for found, check in rows:
         if found.blockers and found.harness.key in working:
             check.status = WARN  # another registration of this harness works
+        elif check.status == FAIL and not found.plugin and found.harness.key in working:
+            # its program is gone or cannot start, and the plugin reports: not a failure,
+            # and taking these entries out is the fix (the plugin's claim made them silent)
+            scope = " --scope project" if found.label.startswith("project") else ""
+            check.status = WARN
+            check.summary += f"; {found.harness.title}'s plugin reports instead"
+            check.fix = (
+                f"`lich-hook uninstall {found.harness.key}{scope}` takes these entries out "
+                f"(the plugin goes on reporting); or {check.fix}"
+            )
         if found.runs and not found.yields_to_install:
             # Copies of one plugin are one registration; the project may be the home.
             source = found.owner or os.path.realpath(found.path)
