@@ -35,7 +35,9 @@ def undecided(source: str) -> list[str]:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             decorators = node.decorator_list
             if any(_named(d, "given") for d in decorators) and not any(
-                _sets_deadline(_named(d, "settings")) for d in decorators
+                _sets_deadline(_named(d, "settings"))
+                or (isinstance(d, ast.Name) and d.id in decided)  # `PROPERTY = settings(...)`
+                for d in decorators
             ):
                 missing.append(f"{node.name} (line {node.lineno})")
         elif isinstance(node, ast.ClassDef) and any(
@@ -65,5 +67,8 @@ def test_the_check_sees_a_property_test_without_a_deadline() -> None:
         "M.TestCase.settings = settings(max_examples=5)\n"
         "class N(RuleBasedStateMachine): ...\n"
         "N.TestCase.settings = settings(deadline=None)\n"
+        "LOOSE = settings(max_examples=5)\nTIMED = settings(deadline=None)\n"
+        "@LOOSE\n@given(st.text())\ndef test_c(s): ...\n"
+        "@TIMED\n@given(st.text())\ndef test_d(s): ...\n"
     )
-    assert undecided(planted) == ["test_a (line 3)", "M (line 7)"]
+    assert undecided(planted) == ["test_a (line 3)", "M (line 7)", "test_c (line 15)"]

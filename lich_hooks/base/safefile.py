@@ -230,9 +230,19 @@ class Dir:
         except OSError:
             return None
 
-    def names(self) -> list[str]:
+    def names(self, limit: int | None = None) -> list[str]:
+        """Every entry's name, or the first `limit` the directory gives (not all read)."""
+        where = self.fd if self.fd is not None else self.path
         try:
-            return os.listdir(self.fd if self.fd is not None else self.path)
+            if limit is None:
+                return os.listdir(where)
+            found: list[str] = []
+            with os.scandir(where) as scan:
+                for entry in scan:
+                    if len(found) >= limit:
+                        break
+                    found.append(entry.name)
+            return found
         except OSError:
             return []
 

@@ -229,6 +229,9 @@ def test_each_claim_silences_one_run_of_another_route_and_its_own_never(tmp_path
     assert acts == [True, False] * 3
     acts = [claim.take(directory, "t", route, now + n) for n in range(3) for route in ("b", "a")]
     assert acts == [True, False] * 3
+    # a firing whose other run died: the claim its route's earlier run took is no sibling's
+    assert claim.take(directory, "v", "a", now) and not claim.take(directory, "v", "b", now)
+    assert claim.take(directory, "v", "b", now + 1)
     # another route's claim out of the window is an earlier firing's
     assert claim.take(directory, "u", "a", now)
     assert claim.take(directory, "u", "b", now + claim.CLAIM_SECONDS + 1)

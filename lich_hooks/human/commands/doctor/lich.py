@@ -112,13 +112,10 @@ def check_listener(environ: Mapping[str, str]) -> list[Check]:
 
 
 def _probe(port: int, token: str) -> int:
-    """POST an empty body: lich answers 400 (bad body) to a good token, 401 to a bad one.
+    """POST an empty body: lich answers 400 to a good token, 401 to a bad one, records nothing.
 
-    The body is invalid on purpose, so lich records nothing. It goes through
-    the sender's own code (transport.post): the same URL, token encoding,
-    socket, no proxy, no redirect and deadline as every report, so a probe
-    that works proves the path reports take. A failure is raised as an
-    OSError that names its cause and not the URL, which holds the token.
+    Through transport.post, so a probe that works proves the path reports take; an OSError
+    names the cause, never the URL (it holds the token).
     """
     from lich_hooks.base import transport
 
