@@ -4,6 +4,7 @@
     python benchmarks/prune_wait.py --stale 0 20000 --rounds 5
     python benchmarks/prune_wait.py --hook /old/venv/bin/lich-hook --hook /new/venv/bin/lich-hook
     python benchmarks/prune_wait.py --quick         # CI: 0 and 10,000, exit 1 past the goal
+    python benchmarks/prune_wait.py --flood 2000:61440 30000:0   # the flooded-card rows
 
 A prune is due (no `.pruned` marker) and the state directory holds `stale`
 records two months old: half under reported/, half as workers under
@@ -21,6 +22,13 @@ its pipes closed (what Claude Code waits for):
     backlog. Goal: within LINE_GOAL_MS of the run with no stale records
     (records past the prune age are not read; the pruner removes them after
     the line is out).
+
+Then the status line over a flooded card: its own directory holds `N` fresh
+records (none past the prune age, so none is the pruner's) of `size` bytes,
+no prune due, its last look at lich old: what one refresh reads is bounded
+(docs/agent-cards.md, "The status line"), and the row shows its time, its
+peak RSS (the hook's process, wait4) and what it printed. Goal: within
+LINE_GOAL_MS of the first status line with no stale records.
 
 It prints the median of each and its delay over the run with no stale
 records. It times the `lich-hook` next to sys.executable, or each `--hook`
@@ -94,6 +102,43 @@ def worker_of_card(root: Path, backlog: int = 0) -> None:
         os.sync()
 
 
+def flood(root: Path, number: int, size: int) -> None:
+    """The status line's card, and `number` fresh records of `size` bytes beside its worker;
+    the last prune just now (the line's own reading is measured, not a pruner's)."""
+    seed(root, 0)
+    worker_of_card(root)
+    (root / ".pruned").touch()
+    card = root / "workers" / "card-1"
+    for i in range(number):
+        body = json.dumps({"name": f"w-flood-{i}", "when": time.time(), "description": ""})
+        pad = max(0, size - len(body))
+        (card / f"w-flood-{i}.json").write_text(body[:-2] + "x" * pad + '"}')
+    os.sync()
+
+
+def timed_rss(
+    argv: list[str], payload: bytes, env: dict[str, str], cwd: Path
+) -> tuple[float, float, bytes]:
+    """ms from the spawn until it exited with its pipes closed, its peak RSS in MiB, its stdout."""
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=cwd,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(payload)
+    proc.stdin.close()
+    out = proc.stdout.read()
+    proc.stdout.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return (time.monotonic() - started) * 1000, usage.ru_maxrss / 1024, out
+
+
 def timed(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> float:
     started = time.monotonic()
     subprocess.run(argv, input=payload, env=env, cwd=cwd, capture_output=True, check=False)
@@ -147,9 +192,17 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--hook", action="append", help="a lich-hook to time (repeatable)")
     parser.add_argument("--quick", action="store_true", help="CI: 0 and 10,000, pass or fail")
+    parser.add_argument(
+        "--flood",
+        nargs="*",
+        default=["2000:61440", "30000:0"],
+        metavar="N:SIZE",
+        help="flooded-card rows: N fresh records of SIZE bytes in the card's own directory",
+    )
     args = parser.parse_args()
     if args.quick:
         args.stale, args.rounds = [0, 10000], 3
+    floods = [tuple(int(part) for part in item.split(":")) for item in args.flood]
     hooks = args.hook or [str(LICH_HOOK)]
     missing = [hook for hook in hooks if not Path(hook).exists()]
     if missing:
@@ -174,10 +227,17 @@ def main() -> int:
             "CLAUDE_CODE_ENTRYPOINT": "cli",
         }
         times: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
+        flooded: dict[tuple[str, int, int], list[tuple[float, float, bytes]]] = {}
         for _ in range(args.rounds):
             for stale in args.stale:
                 for hook in hooks:
                     times.setdefault((hook, stale), []).append(one_round(tmp, hook, stale, env))
+            for number, size in floods:
+                for hook in hooks:
+                    flood(fresh_state(tmp, env), number, size)
+                    argv = ["/bin/sh", "-c", f"{hook} status-line"]
+                    ran = timed_rss(argv, b"{}", env, tmp / "project")
+                    flooded.setdefault((hook, number, size), []).append(ran)
         print(f"median of {args.rounds} rounds, ms (delay over {args.stale[0]} stale records)")
         failures = []
         for hook in hooks:
@@ -195,6 +255,19 @@ def main() -> int:
                 )
                 if stale <= 10000 and backlog - base[1] > LINE_GOAL_MS:
                     failures.append(f"{hook}: +{backlog - base[1]:.0f} ms over {stale} records")
+            assert base is not None
+            for number, size in floods:
+                runs = flooded[(hook, number, size)]
+                line = statistics.median(r[0] for r in runs)
+                peak = max(r[1] for r in runs)
+                shown = {r[2].decode(errors="replace").strip() for r in runs}
+                print(
+                    f"  flooded card, {number:>6} fresh records of {size:>6} bytes: status line"
+                    f" {line:7.1f} (+{line - base[1]:6.1f})   peak RSS {peak:5.1f} MiB"
+                    f"   printed {' | '.join(sorted(shown))!r}"
+                )
+                if line - base[1] > LINE_GOAL_MS:
+                    failures.append(f"{hook}: +{line - base[1]:.0f} ms over {number} fresh records")
         for failure in failures:
             print(f"FAIL (goal +{LINE_GOAL_MS:g} ms): {failure}")
         if args.quick and failures:

@@ -11,7 +11,9 @@ hook runs in the card's own environment, nothing starts outside lich:
     answer   (Antigravity)    [ -n "$LICH_PORT" ] && RUN E P 2>/dev/null || printf '{}'
     login    (Codex, $SHELL -lc: any login shell, so one POSIX `sh -c` inside)
              sh -c 'RUN E P 2>/dev/null || [ -z "$LICH_PORT" ] || echo "$1"' PROG MSG
-    cmd      (Codex's command_windows, %COMSPEC% /C)
+    powershell  (Codex's command_windows: its session shell, `pwsh -NoProfile -Command`)
+             try { & 'PROG' E P 2>&1 | Out-Null } catch { }; exit 0
+    cmd      (Codex's command_windows on a Windows without PowerShell: `cmd.exe /c`)
              PROG E P 2>nul & exit /b 0
 
 MARK is the file whose existence says this card already reported this Crush conversation
@@ -22,7 +24,10 @@ launcher (`sh "${ROOT}/plugin/lich-hook"`). TAIL echoes the person's one line (a
 `systemMessage`) on SessionStart, else `:`. No backslash anywhere: Claude Code on Windows
 turns every one into `/` before Git Bash reads the command. Our program itself always exits
 0, so a non-zero status here means it could not start (deleted, its `#!` interpreter gone:
-127).
+127). The two Windows forms hold no `"` (Codex's quoting turns it into `\"`, which cmd.exe
+does not read) and no message; PROG is PowerShell's literal string there, and for cmd.exe
+a word it cannot split: `&` and `^` escaped with `^`, none of whitespace `, ; = % ! ( ) "`
+(docs/harnesses.md, Windows).
 
 A command is ours when it renders back to itself from what `parse` read out of it (so a
 command that only looks like ours — `lich-hook Stop claude && notify-send done` — is never
@@ -41,13 +46,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 
-    Guard = Literal["card", "server", "server-unmarked", "answer", "login", "cmd"]
+    Guard = Literal["card", "server", "server-unmarked", "answer", "login", "powershell", "cmd"]
 
 CARD: Guard = "card"
 SERVER: Guard = "server"
 OLD_SERVER: Guard = "server-unmarked"  # read, never written: the Crush guard before MARK
 ANSWER: Guard = "answer"
 LOGIN: Guard = "login"
+POWERSHELL: Guard = "powershell"
 CMD: Guard = "cmd"
 
 EXECUTABLE_NAMES = ("lich-hook", "lich-hook.exe")
@@ -64,6 +70,11 @@ SERVER_HEAD = '[ -z "$LICH_PORT$CRUSH_CLIENT_SERVER" ] ||'
 STATE_WORD = "${LICH_HOOK_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/lich-hooks}"
 MARKS = CRUSH_MARKS
 MARK = f"{STATE_WORD}/{MARKS}/$LICH_SESSION_ID.$CRUSH_SESSION_ID.$$"
+# What PowerShell reads as a single quote (its tokenizer's "IsSingleQuote"): doubled inside one.
+_PS_QUOTES = "'\u2018\u2019\u201a\u201b"
+_CMD_ESCAPED = "&|<>^"
+# a delimiter, an expansion, a quote, and `(`/`)`, which Wine's cmd cannot take in a name
+_CMD_UNSAFE = re.compile(r'[\s,;=%!"()]')
 
 
 class Registered:
@@ -116,6 +127,13 @@ def safe_message(text: str) -> bool:
     return bool(text) and _SAFE_MESSAGE.fullmatch(text) is not None
 
 
+def cmd_word(program: str) -> str | None:
+    """`program` as one word cmd.exe reads back unquoted, or None where none can be written."""
+    if not program or _CMD_UNSAFE.search(program):
+        return None
+    return "".join("^" + c if c in _CMD_ESCAPED else c for c in program)
+
+
 def launcher_word(variable: str) -> str:
     """A plugin's launcher, run by sh (a copy that lost its mode bits still runs)."""
     return f'sh "${{{variable}}}/{LAUNCHER}"'
@@ -136,12 +154,16 @@ def render(
     cannot start; its text must pass `safe_message`.
     """
     said = system_message(message) if message is not None else None
+    if guard == POWERSHELL:
+        quoted = "".join(c * 2 if c in _PS_QUOTES else c for c in program)
+        # no `>file`: where cmd.exe ran it instead, it would create that file in the project
+        return f"try {{ & '{quoted}' {event} {provider} 2>&1 | Out-Null }} catch {{ }}; exit 0"
     if guard == CMD:
-        # Codex quotes the command for the C runtime (every `"` becomes `\"`), which cmd.exe
-        # does not read: no quote may appear, so no JSON line either, and `|| …` would leave
-        # cmd's exit code at 9009 (shared/research/windows-cmd-forms.md, tests/windows).
-        run = program if launcher is None else f"sh ${{{launcher}}}/{LAUNCHER}"
-        return f"{run} {event} {provider} 2>nul & exit /b 0"
+        # `|| …` would leave cmd's exit code at 9009 (tests/windows)
+        word = cmd_word(program)
+        if word is None:
+            raise ValueError(f"cmd.exe cannot run {program!r} unquoted")
+        return f"{word} {event} {provider} 2>nul & exit /b 0"
     if guard == LOGIN:
         run = '"$0"' if launcher is None else launcher_word(launcher)
         tail = ' || [ -z "$LICH_PORT" ] || echo "$1"' if said else ""
@@ -178,7 +200,7 @@ def parse(command: object) -> Registered | None:
 
 def _guarded(text: str) -> Registered | None:
     """A guard form, recognised only when it renders back to exactly `text`."""
-    for found in _login(text) + _cmd(text) + _posix(text):
+    for found in _login(text) + _windows(text) + _posix(text):
         if not _plausible(found):
             continue
         assert found.guard is not None
@@ -270,19 +292,26 @@ def _login(text: str) -> list[Registered]:
     return [found]
 
 
-_CMD = re.compile(
-    r"(?:sh (?P<launcher>\S+)|(?P<program>[^\s\"]+)) (?P<event>\S+) (?P<provider>\S+)"
-    r" 2>nul & exit /b 0"
+_TAIL = r" (?P<event>\S+) (?P<provider>\S+) "
+_CMD = re.compile(r"(?P<program>(?:\^.|[^\s^])+)" + _TAIL + "2>nul & exit /b 0")
+_POWERSHELL = re.compile(
+    f"try {{ & '(?P<program>(?:[^{_PS_QUOTES}]|[{_PS_QUOTES}]{{2}})*)'"
+    + _TAIL
+    + r"2>&1 \| Out-Null } catch { }; exit 0"
 )
 
 
-def _cmd(text: str) -> list[Registered]:
-    match = _CMD.fullmatch(text)
-    if match is None:
-        return []
-    launcher = match["launcher"] is not None
-    program = match["launcher"] if launcher else match["program"]
-    return [Registered(program, match["event"], match["provider"], CMD, None, launcher)]
+def _windows(text: str) -> list[Registered]:
+    """A `command_windows` form; `parse` keeps it only where it renders back (so a word cmd.exe
+    would split, such as an unescaped `C:\\Users\\AT&T\\…`, is never taken for ours)."""
+    found = []
+    quote = f"[{_PS_QUOTES}]([{_PS_QUOTES}])"
+    for guard, pattern, escape in ((CMD, _CMD, r"\^(.)"), (POWERSHELL, _POWERSHELL, quote)):
+        match = pattern.fullmatch(text)
+        if match is not None:
+            program = re.sub(escape, r"\1", match["program"])
+            found.append(Registered(program, match["event"], match["provider"], guard))
+    return found
 
 
 def _launcher_variable(path: str) -> str | None:

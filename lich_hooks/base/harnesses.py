@@ -202,13 +202,63 @@ def _antigravity_settings(scope: str, environ: Mapping[str, str], project: str) 
     return os.path.join(settings_home(environ), ".gemini", "config", "hooks.json")
 
 
-_REINSTALL = "reinstall lich-hooks (pipx install <path or git URL of lich-hooks>)"
+UNKNOWN_SOURCE = "<path or git URL of lich-hooks>"
+
+
+def reinstall(program: str) -> str:
+    """The command that makes an installed `lich-hook` start again where it exists but
+    cannot (its venv's Python upgraded away): pipx's and uv's own reinstall, or the venv
+    made again for pip (its old site-packages are another Python's). Read at install time
+    (docs/install.md, "When the program cannot start")."""
+    from lich_hooks.base.commandline import safe_message
+
+    path = program.replace("\\", "/")
+    if "/pipx/venvs/lich-hooks/" in path:
+        return "pipx reinstall lich-hooks"
+    venv = path.rsplit("/", 2)[0] if path.count("/") >= 2 else ""
+    if not venv or not safe_message(venv) or "/" not in program:  # a PATH word: any machine's
+        return f"pipx reinstall lich-hooks (uv: uv tool install --reinstall {UNKNOWN_SOURCE})"
+    source = install_source()
+    if "/uv/tools/lich-hooks/" in path:
+        return f"uv tool install --reinstall {source}"
+    return f"python3 -m venv --clear {venv}, then {venv}/bin/python -m pip install {source}"
+
+
+def install_source() -> str:
+    """Where this installation came from (pip's direct_url.json): what a reinstall names."""
+    from lich_hooks.base.commandline import safe_message
+
+    try:
+        import json
+        from importlib.metadata import distributions
+
+        found = (d.read_text("direct_url.json") for d in distributions(name="lich-hooks"))
+        data = json.loads(next(text for text in found if text))
+        url = str(data["url"])
+        if "vcs_info" in data:
+            url = f"git+{url}"
+        elif url.startswith("file://"):
+            from urllib.parse import unquote
+
+            url = unquote(url[len("file://") :])
+    except Exception:  # installed from an index, or metadata unreadable
+        return UNKNOWN_SOURCE
+    return url if safe_message(url) else UNKNOWN_SOURCE
 
 
 class Registration:
     """One script-hook harness's registration data (see the comment above)."""
 
-    __slots__ = ("guard", "key", "off_switch", "plugin_fix", "plugin_root", "settings", "title")
+    __slots__ = (
+        "guard",
+        "key",
+        "off_switch",
+        "plugin_fix",
+        "plugin_root",
+        "scrub",
+        "settings",
+        "title",
+    )
 
     def __init__(
         self,
@@ -219,6 +269,7 @@ class Registration:
         off_switch: str | None = None,
         plugin_root: str | None = None,
         plugin_fix: str | None = None,
+        scrub: str | None = None,
     ) -> None:
         self.key = key
         self.title = title
@@ -229,6 +280,9 @@ class Registration:
         self.off_switch = off_switch
         self.plugin_root = plugin_root
         self.plugin_fix = plugin_fix
+        # the harness's own switch that strips credential-like variables (LICH_TOKEN) from
+        # the hook's environment (docs/transport.md, "A scrubbed token")
+        self.scrub = scrub
 
     def says_on(self, event: str) -> bool:
         """Does this event's command tell the person, once per session, that it cannot run?
@@ -238,23 +292,48 @@ class Registration:
         return event == "SessionStart" and self.guard in ("card", "login")
 
     def missing(self, program: str, where: str | None) -> str:
-        """The person's line when `program` (an installed `lich-hook`) cannot start."""
+        """The person's line when `program` (an installed `lich-hook`) cannot start: true
+        whether or not the plugin still reports, with the fix for each cause."""
         from lich_hooks.base.commandline import safe_message
 
         what = program if safe_message(program) else "lich-hook"
+        fix = reinstall(program)
         if "/" not in program and "\\" not in program:
             what = "lich-hook (on PATH)"
-            fix = f"put lich-hook on PATH (pipx ensurepath, then a new terminal), or {_REINSTALL}"
-        else:
-            fix = f"{_REINSTALL}, then run lich-hook install {self.key} again"
-        entry = "a lich-hooks hook"
+            fix = f"put lich-hook on PATH (pipx ensurepath, then a new terminal), or {fix}"
+        entry, gone = "a lich-hooks hook", "remove the lich-hook hooks from your settings"
         if where is not None and safe_message(where):
             entry += f" in {where}"
-            fix += f"; or remove the lich-hook hooks from {where}"
+            gone = f"remove the lich-hook hooks from {where}"
         return (
-            f"lich-hooks: {entry} runs {what}, which is missing or cannot start "
-            f"(uninstalled, or its Python was removed), so that hook reports nothing to "
-            f"lich. Fix: {fix}. Then start a new session."
+            f"lich-hooks: {entry} runs {what}, which is missing or cannot start, so that "
+            f"entry reports nothing to lich (the lich-hooks plugin, where installed, still "
+            f"does). Fix: {fix}; or, if you uninstalled lich-hooks, {gone}. Then start a "
+            f"new session."
+        )
+
+    def scrubbed(self, environ: Mapping[str, str]) -> str:
+        """The person's line when the hook runs in a card whose LICH_TOKEN the harness took."""
+        why, fix = self.scrub_said(environ)
+        return (
+            f"lich-hooks cannot report this session to lich: this card's LICH_TOKEN is "
+            f"missing from {self.title}'s hooks ({why}). Fix: {fix}, then start a new session."
+        )
+
+    def scrub_said(self, environ: Mapping[str, str]) -> tuple[str, str]:
+        """Why the token is gone and what brings it back (the line's and doctor's words).
+        Claude Code 2.1.332 scrubs where its variable is on, or unset under GitHub Actions."""
+        on = environ.get(self.scrub or "", "")
+        if on:
+            why = f"{self.scrub}={on} is set"
+        elif environ.get("GITHUB_ACTIONS"):
+            why = f"under GitHub Actions {self.scrub} is on unless set to 0"
+        else:
+            why = f"{self.scrub} is on in {self.title}'s settings"
+        return (
+            f"{why}: {self.title} strips credential-like variables from every subprocess",
+            f"start {self.title} with {self.scrub}=0 in this card (and not set in the env "
+            f"of its settings)",
         )
 
     def plugin_missing(self) -> str:
@@ -279,6 +358,7 @@ REGISTRATIONS: dict[str, Registration] = {
             plugin_root="CLAUDE_PLUGIN_ROOT",
             plugin_fix="claude plugin uninstall lich-hooks@lich-hooks, then add the marketplace "
             "from a current clone and install lich-hooks@lich-hooks again",
+            scrub="CLAUDE_CODE_SUBPROCESS_ENV_SCRUB",
         ),
         Registration(
             "codex",

@@ -191,6 +191,27 @@ class Dir:
             os.close(fd)
         return True
 
+    def publish(self, name: str, data: bytes) -> bool:
+        """Create `name` (0600) holding `data` only if no entry has that name, atomically: a
+        reader sees no file or the whole of it (written beside it, then hard-linked in).
+        False when one does; OSError where the file system has no hard links."""
+        tmp = f".{name}.{os.getpid()}.{os.urandom(4).hex()}"
+        if not self.create(tmp, data):
+            raise FileExistsError(tmp)
+        try:
+            os.link(
+                self.at(tmp),
+                self.at(name),
+                src_dir_fd=self.fd,
+                dst_dir_fd=self.fd,
+                follow_symlinks=False,
+            )
+        except FileExistsError:
+            return False
+        finally:
+            self.unlink(tmp)
+        return True
+
     def unlink(self, name: str) -> None:
         try:
             os.unlink(self.at(name), dir_fd=self.fd)
@@ -209,9 +230,19 @@ class Dir:
         except OSError:
             return None
 
-    def names(self) -> list[str]:
+    def names(self, limit: int | None = None) -> list[str]:
+        """Every entry's name, or the first `limit` the directory gives (not all read)."""
+        where = self.fd if self.fd is not None else self.path
         try:
-            return os.listdir(self.fd if self.fd is not None else self.path)
+            if limit is None:
+                return os.listdir(where)
+            found: list[str] = []
+            with os.scandir(where) as scan:
+                for entry in scan:
+                    if len(found) >= limit:
+                        break
+                    found.append(entry.name)
+            return found
         except OSError:
             return []
 

@@ -1,39 +1,49 @@
-"""Two routes, one act: the first hook to claim an event acts, the other stays silent
-(docs/install.md, "Both routes at once").
+"""Two routes, one act: of the runs two routes make of one firing, one acts and the other
+stays silent (docs/install.md, "Both routes at once").
 
 Claude Code and Codex can run our hook twice for one event: the plugin's copy and an
-`install` entry (or two `install` scopes). Neither can tell from settings files whether the
-other will really run (an entry whose `#!` interpreter is gone, one under a SessionStart
-`"matcher": "startup"`, a disabled plugin), so each decides at run time: just before it
-acts, a run creates a claim file named after the event's identity with O_EXCL; the run
-that made it acts, a run that finds it made within CLAIM_SECONDS stays silent (no report,
-no card, no verdict). Whatever state the other route is in, one run acts.
+`install` entry. Neither can tell from settings files whether the other will really run (an
+entry whose `#!` interpreter is gone, one under a SessionStart `"matcher": "startup"`, a
+disabled plugin), so each decides at run time, just before it acts:
 
-The identity is what both runs of one firing share and a later firing does not: the tool
-call's `tool_use_id` (PreToolUse), the conversation and its `source` (SessionStart: /clear
-and resume start a new one, compact repeats it within the card), the turn's answer (Stop).
-A claim the state directory cannot hold counts as won: two reports, never none.
+- a run publishes a claim named after the firing's identity (O_EXCL, atomically holding its
+  route and its time) and acts;
+- a run that finds one made by another route within CLAIM_SECONDS takes it (O_EXCL on the
+  claim's `-<route>` twin) and stays silent: that claim was its own firing's other run;
+- a claim of its own route, one too old, or one another firing's run of its route already
+  took, is an earlier firing's: the run goes on to the identity's next generation.
+
+So each claim silences at most one run of each other route, and a route with no second
+route to race is never silenced (its claims are all its own). The identity is what both runs
+of one firing share (docs/install.md measures it): the tool call's `tool_use_id`, the
+prompt's `prompt_id` (Stop, and SessionStart on /resume), else the conversation and its
+`source`. A claim the state directory cannot hold counts as won: two reports, never none.
 """
 
 from __future__ import annotations
 
+import os
 import time
 
 from lich_hooks.base.harnesses import PLUGIN_ROUTES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from lich_hooks.base.safefile import Dir
     from lich_hooks.hook.outcome import Context
     from lich_hooks.hook.state import Where
 
 PARTS = ("claims",)
-# Both runs of one firing start together: Claude Code 2.1.45 and 2.1.332 start matching
-# hooks side by side, within ~20 ms (tests/real_clients/test_two_hooks.py), the plugin's
-# launcher a few tens of ms later. A claim older than this is an earlier firing's (a
-# conversation resumed again in the same card reports again).
-CLAIM_SECONDS = 10.0
+# Both runs of one firing claim within this of each other: Claude Code 2.1.332 starts
+# matching hooks side by side, ~5-30 ms apart, and the plugin's launcher adds ~0.1 s
+# (tests/real_clients/test_firing_identity.py); the rest is room for a loaded machine.
+# A fresh claim of another route is only ever taken once, so a later firing within the
+# window still acts: the window only bounds how long a run that died leaves a claim
+# that could silence the next firing of the same identity.
+CLAIM_SECONDS = 5.0
 # Later firings of one identity within the prune's hour, each under its own name.
 GENERATIONS = 64
+RECORD_LIMIT = 64
 
 
 def name(ctx: Context, identity: str, card: str | None = None) -> str:
@@ -46,6 +56,11 @@ def claims(ctx: Context) -> bool:
     return ctx.provider in PLUGIN_ROUTES
 
 
+def route() -> str:
+    """This run's route: the copy of the package it runs (a plugin's copy, a pipx venv…)."""
+    return stamp(os.path.dirname(os.path.abspath(__file__)))
+
+
 def claim(
     ctx: Context,
     identity: str | None,
@@ -53,7 +68,7 @@ def claim(
     now: float | None = None,
     where: Where | None = None,
 ) -> bool:
-    """True: this run acts on the event. False: the other route's run already claimed it.
+    """True: this run acts on the event. False: another route's run of this firing acts.
 
     Only harnesses with two routes claim; an event without an identity is not claimed.
     `card`: the card the run acts for, when it is not the hook's own (a shared process);
@@ -63,37 +78,50 @@ def claim(
         return True
     from lich_hooks.hook import state
 
-    when = time.time() if now is None else now
-    label = name(ctx, identity, card)
     try:
         directory = state.open_dir(ctx.environ if where is None else where, PARTS, create=True)
     except OSError:
         return True
+    label = name(ctx, identity, card)
+    when = time.time() if now is None else now
     try:
-        generation = 0
-        while generation < GENERATIONS:
-            # A claim is never moved or removed here (prune does that, an hour on): an
-            # earlier firing's stale claim sends every run to the next generation's name,
-            # where exactly one O_EXCL create succeeds.
-            current = label if generation == 0 else f"{label}.{generation}"
-            if directory.create(current, b""):
-                state.WRITTEN.add((PARTS, current))
-                ctx.log.set(claim="won")
-                return True
-            info = directory.lstat(current)
-            if info is None:
-                continue  # pruned between the two calls: try that name again
-            # made by a run that started after ours (a later mtime) counts as fresh too;
-            # only a clock that jumped far leaves one older or newer than the window
-            if abs(when - info.st_mtime) < CLAIM_SECONDS:
-                ctx.log.set(claim="taken")
-                return False
-            generation += 1
-        return True
+        won = take(directory, label, route(), when)
     except OSError:
         return True
     finally:
         directory.close()
+    state.WRITTEN.add((PARTS, label))
+    ctx.log.set(claim="won" if won else "taken", claim_name=label, claim_at=round(when, 3))
+    return won
+
+
+def take(directory: Dir, label: str, mine: str, now: float) -> bool:
+    """The claim protocol on one directory (the model in tests/registrations/test_firings.py
+    runs this function): True to act, False to stay silent."""
+    record = f"{mine} {now!r}".encode()
+    for generation in range(GENERATIONS):
+        current = label if generation == 0 else f"{label}.{generation}"
+        for _ in range(2):  # pruned between the two calls: that name once more
+            if directory.publish(current, record):
+                return True
+            found = directory.read(current, RECORD_LIMIT)
+            if found is not None:
+                break
+        else:
+            return True
+        owner, _, made = found.decode("ascii", "replace").partition(" ")
+        try:
+            age = now - float(made)
+        except ValueError:
+            continue  # not a record this protocol wrote
+        # a claim of this route is an earlier firing's; one far apart in time, too (only
+        # a clock that jumped puts the other run's claim after ours by that much)
+        if owner == mine or not -CLAIM_SECONDS < age < CLAIM_SECONDS:
+            continue
+        if directory.create(f"{current}-{mine}", b""):
+            return False  # the other route's run of this firing acted
+        # taken by this route's run of an earlier firing: that firing's claim
+    return True
 
 
 def stamp(value: object) -> str:

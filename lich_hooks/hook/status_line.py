@@ -1,13 +1,7 @@
 """`lich-hook status-line [-- <command…>]`: a Claude Code `statusLine` command.
 
-Prints `lich: N worker(s)` while workers this card opened are still running,
-nothing at zero (docs/agent-cards.md). Claude Code runs the status line every few hundred
-milliseconds, so the usual run reads one directory and prints; lich's session
-list is read at most every CHECK_SECONDS, with the time of the last read kept
-next to the record so every run (each its own process) shares it.
-
-`-- <command…>` runs the user's own status line command (argv, no shell) on
-the same stdin and prints its output first, so the two compose.
+Run every few hundred ms, so it usually reads one directory and prints; lich's list is
+read at most every CHECK_SECONDS, shared by every run (docs/agent-cards.md).
 """
 
 from __future__ import annotations
@@ -22,6 +16,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from subprocess import Popen
+
+    from lich_hooks.hook.jobs.agent_cards.record import Worker
 
 CHECK_SECONDS = 5.0
 USER_COMMAND_SECONDS = 10.0
@@ -40,23 +36,25 @@ def main(args: list[str]) -> int:
         if mine:
             parts.append(mine)
     try:
-        count = count_workers(environ, time.time())
+        count, whole = count_workers(environ, time.time())
     except Exception as error:  # a status line must never show a traceback
-        count = 0
+        count, whole = 0, True
         _log_crash(environ, error)
-    if count > 0:
+    if count > 0 or not whole:
         from lich_hooks.hook.jobs.agent_cards.text import text
 
         lang = LichEnv(environ).lang
-        key = "workers_one" if count == 1 else "workers_many"
-        parts.append(text(lang, key, count=count).encode("utf-8"))
+        key = "workers_one" if count == 1 and whole else "workers_many"
+        shown = f"{count}" if whole else f"{count}+"  # more records than one run reads
+        parts.append(text(lang, key, count=shown).encode("utf-8"))
     if parts:
         _write(b"\n".join(parts) + b"\n")
     state = sys.modules.get("lich_hooks.hook.state")  # loaded only by a run that had a card
-    if state is not None and state.WRITTEN:
+    if state is not None and (state.WRITTEN or not whole):
         from lich_hooks.hook.state import prune
 
-        prune.after_run(environ, time.time())  # after the line is out: detached
+        # after the line is out: detached; a folder past the bound is pruned back under it
+        prune.after_run(environ, time.time(), wanted=not whole)
     return 0
 
 
@@ -74,16 +72,9 @@ def _log_crash(environ: Mapping[str, str], error: Exception) -> None:
 
 
 def run_user_command(command: list[str], stdin: bytes) -> bytes:
-    """The user's status line, byte for byte as it printed it (trailing newlines dropped).
-
-    Bounded like everything we read: the first OUTPUT_LIMIT bytes are kept
-    (cut at a line end when one is there) and the command is ended once it
-    printed more, or at USER_COMMAND_SECONDS. It runs in a process group of
-    its own, and the whole group is killed at either limit, so a `sh -c` whose
-    grandchild hangs leaves nothing behind. Its stderr goes to /dev/null: a
-    status line's stderr is shown nowhere, and a background child holding
-    ours would keep Claude Code waiting for our end. (Windows has no process
-    groups: there the command itself is killed, and its output read by threads.)
+    """The user's status line as it printed it (trailing newlines dropped), bounded by
+    OUTPUT_LIMIT and USER_COMMAND_SECONDS; the whole process group is killed at either
+    (docs/agent-cards.md). Stderr is dropped: a child holding ours would stall Claude Code.
     """
     import subprocess
 
@@ -117,9 +108,7 @@ def _collect(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, 
 
 
 def _collect_threads(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
-    """_collect_selecting's rules where select() takes sockets only (Windows): a thread
-    feeds stdin, another reads the output; the command's exit ends the wait once what
-    it printed has been read (a background child it left cannot hold the status line)."""
+    """_collect_selecting's rules where select() takes sockets only (Windows), with threads."""
     import threading
 
     assert proc.stdin is not None and proc.stdout is not None
@@ -160,12 +149,9 @@ def _collect_threads(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple
 
 
 def _collect_selecting(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
-    """What the command prints until it closes its output, exits, or a limit ends it.
+    """What the command prints until it closes its output, exits, or a limit cuts it (False).
 
-    True with the bytes when they are all it printed; False when the limit
-    (size or time) cut them. Once the command itself has exited, only what is
-    already in the pipe is read: a background child it left holding the pipe
-    does not hold the status line.
+    After its exit only what is in the pipe is read: a background child cannot hold us.
     """
     import selectors
 
@@ -213,12 +199,8 @@ def _collect_selecting(proc: Popen[bytes], stdin: bytes, deadline: float) -> tup
 
 
 def _end(proc: Popen[bytes], cut: bool) -> None:
-    """A command cut by a limit is killed with its whole group, then our pipes close.
-
-    The kill comes first: once our end of its output closes, a printer dies
-    of SIGPIPE and its shell exits, while what the shell started in the
-    background would live on. The group outlives its leader while any member
-    does, so killpg reaches them whether or not the shell is gone.
+    """Kill a command cut by a limit with its whole group, then close our pipes: closing first
+    would let SIGPIPE end the shell while its background children live on.
     """
     import signal
 
@@ -242,34 +224,30 @@ def _end(proc: Popen[bytes], cut: bool) -> None:
         pass
 
 
-def count_workers(environ: Mapping[str, str], now: float) -> int:
-    """How many recorded workers of this card are still running, reconciled with lich."""
+def count_workers(environ: Mapping[str, str], now: float) -> tuple[int, bool]:
+    """How many recorded workers of this card are still running, reconciled with lich,
+    and whether that is all of them (False: the folder held more than one run reads)."""
     env = LichEnv(environ)
     if env.card is None:
-        return 0
+        return 0, True
     from lich_hooks.hook.jobs.agent_cards import record
 
-    workers = record.workers(environ, env.card, now)
+    workers, whole = record.workers(environ, env.card, now)
     if not workers:
-        return 0
+        return 0, whole
     last = record.checked_at(environ, env.card)
     if last is not None and 0 <= now - last < CHECK_SECONDS:
-        return len(workers)
+        return len(workers), whole
     # Claim this period first, so the runs that follow within it use the cache
     # instead of asking lich again while this one waits for it.
     record.mark_checked(environ, env.card, now)
     rows = sessions(env, environ)
     if rows is None:
-        return len(workers)  # a list lich cannot give keeps the count
-    running = 0
-    for worker in workers:
-        if finished(worker, rows):
-            name = worker.get("name")
-            if isinstance(name, str):
-                record.remove(environ, env.card, name)
-        else:
-            running += 1
-    return running
+        return len(workers), whole  # a list lich cannot give keeps the count
+    done = [worker["name"] for worker in workers if finished(worker, rows)]
+    if done:
+        record.remove(environ, env.card, *done)
+    return len(workers) - len(done), whole
 
 
 def sessions(env: LichEnv, environ: Mapping[str, str]) -> list[dict[str, object]] | None:
@@ -296,23 +274,17 @@ def sessions(env: LichEnv, environ: Mapping[str, str]) -> list[dict[str, object]
     return [row for row in value if isinstance(row, dict)]
 
 
-def finished(worker: dict[str, object], rows: list[dict[str, object]]) -> bool:
+def finished(worker: Worker, rows: list[dict[str, object]]) -> bool:
     """A shared worker ends when lich drops it; an isolated one also when it is `done`.
 
-    Rows match by roster name, or by session id when the record has one, so a
-    worker renamed in lich is still recognised.
+    Rows match by roster name or session id, so a worker renamed in lich still counts.
     """
-    name = worker.get("name")
+    name = worker["name"]
     ident = worker.get("id")
-    listed = [
-        row
-        for row in rows
-        if row.get("name") == name or (isinstance(ident, str) and ident and row.get("id") == ident)
-    ]
+    listed = [row for row in rows if row.get("name") == name or (ident and row.get("id") == ident)]
     if not listed:
         return True
-    isolated = isinstance(worker.get("branch"), str) and bool(worker.get("branch"))
-    return isolated and any(row.get("state") == "done" for row in listed)
+    return bool(worker.get("branch")) and any(row.get("state") == "done" for row in listed)
 
 
 def _write(data: bytes) -> None:

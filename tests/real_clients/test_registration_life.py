@@ -12,7 +12,11 @@ Every screen is printed (run with -s) and saved under LICH_TEST_SCREENS_DIR when
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -22,6 +26,7 @@ from tests.real_clients.test_plugin_route import (
     Claude,
     add_plugin,
     claude,
+    doctor,
     error_lines,
     make_clone,
     save,
@@ -128,3 +133,63 @@ def test_plugin_beside_an_entry_under_a_startup_matcher_reports_clear(
     assert error_lines(shown) == []
     ids = conversation_reports(claude)
     assert len(ids) == 2 and ids[0] != ids[1], ids
+
+
+def test_plugin_beside_an_uninstalled_install_route_says_nothing_untrue(
+    claude: Claude, tmp_path: Path
+) -> None:
+    """Both routes, then `pipx uninstall` alone: the plugin reports once per conversation, the
+    install entry's line says the plugin still does, and doctor fails nothing and names
+    `uninstall` as the fix."""
+    add_plugin(claude, make_clone(tmp_path))
+    program = pipx_venv(tmp_path)
+    settings = install_entries(claude, program)
+    shutil.rmtree(tmp_path / "pipx")  # `pipx uninstall lich-hooks`, no `lich-hook uninstall`
+    shown = claude.session("uninstalled-beside-plugin", claude.env())
+    assert error_lines(shown) == []
+    flat = " ".join(shown.split())
+    assert flat.count("which is missing or cannot start") == 1, flat
+    assert "(the lich-hooks plugin, where installed, still does)" in flat
+    assert len(claude.reports()) == 1
+    code, report, text = doctor(claude.env(), claude.project)
+    checks = report["checks"]
+    assert isinstance(checks, list)
+    [row] = [c for c in checks if str(settings) in str(c["summary"])]
+    assert code == 0 and row["status"] == "warn", text
+    assert str(row["fix"]).startswith("`lich-hook uninstall claude`"), row
+
+
+def test_after_a_python_upgrade_the_named_fix_makes_the_next_session_report(
+    claude: Claude, tmp_path: Path
+) -> None:
+    """A pipx install whose Python went away: the session names `pipx reinstall lich-hooks`,
+    which is run as the line words it, and the next session reports with no line."""
+    from tests.registrations.test_named_fixes import NETWORK, REPO, movable_python, run
+
+    tools = tmp_path / "tools"
+    subprocess.run([sys.executable, "-m", "venv", str(tools)], check=True)
+    env = {k: v for k, v in os.environ.items() if re.match(NETWORK, k)}
+    home = Path(claude.base["HOME"])
+    env.update(
+        HOME=str(home),
+        PATH=f"{tools / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+        PIPX_HOME=str(home / ".local" / "share" / "pipx"),
+        PIPX_BIN_DIR=str(home / ".local" / "bin"),
+    )
+    if subprocess.run(
+        [str(tools / "bin" / "pip"), "install", "-q", "pipx"], check=False
+    ).returncode:
+        pytest.skip("pipx could not be installed from the package index")
+    python = movable_python(tmp_path / "old-python")
+    run(["pipx", "install", "--python", str(python), str(REPO)], env)
+    run([str(home / ".local" / "bin" / "lich-hook"), "install", "claude"], env)
+    shutil.rmtree(tmp_path / "old-python")  # the Python upgrade
+    shown = claude.session("python-upgraded-away", claude.env())
+    assert error_lines(shown) == []
+    found = re.search(r"Fix: (.*?);", " ".join(shown.split()))
+    assert found is not None and found.group(1) == "pipx reinstall lich-hooks", shown
+    assert claude.reports() == []
+    run(["/bin/sh", "-c", found.group(1)], env)
+    after = claude.session("after-pipx-reinstall", claude.env())
+    assert error_lines(after) == [] and "lich-hooks" not in after
+    wait_until(lambda: len(claude.reports()) == 1, "the next session's report")

@@ -181,29 +181,33 @@ def context(state_dir: Path, provider: str = "claude", card: str = "card-1") -> 
 
 
 def _race(
-    state_dir: str, identity: str, start: float, results: multiprocessing.Queue[bool]
+    state_dir: str, identity: str, route: str, start: float, results: multiprocessing.Queue[bool]
 ) -> None:
+    from lich_hooks.hook import state
+
     while time.time() < start:
         pass
-    results.put(claim.claim(context(Path(state_dir)), identity))
+    ctx = context(Path(state_dir))
+    directory = state.open_dir(ctx.environ, claim.PARTS, create=True)
+    results.put(claim.take(directory, claim.name(ctx, identity), route, time.time()))
 
 
 @pytest.mark.parametrize("stale", [False, True])
-def test_of_many_racing_runs_exactly_one_claims(tmp_path: Path, stale: bool) -> None:
-    """Eight runs at once, for a fresh event and for one whose claim is an old firing's."""
+def test_of_many_racing_routes_exactly_one_acts(tmp_path: Path, stale: bool) -> None:
+    """Eight routes' runs of one firing at once, for a fresh event and for one whose claim
+    is an old firing's."""
     state = tmp_path / "state"
     for round in range(4):
         identity = f"conversation-{round}\nstartup"
         if stale:
-            assert claim.claim(context(state), identity)
-            old = time.time() - 3 * claim.CLAIM_SECONDS
-            for name in os.listdir(state / "claims"):
-                os.utime(state / "claims" / name, (old, old))
+            assert claim.claim(context(state), identity, now=time.time() - 3 * claim.CLAIM_SECONDS)
         results: multiprocessing.Queue[bool] = multiprocessing.Queue()
         start = time.time() + 0.5
         procs = [
-            multiprocessing.Process(target=_race, args=(str(state), identity, start, results))
-            for _ in range(8)
+            multiprocessing.Process(
+                target=_race, args=(str(state), identity, f"route-{n}", start, results)
+            )
+            for n in range(8)
         ]
         for proc in procs:
             proc.start()
@@ -213,20 +217,37 @@ def test_of_many_racing_runs_exactly_one_claims(tmp_path: Path, stale: bool) -> 
         assert won.count(True) == 1, (round, won)
 
 
-def test_a_later_firing_claims_again_and_other_cards_are_apart(tmp_path: Path) -> None:
+def test_each_claim_silences_one_run_of_another_route_and_its_own_never(tmp_path: Path) -> None:
+    from lich_hooks.hook import state
+
+    directory = state.open_dir({"LICH_HOOK_STATE_DIR": str(tmp_path / "state")}, claim.PARTS, True)
+    now = time.time()
+    # one route alone: every firing acts, however close together
+    assert all(claim.take(directory, "lone", "plugin", now + n * 0.01) for n in range(5))
+    # two routes, the same identity fired again within the window: one act per firing
+    acts = [claim.take(directory, "s", route, now + n) for n in range(3) for route in ("a", "b")]
+    assert acts == [True, False] * 3
+    acts = [claim.take(directory, "t", route, now + n) for n in range(3) for route in ("b", "a")]
+    assert acts == [True, False] * 3
+    # a firing whose other run died: the claim its route's earlier run took is no sibling's
+    assert claim.take(directory, "v", "a", now) and not claim.take(directory, "v", "b", now)
+    assert claim.take(directory, "v", "b", now + 1)
+    # another route's claim out of the window is an earlier firing's
+    assert claim.take(directory, "u", "a", now)
+    assert claim.take(directory, "u", "b", now + claim.CLAIM_SECONDS + 1)
+    names = os.listdir(tmp_path / "state" / "claims")
+    assert not [n for n in names if n.startswith(".")], names  # no temporary file left
+    assert all((tmp_path / "state" / "claims" / n).stat().st_mode & 0o777 == 0o600 for n in names)
+
+
+def test_other_cards_and_sources_are_apart(tmp_path: Path) -> None:
     state = tmp_path / "state"
     ctx = context(state)
-    now = time.time()
-    assert claim.claim(ctx, "s\nstartup", now=now)
-    assert not claim.claim(ctx, "s\nstartup", now=now + 1)
-    assert claim.claim(context(state, card="card-2"), "s\nstartup", now=now + 1)
-    assert claim.claim(ctx, "s\nclear", now=now + 1)
-    assert claim.claim(ctx, "s\nstartup", now=now + claim.CLAIM_SECONDS + 1)
-    names = os.listdir(state / "claims")
-    # the later firing's claim is the next generation of the same name
-    assert len(names) == 4 and sum(n.endswith(".1") for n in names) == 1, names
+    assert claim.claim(ctx, "s\nstartup")
+    assert claim.claim(context(state, card="card-2"), "s\nstartup")
+    assert claim.claim(ctx, "s\nclear")
+    assert len(os.listdir(state / "claims")) == 3
     assert (state / "claims").stat().st_mode & 0o777 == 0o700
-    assert all((state / "claims" / n).stat().st_mode & 0o777 == 0o600 for n in names)
 
 
 def test_harnesses_without_a_second_route_and_unusable_state_always_act(tmp_path: Path) -> None:
@@ -237,3 +258,37 @@ def test_harnesses_without_a_second_route_and_unusable_state_always_act(tmp_path
     blocked.write_text("not a directory")
     ctx = context(blocked)
     assert claim.claim(ctx, "x") and claim.claim(ctx, "x")  # two reports, never none
+
+
+def test_a_scrubbed_token_is_said_once_and_nothing_is_sent(tmp_path: Path, lich: StandIn) -> None:
+    """Claude Code's CLAUDE_CODE_SUBPROCESS_ENV_SCRUB strips LICH_TOKEN from every hook;
+    LICH_PORT and LICH_SESSION_ID stay (docs/transport.md, "A scrubbed token")."""
+    env = plugin_env(tmp_path, **lich.env("card-1"), CLAUDE_CODE_SUBPROCESS_ENV_SCRUB="1")
+    del env["LICH_TOKEN"]
+    installed = registrations.command(EVENT, "claude", str(LICH_HOOK))
+    for event, said in (
+        ("SessionStart", 1),
+        ("Stop", 0),
+        ("SessionStart", 1),
+    ):  # again: a new start
+        command = plugin_command(event)
+        payload = {"session_id": SID, "source": "startup", "hook_event_name": event}
+        procs = [
+            subprocess.Popen(
+                ["/bin/sh", "-c", c],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+            )
+            for c in (command, installed if event == EVENT else command)
+        ]
+        outs = [p.communicate(json.dumps(payload).encode(), timeout=60) for p in procs]
+        assert [err for _, err in outs] == [b"", b""]
+        lines = [json.loads(out)["systemMessage"] for out, _ in outs if out]
+        assert len(lines) == said, outs
+        for line in lines:
+            assert "\n" not in line and "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=1 is set" in line
+            assert line.startswith("lich-hooks cannot report this session to lich: ")
+        time.sleep(0.1)
+    assert lich.received == []

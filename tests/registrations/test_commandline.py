@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lich_hooks.base import commandline
-from lich_hooks.base.commandline import ANSWER, CARD, CMD, LOGIN, SERVER
+from lich_hooks.base.commandline import ANSWER, CARD, CMD, LOGIN, POWERSHELL, SERVER
 from lich_hooks.base.errors import Refused
 from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.human.settings import ours, registrations
@@ -67,17 +67,61 @@ def test_every_written_command_reads_back(
     assert not found.launcher
 
 
-@given(program=st.from_regex(r"[A-Z]:\\[A-Za-z0-9_\\.-]{0,30}\\lich-hook\.exe", fullmatch=True))
-def test_the_windows_command_reads_back(program: str) -> None:
-    """No quote and no message: Codex's quoting turns `"` into `\\"`, which cmd.exe does not
-    read (tests/windows/test_registrations.py runs it)."""
-    command = commandline.render(CMD, program, "SessionStart", "codex", "Fix: this")
-    assert '"' not in command
+# A Windows path: any character but the ones Windows forbids in a name (`<>:"/\\|?*`, controls).
+windows_paths = st.lists(
+    st.text(
+        st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters='<>:"/\\|?*'),
+        min_size=1,
+        max_size=12,
+    ),
+    max_size=4,
+).map(lambda folders: "\\".join(["C:", *folders, "lich-hook.exe"]))
+
+
+@given(program=windows_paths)
+@settings(max_examples=300, deadline=None)
+def test_the_windows_forms_read_back_or_refuse(program: str) -> None:
+    """No quote and no message in either (Codex's quoting turns `"` into `\\"`, which cmd.exe
+    does not read); PowerShell's literal takes any path, cmd.exe's word only one it reads
+    back whole (tests/windows/test_registrations.py runs them)."""
+    command = commandline.render(POWERSHELL, program, "SessionStart", "codex", "Fix: this")
     found = commandline.parse(command)
-    assert found is not None and (found.program, found.message) == (program, None)
+    assert found is not None and (found.program, found.guard, found.message) == (
+        program,
+        POWERSHELL,
+        None,
+    )
+    assert '"' not in command
+    word = commandline.cmd_word(program)
+    if word is None:
+        with pytest.raises(ValueError):
+            commandline.render(CMD, program, "SessionStart", "codex")
+        return
+    command = commandline.render(CMD, program, "SessionStart", "codex")
+    assert '"' not in command and not any(c.isspace() for c in word)
+    found = commandline.parse(command)
+    assert found is not None and (found.program, found.guard) == (program, CMD)
 
 
-@pytest.mark.parametrize("guard", [CARD, LOGIN, CMD])
+@pytest.mark.parametrize(
+    "command",
+    [
+        # what release 0.x wrote for C:\Users\AT&T: cmd.exe runs `C:\Users\AT` (issue 33)
+        "C:\\Users\\AT&T\\lich-hook.exe SessionStart codex 2>nul & exit /b 0",
+        "C:\\R&D^x\\lich-hook.exe SessionStart codex 2>nul & exit /b 0",
+        "C:\\100%\\lich-hook.exe SessionStart codex 2>nul & exit /b 0",
+        "C:\\Bang!\\lich-hook.exe SessionStart codex 2>nul & exit /b 0",
+        "try { & 'C:\\O'Brien\\lich-hook.exe' SessionStart codex 2>&1 | Out-Null } catch { }; "
+        "exit 0",
+        "try { & 'C:\\x\\lich-hook.exe' SessionStart codex 2>&1 | Out-Null } catch { }; exit 0; "
+        "rm x",
+    ],
+)
+def test_a_windows_command_its_shell_would_not_run_is_not_ours(command: str) -> None:
+    assert commandline.parse(command) is None
+
+
+@pytest.mark.parametrize("guard", [CARD, LOGIN])
 def test_a_launcher_reads_back(guard: commandline.Guard) -> None:
     command = commandline.render(guard, "lich-hook", "Stop", "claude", None, "CLAUDE_PLUGIN_ROOT")
     found = commandline.parse(command)
@@ -282,10 +326,14 @@ def test_a_provider_without_a_registration_gets_no_command() -> None:
             registrations.command("SessionStart", provider)
 
 
-def test_windows_install_writes_git_bash_and_cmd_forms(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("shell", [POWERSHELL, CMD])
+def test_windows_install_writes_git_bash_and_codex_shell_forms(
+    shell: commandline.Guard, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Claude Code's Git Bash reads `C:/…` (it turns backslashes into `/` anyway); Codex runs
-    `command_windows` under `%COMSPEC% /C`."""
+    `command_windows` in its session shell: PowerShell, where there is none cmd.exe."""
     monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(registrations, "codex_windows_shell", lambda path=None: shell)
     exe = "C:\\Users\\a b\\pipx\\venvs\\lich-hooks\\Scripts\\lich-hook.exe"
     [claude] = ours.our_commands(SETTINGS["claude"].desired(exe))[:1]
     found = commandline.parse(claude)
@@ -294,10 +342,11 @@ def test_windows_install_writes_git_bash_and_cmd_forms(monkeypatch: pytest.Monke
     codex = SETTINGS["codex"].desired(exe)
     [handler] = codex["hooks"]["SessionStart"][0]["hooks"]  # type: ignore[index]
     windows = commandline.parse(handler["command_windows"])
-    # a path with a space cannot be quoted for cmd under Codex: its 8.3 name (none off
-    # Windows), else lich-hook on PATH
-    assert windows is not None and (windows.guard, windows.program) == (CMD, "lich-hook")
-    assert '"' not in handler["command_windows"] and "%" not in handler["command_windows"]
+    # cmd.exe cannot be handed a quoted path under Codex: its 8.3 name (none off Windows),
+    # else lich-hook on PATH
+    program = exe if shell == POWERSHELL else "lich-hook"
+    assert windows is not None and (windows.guard, windows.program) == (shell, program)
+    assert '"' not in handler["command_windows"]
     posix = commandline.parse(handler["command"])
     assert posix is not None and posix.guard == LOGIN
     assert ours.is_ours(handler)

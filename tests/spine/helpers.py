@@ -68,16 +68,3 @@ def payload(provider: str, event: str, conversation: str = SID) -> dict[str, obj
     if event in ("PreToolUse", "PostToolUse"):
         body.update(tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="toolu_1")
     return body
-
-
-def age_claims(env: dict[str, str], seconds: float) -> None:
-    """Date every claim (lich_hooks/hook/claim.py) `seconds` back: the next run of the same
-    event is a later firing, not the other route's run of the one claimed."""
-    import os
-    import time
-    from pathlib import Path
-
-    folder = Path(env["LICH_HOOK_STATE_DIR"]) / "claims"
-    when = time.time() - seconds
-    for claim in folder.iterdir() if folder.is_dir() else ():
-        os.utime(claim, (when, when))

@@ -1,10 +1,13 @@
 """What each harness's shell runs on Windows, as `install` writes it, run the way the harness
 runs it there (docs/harnesses.md, Windows).
 
-Codex hands a handler's `command_windows` to `%COMSPEC% /C`, quoted by Rust's std
-(wine.codex_line). Inside a card it must report; outside lich, and when the program is gone
-(uninstalled, its Python removed), it must exit 0 with nothing Codex would show as an error:
-an empty stdout, or one JSON object (the person's line).
+Codex 0.171 runs a handler's `command_windows` in its session shell: PowerShell (`pwsh`, else
+Windows PowerShell) with `-NoProfile -Command`, and `cmd.exe /c` only where it finds no
+PowerShell, quoted by Rust's std (wine.codex_line). Wine has no PowerShell (its
+`powershell.exe` is a stub), so the PowerShell form is only read back here; the cmd.exe form
+runs under Wine's cmd. Inside a card it must report, from any profile path; outside lich,
+and when the program is gone (uninstalled, its Python removed), it must exit 0 with nothing
+Codex would show as an error: an empty stdout, or one JSON object (the person's line).
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from lich_hooks.base import commandline
 from lich_hooks.human.standin.server import StandIn
-from tests.spine.helpers import SID, payload
+from tests.spine.helpers import payload
 from tests.windows import wine
 from tests.windows.conftest import windows_env
 
@@ -44,17 +48,47 @@ def _quiet_or_one_object(stdout: bytes) -> bool:
         return False
 
 
-@pytest.fixture
-def command_windows(windows: wine.Windows, tmp_path: Path) -> str:
-    """The SessionStart `command_windows` `install codex` writes on Windows."""
+RENDER = r"""
+import json
+import sys
+from lich_hooks.human.settings import registrations
+shell = sys.argv[1]
+lines = [registrations.windows_command("SessionStart", "codex", p, shell) for p in sys.argv[2:]]
+sys.stdout.buffer.write(json.dumps(lines).encode())
+"""
+
+
+def rendered(windows: wine.Windows, tmp_path: Path, shell: str, *programs: str) -> list[str]:
+    """`command_windows` as Windows' `install` writes it for `shell` (short names are Windows')."""
+    script = tmp_path / "render.py"
+    script.write_text(RENDER)
+    words = " ".join(f'"{program}"' for program in programs)
+    ran = windows.one(**wine.spec(f"{wine.PYTHON} {windows.path(script)} {shell} {words}"))
+    assert ran.returncode == 0, ran
+    found = ran.json()
+    assert isinstance(found, list)
+    return [str(line) for line in found]
+
+
+@pytest.mark.slow
+def test_install_writes_the_form_for_the_shell_codex_runs(
+    windows: wine.Windows, tmp_path: Path
+) -> None:
+    """Wine has a `powershell.exe` on PATH, so Codex would run hooks in it: PowerShell's form."""
     env = windows_env(windows, tmp_path)
     [ran] = windows.run([wine.spec("cmd.exe /C lich-hook install codex", None, env)])
     assert ran.returncode == 0, ran
     document = json.loads((tmp_path / "home" / ".codex" / "hooks.json").read_text())
     [handler] = [h for h in _handlers(document) if "SessionStart" in str(h["command"])]
-    found = handler.get("command_windows")
-    assert isinstance(found, str), handler
-    assert wine.LICH_HOOK in found, found
+    found = commandline.parse(handler.get("command_windows"))
+    assert found is not None and (found.guard, found.program) == ("powershell", wine.LICH_HOOK)
+
+
+@pytest.fixture
+def command_windows(windows: wine.Windows, tmp_path: Path) -> str:
+    """The SessionStart `command_windows` `install codex` writes where Windows has no PowerShell."""
+    [found] = rendered(windows, tmp_path, "cmd", wine.LICH_HOOK)
+    assert found.startswith(wine.LICH_HOOK + " "), found
     return found
 
 
@@ -86,36 +120,97 @@ def test_codex_command_windows_with_the_program_gone_shows_no_error(
         assert ran.stdout == b"", (gone, ran)
 
 
-SHORT = r"""
-import sys
-from lich_hooks.human.settings import registrations
-print(registrations.windows_command("SessionStart", "codex", sys.argv[1]))
-"""
+# Profile folders a Windows user can have: cmd.exe's metacharacters, a space, non-ASCII.
+PROFILES = ["AT&T", "R&D^2", "100%", "Bang!", "a (b)", "Zoë Müller", "張 & 李"]
 
 
-def test_a_program_path_with_a_space_runs_by_its_short_name(
+@pytest.mark.slow
+def test_a_codex_card_reports_from_any_profile_path_under_cmd(
     windows: wine.Windows, lich: StandIn, tmp_path: Path
 ) -> None:
-    """`C:\\Users\\a b\\…\\lich-hook.exe` cannot be quoted for Codex's cmd: install writes
-    its 8.3 name, which runs."""
-    folder = tmp_path / "lich hooks env" / "Scripts"
-    folder.mkdir(parents=True)
-    exe = folder / "lich-hook.exe"
-    exe.write_bytes(wine.launcher(wine.ENTRY))
-    script = tmp_path / "short.py"
-    script.write_text(SHORT)
-    rendered = windows.one(
-        **wine.spec(f'{wine.PYTHON} {windows.path(script)} "{windows.path(exe)}"', timeout=60)
+    """`C:\\Users\\AT&T\\…` (issue 33): the program as cmd.exe reads it back (`^&`), its 8.3
+    name, or where neither is a word cmd.exe keeps whole (`%`, `!`), `lich-hook` on PATH."""
+    programs, runs = [], []
+    for index, name in enumerate(PROFILES):
+        profile = tmp_path / "Users" / name
+        scripts = profile / ".local" / "bin"
+        scripts.mkdir(parents=True)
+        (scripts / "lich-hook.exe").write_bytes(wine.launcher(wine.ENTRY))
+        for sub in ("AppData/Local", "AppData/Roaming"):
+            (profile / sub).mkdir(parents=True)
+        programs.append(windows.path(scripts / "lich-hook.exe"))
+        env = {
+            "USERPROFILE": windows.path(profile),
+            "LOCALAPPDATA": windows.path(profile / "AppData" / "Local"),
+            "APPDATA": windows.path(profile / "AppData" / "Roaming"),
+            "PATH": windows.path(scripts) + r";C:\windows\system32;C:\windows",
+            **lich.env(f"card-{index}"),
+        }
+        runs.append((env, payload("codex", "SessionStart", f"conversation-{index}")))
+    commands = rendered(windows, tmp_path, "cmd", *programs)
+    for program, command in zip(programs, commands, strict=True):
+        found = commandline.parse(command)
+        assert found is not None and found.guard == "cmd", command
+        if commandline.cmd_word(program) is not None:  # AT&T, R&D^2: the path itself
+            assert found.program == program, command
+    ran = windows.run(
+        [
+            wine.spec(wine.codex_line(command), body, env)
+            for command, (env, body) in zip(commands, runs, strict=True)
+        ]
     )
-    assert rendered.returncode == 0, rendered
-    command = rendered.stdout.decode().strip()
-    assert " " not in command.split(" SessionStart")[0] and '"' not in command, command
-    assert command.split(" ")[0] != "lich-hook", command  # a short name, not the fallback
-    env = windows_env(windows, tmp_path, **lich.env("card-1"))
+    for name, command, result in zip(PROFILES, commands, ran, strict=True):
+        assert (result.returncode, result.stdout, result.stderr) == (0, b"", b""), (
+            name,
+            command,
+            result,
+        )
+    got = {r.accepted["session_id"] for r in lich.wait(len(PROFILES)) if r.accepted}
+    assert got == {f"card-{i}" for i in range(len(PROFILES))}, commands
+
+
+def test_the_powershell_form_run_by_cmd_creates_no_file(
+    windows: wine.Windows, tmp_path: Path
+) -> None:
+    """A Codex that ran it in cmd.exe after all (an older one, PowerShell removed since
+    `install`) reports nothing (doctor says why), but leaves the project as it was."""
+    [command] = rendered(windows, tmp_path, "powershell", r"C:\Users\AT&T\lich-hook.exe")
+    project = tmp_path / "project"
+    project.mkdir()
+    env = windows_env(windows, tmp_path)
     [ran] = windows.run(
-        [wine.spec(wine.codex_line(command), payload("codex", "SessionStart"), env)]
+        [
+            wine.spec(
+                wine.codex_line(command),
+                payload("codex", "SessionStart"),
+                env,
+                cwd=windows.path(project),
+            )
+        ]
     )
-    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b""), (command, ran)
-    assert [r.accepted for r in lich.wait(1)] == [
-        {"session_id": "card-1", "provider_session_id": SID, "provider": "codex"}
-    ], command
+    assert list(project.iterdir()) == [], (command, ran)
+
+
+@pytest.mark.slow
+def test_doctor_names_a_command_windows_codex_would_not_run(
+    windows: wine.Windows, tmp_path: Path
+) -> None:
+    """The form an older release wrote for cmd.exe, where Codex runs PowerShell: a failure
+    with the fix; the form `install` writes now: no such row."""
+    env = windows_env(windows, tmp_path)
+    hooks = tmp_path / "home" / ".codex" / "hooks.json"
+    doctor = wine.spec(f"{wine.LICH_HOOK} doctor --json", None, env)
+    installed, fresh = windows.run(
+        [wine.spec(f"{wine.LICH_HOOK} install codex", None, env), doctor]
+    )
+    assert installed.returncode == 0, installed
+    assert b"command_windows" not in fresh.stdout, fresh
+    document = json.loads(hooks.read_text())
+    [handler] = [h for h in _handlers(document) if "SessionStart" in str(h["command"])]
+    handler["command_windows"] = f"{wine.LICH_HOOK} SessionStart codex 2>nul & exit /b 0"
+    hooks.write_text(json.dumps(document))
+    [old] = windows.run([doctor])
+    text = old.stdout.decode("utf-8", "replace")
+    said = "SessionStart codex: its command_windows is written for cmd, and Codex runs it in "
+    said += "powershell here, so nothing reports (fix: lich-hook install codex writes it"
+    assert said in text, text

@@ -31,6 +31,8 @@ def run(ctx: Context) -> Outcome:
         if found is not None:
             env, own = found, False
     if not env.can_report:
+        if own and env.port is not None and env.card is not None:
+            return scrubbed(ctx)
         return Outcome("outside-lich")
     assert env.card is not None
     payload = ctx.payload()
@@ -58,9 +60,10 @@ def run(ctx: Context) -> Outcome:
         opened = None
     try:
         where = environ if opened is None else opened
-        # /clear and resume start another conversation, compact repeats this one: each
-        # firing is claimed once between the plugin and an `install` entry (hook/claim.py).
-        identity = f"{conversation}\n{payload.text('source') or ''}"
+        # Each firing is claimed once between the plugin and an `install` entry
+        # (hook/claim.py): a /resume is its own prompt; startup, /clear, compact are not.
+        source, prompt = payload.text("source") or "", payload.text("prompt_id") or ""
+        identity = f"{conversation}\n{source}\n{prompt}"
         if claims and not claim.claim(ctx, identity, card, where=where):
             return Outcome("other-route-acts")
         claimed = _take(where, card, remembered, deduped)
@@ -96,6 +99,27 @@ def run(ctx: Context) -> Outcome:
         on_end=release if claimed else None,
         env=None if own else env,
     )
+
+
+def scrubbed(ctx: Context) -> Outcome:
+    """In a card whose LICH_TOKEN the harness stripped: nothing is sent, and the person is
+    told once per session start, by one route (docs/transport.md, "A scrubbed token")."""
+    import json
+
+    from lich_hooks.base.harnesses import REGISTRATIONS
+    from lich_hooks.hook import claim
+
+    registration = REGISTRATIONS.get(ctx.provider)
+    if registration is None or registration.scrub is None:
+        return Outcome("outside-lich")
+    payload = ctx.payload()
+    if payload is None:
+        return Outcome("bad-input")
+    identity = f"{payload.session_id}\n{payload.text('source')}\n{payload.text('prompt_id')}"
+    if not claim.claim(ctx, f"no-token\n{identity}"):
+        return Outcome("other-route-acts")
+    line = json.dumps({"systemMessage": registration.scrubbed(ctx.environ)}) + "\n"
+    return Outcome("token-scrubbed", stdout=line.encode())
 
 
 def _guard_mark(ctx: Context, own: bool, card: str, conversation: str) -> str | None:

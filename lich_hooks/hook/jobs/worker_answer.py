@@ -66,8 +66,9 @@ def run(ctx: Context) -> Outcome:
         return Outcome("too-large")
     from lich_hooks.hook import claim
 
-    # The turn: its conversation and its answer (hook/claim.py).
-    if not claim.claim(ctx, f"{payload.session_id}\n{claim.stamp(report)}"):
+    # The turn: its prompt's id (its answer where there is none: hook/claim.py).
+    turn = payload.text("prompt_id") or claim.stamp(report)
+    if not claim.claim(ctx, f"{payload.session_id}\n{turn}"):
         return Outcome("other-route-acts")
     return Outcome(
         "unanswered" if "unanswered" in report else "answer", endpoint=ENDPOINT, body=report

@@ -1,10 +1,7 @@
-"""Attribution under a shared process: one core, Codex's daemon and Crush's server beside it.
+"""Attribution under a shared process: one core (core.py), Codex's daemon and Crush's server.
 
-`card(ctx)` is the session-start job's one question for a route that names a
-shared process (base/harnesses.py): None (the harness runs the hook as its own
-child: the hook's own card), another card's LichEnv, or the Outcome that
-refuses to guess. Each harness answers it in its folder (`codex.card`,
-`crush.card`); core.py holds what they share. docs/harnesses.md explains both.
+`card(ctx)`: None (the hook's own card), another card's LichEnv, or the Outcome that
+refuses. docs/harnesses.md explains both.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """The attribution core both shared processes use: who runs the hook, and one card or none.
 
-Codex's daemon (`codex/`) and Crush's server (`crush/`) are two
-implementations beside this: each decides, by its own rules, which members
-may own a conversation; this module only says who runs the hook (`nearest`)
-and whether those members name exactly one card (`one_card`). A change to
-one harness's rules stays in its folder. docs/harnesses.md explains both.
+Each harness's own rules stay in its folder (`codex/`, `crush/`); docs/harnesses.md.
 """
 
 from __future__ import annotations
@@ -84,12 +80,8 @@ def nearest(
     shared: tuple[Callable[[Sequence[str]], bool], RunnerKind, str],
     own: tuple[Callable[[Sequence[str]], bool], str],
 ) -> Runner:
-    """The runner for any harness that may run hooks in a shared process (Codex's
-    daemon, Crush's server): the nearest of its processes above the hook decides.
-
-    `ancestors` are (pid, argv), nearest first (None: unreadable). `shared` is
-    (is that process, its kind, how a person names it), `own` is (is a process
-    of the harness, its name).
+    """The runner for a harness that may run hooks in a shared process: the nearest of its
+    processes above the hook decides. `shared`: (test, kind, name); `own`: (test, name).
     """
     if ancestors is None:
         return Runner(UNKNOWN, "the hook's parent processes cannot be read on this system")
@@ -106,10 +98,8 @@ def nearest(
 class Client:
     """One harness process connected to the shared process, as a probe recorded it.
 
-    `cwd` is its working directory (None: gone or unreadable); `lich` holds its
-    LICH_PORT/LICH_TOKEN/LICH_SESSION_ID (only those; absent keys are absent)
-    or is None when its environment could not be read. `started` (its start
-    time) makes `(pid, started)` name this process and no later one.
+    `cwd` None: gone or unreadable; `lich`: its LICH_* only, None if unreadable;
+    `(pid, started)` names this process and no later one.
     """
 
     __slots__ = ("argv", "cwd", "lich", "pid", "started")
@@ -133,11 +123,8 @@ class Client:
 
 
 class Attribution:
-    """The card a shared-process hook reports for, or why it reports nothing.
-
-    `lich` is the chosen member's LICH_* (a report can be built from it with
-    LichEnv), None on a refusal. `decision` is the word the run log records.
-    `lich_seen`: a refusal while a lich card's client was connected.
+    """The card a shared-process hook reports for (`lich`, None on a refusal), the run-log
+    `decision`, and `lich_seen`: a refusal while a lich card's client was connected.
     """
 
     __slots__ = ("client", "decision", "lich", "lich_seen", "why")
@@ -168,9 +155,9 @@ def normalise(path: str) -> str:
 
 
 def flag_dir(client: Client, short: str, long: str) -> str | None:
-    """The directory a client works in: `short DIR`, `long DIR`, `long=DIR` or
-    `shortDIR` if given (a relative DIR taken from its cwd), else its cwd; None: the cwd
-    is gone. Both harnesses start the conversation there whatever the process's cwd."""
+    """The directory a client works in: its `short`/`long` DIR flag (relative to its cwd),
+    else its cwd; None: the cwd is gone.
+    """
     if client.cwd is None:
         return None
     args = client.argv[1:]
@@ -196,16 +183,11 @@ def one_card(
     who: str,
     moved: tuple[AttributionDecision, str | None] | None = None,
 ) -> Attribution:
-    """The one card every member names, or why none: the rule any shared process shares.
+    """The one card every member names, or why none: the rule every shared process shares.
 
-    `members` are (label, LICH_* or None if unreadable, pid, why it cannot be
-    judged or None) of everything that may own the conversation (Codex's
-    client TUIs; a Crush workspace's environment and its clients). A member
-    outside lich, unjudgeable, with an unreadable or invalid environment, or
-    a second card among them: nobody is named. `words` are the caller's
-    decisions; `who` names the members as a group for the message ("2 codex
-    clients"); `moved`, when its note is set, is the decision and reason that
-    replace "several cards" (Codex: a client may have moved a conversation here).
+    `members`: (label, LICH_* or None, pid, why unjudgeable or None). Anyone outside lich,
+    unjudgeable, unreadable, invalid, or a second card: nobody. `moved` replaces "several
+    cards" where set (Codex: a client may have moved a conversation here).
     """
     found, outside, unreadable, invalid, several = words
     cards: dict[tuple[str, str, str], tuple[str, int | None]] = {}
@@ -257,9 +239,9 @@ def _valid(env: LichEnv, key: str) -> bool:
 def shared_runner(
     ctx: Context, runner: Runner, harness_name: Literal["codex", "crush"]
 ) -> tuple[int, Payload] | Outcome | None:
-    """What who_runs() found, as the attribution needs it: None when the harness
-    runs the hook as its own child (the hook's own card), a refusal when nothing
-    above the hook can be told apart, else the shared process's pid and the payload."""
+    """who_runs() as the attribution needs it: None (the hook's own card), a refusal, or the
+    shared process's pid and the payload.
+    """
     from lich_hooks.hook.outcome import Outcome
 
     if runner.kind == OWN:

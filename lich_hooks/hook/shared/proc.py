@@ -1,22 +1,9 @@
-"""What both shared-process probes read from the system: the hook's ancestry, a process's
-open sockets and environment, and the peers of Unix sockets.
+"""What both shared-process probes read: the hook's ancestry, a process's sockets and
+environment, and Unix-socket peers (the I/O half of core.py).
 
-The I/O half of core.py; codex/probe.py and crush/probe.py add what only their
-harness needs. Linux reads /proc and asks the kernel for Unix-socket peers over
-NETLINK_SOCK_DIAG; other systems with a `ps` (macOS, the BSDs) can see the
-ancestry but not the clients, so there a shared-process hook is refused.
-
-Cost choices (codex/probe.py measures them):
-- `_socket` and `_struct`, not `socket` and `struct`: `import socket` builds
-  its enums and pulls in `selectors` (~9 ms here), the C modules cost <1 ms.
-- one netlink message per socket asked about (UDIAG_SHOW_PEER, exact inode)
-  for up to PEER_BATCH sockets, all in one send, instead of dumping every Unix
-  socket on the machine; more get one dump, read until NLMSG_DONE (all their
-  lookups in one send overflowed the netlink socket's receive queue at ~256
-  sockets, and each exact lookup walks every socket in the kernel).
-  /proc/net/unix cannot do this job at all: it lists sockets without peers.
-- a process's open files are read one `readlink` each (~5 us): a process
-  holding more than MAX_FDS of them is not read at all.
+Linux only can name a socket's peer (NETLINK_SOCK_DIAG; /proc/net/unix lists none);
+elsewhere a shared-process hook is refused. The cost choices (`_socket`, batched
+sock_diag, MAX_FDS) are measured in docs/performance.md (Codex).
 """
 
 from __future__ import annotations
@@ -68,12 +55,9 @@ class ProbeError(Exception):
 def ancestors(
     start: int, proc: str, stop: Callable[[Sequence[str]], bool]
 ) -> list[tuple[int, list[str]]] | None:
-    """(pid, argv) from `start` upwards, up to and including the nearest harness process
-    (`stop`: codex for codex/, crush for crush/); None: unreadable.
+    """(pid, argv) from `start` up to the nearest `stop` process; None: unreadable.
 
-    The platform decides what to read, never whether a /proc happens to be
-    there: a Windows process under Wine sees Linux's /proc through a drive
-    letter, and reading it with Windows pids would name the wrong processes.
+    The platform, not a /proc's presence, decides what to read (Wine sees Linux's /proc).
     """
     if sys.platform == "win32":
         from lich_hooks.base import winproc
@@ -158,11 +142,8 @@ class TooManyFiles(ProbeError):
 
 
 def fd_targets(pid: int, proc: str = PROC, limit: int | None = None) -> list[str] | None:
-    """What a process's open file descriptors point at; None when they cannot be read.
-
-    Raises TooManyFiles past `limit` (default MAX_FDS) descriptors, counted
-    before any is read: the fd directory's size is its count on Linux 6.2+,
-    and the listing's length elsewhere.
+    """What a process's open fds point at; None: unreadable. TooManyFiles past `limit`,
+    counted before any is read (the fd directory's size on Linux 6.2+).
     """
     cap = MAX_FDS if limit is None else limit
     base = f"{proc}/{pid}/fd"
@@ -185,9 +166,7 @@ def fd_targets(pid: int, proc: str = PROC, limit: int | None = None) -> list[str
 
 
 def socket_inodes(pid: int, proc: str = PROC) -> set[int] | None:
-    """Inodes of the sockets among a process's open files; None when its fds cannot be read.
-
-    TooManyFiles past MAX_FDS, as fd_targets."""
+    """Inodes of the sockets among a process's open files; None: unreadable (TooManyFiles too)."""
     targets = fd_targets(pid, proc)
     return None if targets is None else sockets(targets)
 
@@ -209,10 +188,8 @@ def lich_environ(pid: int, proc: str = PROC) -> dict[str, str] | None:
 
 
 def environ_of(pid: int, keys: Sequence[str], proc: str = PROC) -> dict[str, str] | None:
-    """Those of `keys` in the environment a process started with; None if unreadable.
-
-    Decoded the way os.environ decodes (surrogateescape), so a token of
-    non-UTF-8 bytes is sent byte for byte like an inherited one would be.
+    """Those of `keys` in a process's start environment; None if unreadable. Decoded as
+    os.environ does (surrogateescape), so non-UTF-8 bytes are sent byte for byte.
     """
     try:
         with open(f"{proc}/{pid}/environ", "rb") as handle:
@@ -238,12 +215,8 @@ def unix_sockets(
 ) -> dict[int, tuple[int, bytes | None, int]]:
     """inode -> (state, bound name or None, peer inode or 0) of each given Unix socket.
 
-    Up to `batch` sockets: one exact lookup each (by inode), all in one send,
-    every reply read. More: the kernel walks all its Unix sockets for each
-    exact lookup (1,000 of them cost ~10 ms here), so one dump of every socket
-    in this network namespace, read until NLMSG_DONE, keeps the ones asked for
-    (~1 ms per 1,000 sockets). Either way the replies waiting in the socket
-    never exceed what one recv takes.
+    Up to `batch`: one exact lookup each, in one send; more: one dump of the namespace
+    (each exact lookup walks every kernel Unix socket). Replies never exceed one recv.
     """
     if not inodes:
         return {}
@@ -279,13 +252,8 @@ def unix_sockets(
 
 
 def connection_peers(inodes: set[int], batch: int = PEER_BATCH) -> set[int]:
-    """The peers of the connections a server accepted, among its sockets `inodes`.
-
-    An accepted Unix socket carries its listener's name, so these are the
-    sockets named like one of the server's listening sockets: its clients'
-    ends, whoever holds them. A pair within the server itself (both ends
-    its own) and its connections to other servers (their names are not its
-    listeners') are not clients.
+    """The peers of a server's accepted connections among `inodes`: sockets named like one
+    of its listeners (an accepted socket carries its listener's name), not its own pairs.
     """
     known = unix_sockets(sorted(inodes), batch)
     listening = {name for state, name, _ in known.values() if state == UNIX_LISTEN and name}
@@ -299,15 +267,10 @@ def connection_peers(inodes: set[int], batch: int = PEER_BATCH) -> set[int]:
 def holders(
     peers: set[int], names: Sequence[bytes], skip: Sequence[int] = (), proc: str = PROC
 ) -> tuple[dict[int, set[int]], set[int]]:
-    """Account for every peer of a shared process: ({pid: the peers it holds}, the peers
-    no process read here holds).
+    """({pid: peers it holds}, peers no process read here holds) for a shared process.
 
-    Processes are read when their `comm` is one of `names` (the harness's
-    executable; `skip`: the server, this hook). A peer in the second set is
-    held by a process of another name, another user's, one whose open files
-    cannot be read (or too many), or one that closed it a moment ago: the
-    caller must name no card while it is not empty (docs/harnesses.md, "every
-    peer accounted for"). The names choose whom to read, never who is a client.
+    Only processes whose `comm` is in `names` are read; any peer left over means no card
+    (docs/harnesses.md, "every peer accounted for"): names choose whom to read, not who counts.
     """
     found: dict[int, set[int]] = {}
     left = set(peers)
@@ -362,11 +325,8 @@ def _parse_replies(
     wanted: set[int] | None,
     count: list[int] | None = None,
 ) -> bool:
-    """Add each reply's socket in `data` (one in `wanted`, if given) to `found`.
-
-    True when the messages end the answer: NLMSG_DONE, or an error for the
-    dump (an error for one exact lookup is that socket gone: skipped). An
-    empty recv ends it too.
+    """Add each reply's socket (one in `wanted`, if given) to `found`; True when the answer
+    ends (NLMSG_DONE, a dump error, an empty recv; one lookup's error: that socket gone).
     """
     import _struct
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 
 from lich_hooks.base.homes import state_dir
-from lich_hooks.base.safefile import Dir
+from lich_hooks.base.safefile import Dir, is_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Mapping
 
     # The environ (the state directory opened per call), or its root already open.
     Where = Mapping[str, str] | Dir
@@ -135,40 +135,56 @@ def write(where: Where, parts: tuple[str, ...], name: str, data: bytes) -> None:
     WRITTEN.add((parts, name))
 
 
-def remove(where: Where, parts: tuple[str, ...], name: str) -> None:
+def remove(where: Where, parts: tuple[str, ...], *names: str) -> None:
+    """Remove records, the directory opened once for all of them."""
     try:
         directory = open_dir(where, parts, create=False)
     except OSError:
         return
     try:
-        directory.unlink(name)
+        for name in names:
+            directory.unlink(name)
     finally:
         directory.close()
 
 
 def entries(
-    environ: Mapping[str, str], parts: tuple[str, ...], since: float | None = None
-) -> Iterator[tuple[str, bytes]]:
-    """(name, bytes) of every regular file in the directory `parts` (dot files skipped).
+    environ: Mapping[str, str],
+    parts: tuple[str, ...],
+    since: float,
+    size: int,
+    names: int,
+    newest: int,
+) -> tuple[list[tuple[str, bytes]], bool]:
+    """(name, bytes) of the `newest` regular files modified at or after `since`, among the
+    first `names` entries of the directory `parts` (dot files skipped), each at most `size`
+    bytes (a larger one is left out); and whether nothing was left unread past those bounds.
 
-    `since`: only files modified at or after it (one lstat each, no read for the
-    rest): records past their prune age are the pruner's, not a reader's.
+    One lstat for each entry looked at, no read for the rest: records past their prune age
+    are the pruner's, not a reader's, and the bounds hold whatever the directory holds.
     """
     try:
         directory = open_dir(environ, parts, create=False)
     except OSError:
-        return
+        return [], True
     try:
-        for name in directory.names():
+        listed = directory.names(names + 1)
+        whole = len(listed) <= names
+        dated = []
+        for name in listed[:names]:
             if name.startswith("."):
                 continue
-            if since is not None:
-                info = directory.lstat(name)
-                if info is None or info.st_mtime < since:
-                    continue
-            data = directory.read(name, 1 << 16)
+            info = directory.lstat(name)
+            if info is not None and not is_dir(info.st_mode) and info.st_mtime >= since:
+                dated.append((info.st_mtime, name))
+        dated.sort(reverse=True)
+        whole = whole and len(dated) <= newest
+        found = []
+        for _, name in dated[:newest]:
+            data = directory.read(name, size)
             if data is not None:
-                yield name, data
+                found.append((name, data))
+        return found, whole
     finally:
         directory.close()
 

@@ -62,21 +62,24 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def after_run(environ: Mapping[str, str], now: float, inline: bool = False) -> None:
-    """Prune if this process wrote a record and the last prune is PRUNE_EVERY old.
+def after_run(
+    environ: Mapping[str, str], now: float, inline: bool = False, wanted: bool = False
+) -> None:
+    """Prune if this process wrote a record (or `wanted`: a reader found more records than
+    it reads) and the last prune is PRUNE_EVERY old.
 
     Detached (its own process, the harness's pipes dropped) unless `inline`:
     the caller is already off the harness's wait. Best-effort: errors are
     swallowed, and where fork is missing or fails nothing is pruned this time.
     """
     try:
-        _after_run(environ, now, inline)
+        _after_run(environ, now, inline, wanted)
     except Exception:  # noqa: S110 - best-effort state, never the turn
         pass
 
 
-def _after_run(environ: Mapping[str, str], now: float, inline: bool) -> None:
-    if not state.WRITTEN or not due(environ, now):
+def _after_run(environ: Mapping[str, str], now: float, inline: bool, wanted: bool) -> None:
+    if not (state.WRITTEN or wanted) or not due(environ, now):
         return
     if inline:
         _prune_and_log(environ, now)

@@ -115,7 +115,7 @@ def run_command(
     cwd: str,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run a registration's command the way the harnesses do: `sh -c`, payload on stdin;
-    on Windows `%COMSPEC% /C` with the command line as written (Codex's way; a list
+    on Windows `%COMSPEC% /C` with the command line as written (cmd.exe's way; a list
     would be quoted for the C runtime, which cmd does not parse). A guarded command's
     guard is POSIX shell (Git Bash, Crush's embedded shell): on Windows demo runs what
     it runs inside lich, the program with its event and provider."""

@@ -111,8 +111,8 @@ def with_executable(
     """A registration (from registrations.py) whose commands run `executable`, in the
     guarded form (base/commandline.py); `where` is the settings file it goes to.
 
-    `cmd`: also give each handler a `command_windows` running that program, which the
-    harness runs under `%COMSPEC% /C` (the entry's `command_windows`, docs/harnesses.md)."""
+    `cmd`: also give each handler a `command_windows` running that program, which Codex runs
+    in its session shell there, PowerShell, else cmd.exe (docs/harnesses.md, Windows)."""
     if isinstance(value, dict):
         result: dict[str, object] = {}
         for key, item in value.items():

@@ -44,20 +44,47 @@ def command(event: str, provider: str, program: str = COMMAND, where: str | None
     return commandline.render(row.guard, program, event, provider, message)
 
 
-def windows_command(event: str, provider: str, program: str) -> str:
-    """Codex's `command_windows` (run by `%COMSPEC% /C`) for the same registration.
+def windows_command(event: str, provider: str, program: str, shell: str | None = None) -> str:
+    """Codex's `command_windows` for the same registration, for the shell Codex runs it in
+    there (`shell`, else this machine's: `codex_windows_shell`).
 
-    It can hold no quote (base/commandline.py, CMD), so a program path with a space is
-    written as its 8.3 short name, or, where the volume has none, as `lich-hook` on PATH.
+    cmd.exe cannot be handed a quoted path under Codex (base/commandline.py), so a path it
+    cannot read as one word is written as its 8.3 short name, or where that is no better,
+    as `lich-hook` on PATH.
     """
+    if (shell or codex_windows_shell()) == commandline.POWERSHELL:
+        return commandline.render(commandline.POWERSHELL, program, event, provider)
     return commandline.render(commandline.CMD, _cmd_word(program), event, provider)
 
 
+# Where Codex 0.171 looks for PowerShell beside PATH (codex-rs/shell-command shell_detect.rs).
+POWERSHELLS = (
+    r"C:\Program Files\PowerShell\7\pwsh.exe",
+    r"C:\Windows\System32\WindowsPowerShell\v1.0\powershell.exe",
+)
+
+
+def codex_windows_shell(path: str | None = None) -> str:
+    """The shell Codex runs a hook's `command_windows` in on this machine: its session shell,
+    PowerShell (`pwsh`, then `powershell`, on PATH or where it installs), else `cmd.exe`
+    (docs/harnesses.md, Windows)."""
+    import shutil
+
+    found = any(shutil.which(name, path=path) for name in ("pwsh", "powershell"))
+    if found or any(map(os.path.isfile, POWERSHELLS)):
+        return commandline.POWERSHELL
+    return commandline.CMD
+
+
 def _cmd_word(program: str) -> str:
-    if not any(c.isspace() for c in program):
-        return program
-    short = _short_path(program)
-    return short if short and not any(c.isspace() for c in short) else COMMAND
+    """The program, else its folder's 8.3 name beside its own name (which commandline.parse
+    knows), else `lich-hook` on PATH."""
+    folder, name = os.path.split(program)
+    short = _short_path(folder)
+    for word in (program, short and os.path.join(short, name)):
+        if word and commandline.cmd_word(word) is not None:
+            return word
+    return COMMAND
 
 
 def _short_path(path: str) -> str | None:

@@ -37,7 +37,7 @@ class SettingsHarness(Harness):
     # "": none, demo runs the registration itself.
     shipped_file: str = ""
     # On Windows: its shell reads `C:/…` (Claude Code's Git Bash); it runs `command_windows`
-    # under `%COMSPEC% /C` (Codex), so install writes one beside each command.
+    # in its session shell (Codex: PowerShell, else cmd.exe), so install writes one beside each.
     slashes: bool = False
     command_windows: bool = False
     jsonc: bool = False  # its settings accept comments and trailing commas

@@ -8,6 +8,10 @@ from __future__ import annotations
 from lich_hooks.hook.jobs.agent_cards import eligibility
 from lich_hooks.hook.outcome import Context, Outcome
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lich_hooks.hook.jobs.agent_cards.record import Worker
+
 
 def run(ctx: Context) -> Outcome:
     payload = ctx.payload()
@@ -122,18 +126,14 @@ def _task_stop(ctx: Context, data: dict[str, object]) -> Outcome:
     return _stop(ctx, worker, task_id, env.bin, env.card)
 
 
-def _stop(
-    ctx: Context, worker: dict[str, object], task_id: str, lich_bin: str, card: str
-) -> Outcome:
+def _stop(ctx: Context, worker: Worker, task_id: str, lich_bin: str, card: str) -> Outcome:
     from lich_hooks.hook.jobs.agent_cards import lich_process, record, verdict
     from lich_hooks.hook.jobs.agent_cards.text import text
 
     lang = ctx.env.lang
-    branch = worker.get("branch")
-    branch = branch if isinstance(branch, str) and branch else None
-    label = worker.get("label") if isinstance(worker.get("label"), str) else task_id
-    description = worker.get("description")
-    description = description if isinstance(description, str) else ""
+    branch = worker.get("branch") or None  # record.py checked each field's type
+    label = worker.get("label", task_id)
+    description = worker.get("description", "")
     taken: tuple[int, ...]
     if branch is None:
         args, taken = ["close", task_id], (0,)

@@ -15,11 +15,8 @@ if TYPE_CHECKING:
     from typing import TypedDict
 
     class Worker(TypedDict):
-        """What `add` writes for a worker lich took (verdict.for_open builds it).
-
-        What `find` and `workers` read back stays `dict[str, object]`: the file
-        may be an older version's, or damaged, so every field is checked where
-        it is used.
+        """What `add` writes for a worker lich took (verdict.for_open builds it), and what
+        `find` and `workers` give back once `_valid` checked each field of the file.
         """
 
         name: str  # lich's roster name: the file's key, and the TaskStop id
@@ -34,8 +31,16 @@ if TYPE_CHECKING:
 
 SUFFIX = ".json"
 CHECKED = ".checked"  # when the status line last asked lich (dot: never a worker's file)
-RECORD_LIMIT = 1 << 16
 WORKERS = "workers"  # its row in state/prune.py's RULES (CHECKED spared)
+# What one status line reads at most, whatever the directory holds (docs/agent-cards.md,
+# "The status line"): entries looked at, records read (newest first: the pruner keeps 200
+# over every card), and bytes each (more than `add` ever writes: the description is cut).
+SCAN_LIMIT = 1000
+READ_LIMIT = 200
+RECORD_LIMIT = 8 << 10
+DESCRIPTION_LIMIT = 256
+_TEXT = ("name", "label", "description", "path")
+_TEXT_OR_NONE = ("id", "branch", "tool_use_id")
 
 
 def _parts(card: str) -> tuple[str, ...]:
@@ -53,61 +58,64 @@ def add(environ: Mapping[str, str], card: str, worker: Worker) -> bool:
     name = worker.get("name")
     if not isinstance(name, str) or not name:
         return False
+    worker = worker.copy()
+    worker["description"] = worker["description"][:DESCRIPTION_LIMIT]
     try:
         data = json.dumps(worker, ensure_ascii=True).encode("ascii")
+        if len(data) > RECORD_LIMIT:  # lich's own text past any reader's limit: not kept
+            return False
         state.write(environ, _parts(card), _name(name), data)
     except (OSError, ValueError):
         return False
     return True
 
 
-def _load(raw: bytes | None) -> dict[str, object] | None:
-    if raw is None:
+def _valid(raw: bytes | None) -> Worker | None:
+    """The record, once each field has the type `add` writes; None for anything else
+    (a damaged or foreign file is no worker, and never hides the others)."""
+    value = loads_object(raw) if raw is not None else None
+    if value is None or not isinstance(value.get("name"), str) or not value["name"]:
         return None
-    worker = loads_object(raw)
-    if worker is None or not isinstance(worker.get("name"), str):
-        return None  # a corrupt file is no worker
-    return worker
+    when = value.get("when")
+    if isinstance(when, int) and not isinstance(when, bool) and 0 <= when < 1 << 53:
+        when = float(when)  # an integer too large for a float is no time of ours
+    if not isinstance(when, float) or not 0 <= when < float("inf"):  # NaN fails both
+        return None
+    if any(not isinstance(value.get(key, ""), str) for key in _TEXT):
+        return None
+    if any(not isinstance(value.get(key), (str, type(None))) for key in _TEXT_OR_NONE):
+        return None
+    value["when"] = when
+    return value  # type: ignore[return-value]  # every field checked above
 
 
-def find(environ: Mapping[str, str], card: str, name: str) -> dict[str, object] | None:
+def find(environ: Mapping[str, str], card: str, name: str) -> Worker | None:
     """The worker recorded under roster name `name`, or None. One file read."""
-    worker = _load(state.read(environ, _parts(card), _name(name), RECORD_LIMIT))
-    return worker if worker is not None and worker.get("name") == name else None
+    worker = _valid(state.read(environ, _parts(card), _name(name), RECORD_LIMIT))
+    return worker if worker is not None and worker["name"] == name else None
 
 
-def remove(environ: Mapping[str, str], card: str, name: str) -> None:
-    state.remove(environ, _parts(card), _name(name))
+def remove(environ: Mapping[str, str], card: str, *names: str) -> None:
+    state.remove(environ, _parts(card), *map(_name, names))
 
 
-def workers(
-    environ: Mapping[str, str], card: str, now: float | None = None
-) -> list[dict[str, object]]:
-    """Every worker recorded for `card`, oldest first.
-
-    With `now`, those written within the prune age only: older records are
-    the pruner's (state/prune.py), so a backlog of them costs a status line one
-    lstat each, not a read, a parse and a reconcile.
+def workers(environ: Mapping[str, str], card: str, now: float) -> tuple[list[Worker], bool]:
+    """The workers recorded for `card` within the prune age, oldest first, and whether those
+    are all of them: at most READ_LIMIT records of RECORD_LIMIT bytes are read, the newest,
+    among the first SCAN_LIMIT entries (older records are the pruner's, state/prune.py).
     """
-    since = None
-    if now is not None:
-        from lich_hooks.hook.state.prune import WORKERS_AGE
+    from lich_hooks.hook.state.prune import WORKERS_AGE
 
-        since = now - WORKERS_AGE
+    read, whole = state.entries(
+        environ, _parts(card), now - WORKERS_AGE, RECORD_LIMIT, SCAN_LIMIT, READ_LIMIT
+    )
     found = []
-    for entry, raw in state.entries(environ, _parts(card), since):
-        if not entry.endswith(SUFFIX):
-            continue
-        worker = _load(raw)
+    for entry, raw in read:
+        worker = _valid(raw) if entry.endswith(SUFFIX) else None
         if worker is not None:
             found.append(worker)
-    found.sort(key=_when)
-    return found
-
-
-def _when(worker: dict[str, object]) -> float:
-    value = worker.get("when")
-    return float(value) if isinstance(value, (int, float)) else 0.0
+    found.sort(key=lambda worker: worker["when"])
+    return found, whole
 
 
 def checked_at(environ: Mapping[str, str], card: str) -> float | None:
@@ -116,9 +124,10 @@ def checked_at(environ: Mapping[str, str], card: str) -> float | None:
     if raw is None:
         return None
     try:
-        return float(raw.decode("ascii"))
+        when = float(raw.decode("ascii"))
     except (UnicodeDecodeError, ValueError):
         return None
+    return when if 0 <= when < float("inf") else None
 
 
 def mark_checked(environ: Mapping[str, str], card: str, when: float) -> None:

@@ -1,10 +1,7 @@
 """Codex's shared app-server daemon: find the card a hook reports for, or refuse.
 
-`decide.py` holds the rules (pure, over recorded snapshots), `probe.py` reads
-the system. This module joins them for the session-start job, which asks two
-questions: who runs this hook (`who_runs`, a few /proc reads, on every Codex
-SessionStart), and, only under the daemon, which card owns the conversation
-(`find_card`). docs/harnesses.md (Codex) tells users what this means for them.
+`decide.py` holds the rules, `probe.py` reads the system; this joins them for the
+session-start job (docs/harnesses.md, Codex).
 """
 
 from __future__ import annotations
@@ -33,13 +30,8 @@ PROBE_FAILED: AttributionDecision = "codex-daemon-probe-failed"
 
 
 def card(ctx: Context) -> LichEnv | Outcome | None:
-    """Under Codex's shared daemon, the card that owns the conversation (or a refusal).
-
-    None: a codex client runs the hook as its child, so the hook's own
-    environment is the card's, as on every other harness. Under the daemon the
-    hook's own LICH_* belong to whichever TUI started the daemon and are never
-    used; the card comes from the daemon's connected clients (decide.py), or
-    nothing is sent.
+    """Under Codex's daemon, the card that owns the conversation (or a refusal); None: a codex
+    client runs the hook as its child, so the hook's own environment is the card's.
     """
     started = time.monotonic()
     shared = core.shared_runner(ctx, who_runs(), "codex")
@@ -71,11 +63,7 @@ def find_card(
     transcript: str | None = None,
     proc: str = probe.PROC,
 ) -> decide.Attribution:
-    """The card among `daemon`'s clients whose conversation runs in `cwd`, or why none.
-
-    `source` and `transcript` are the payload's: a conversation that is not
-    fresh may run in its recorded directory, whoever resumed it there.
-    """
+    """The card among `daemon`'s clients whose conversation runs in `cwd`, or why none."""
     if not probe.can_list_clients(proc):
         return decide.Attribution(
             UNSUPPORTED,

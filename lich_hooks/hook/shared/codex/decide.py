@@ -1,55 +1,11 @@
 """Which lich card a Codex hook reports for: pure decisions over a process snapshot.
 
-Codex's interactive TUI (0.157 and later) runs every hook inside one shared
-`codex app-server … --managed-daemon` per CODEX_HOME. That daemon was started
-by whichever TUI came first and carries that TUI's environment, so under it
-the hook's own LICH_* name the first card, not the card whose conversation
-fired the hook. Nothing from the client TUI (pid, environment, terminal)
-reaches the hook or its payload; the payload's `cwd` is the only link.
-
-So the decision has three steps, each a function of data the probe recorded
-(`probe.py` does the /proc and netlink reading):
-
-1. `runner(ancestors)`: the nearest `codex` process above the hook. A client
-   (the TUI with `--no-daemon`, `codex exec`) runs hooks as its children and
-   the hook's own environment is the card's: nothing changes. An
-   `app-server` is the shared daemon: the hook's own LICH_* are never used.
-2. `choose(clients, cwd, source, recorded)`: among the daemon's connected
-   client TUIs, keep those whose conversation can be in the payload's `cwd`.
-   They must all name one card (same LICH_SESSION_ID, LICH_PORT and
-   LICH_TOKEN, each valid as LichEnv requires); then that card is the answer.
-   No client, a client outside lich, an unreadable or invalid environment, or
-   two cards in one directory: send nothing and say why. A wrong card is
-   worse than none: lich resumes the card from it.
-3. `attribute(clients, cwd, source, recorded)`: that card, only if every
-   client connected to the daemon is that card's (below).
-
-Where a conversation runs is not always where its TUI runs. Resuming or
-forking a session recorded in another directory asks "use session directory
-or current directory?" (session directory is the default), and the TUI's
-`/resume` does the same without any trace in its argv. So:
-- a TUI started as `codex resume|fork <id>` can be in its own directory or in
-  that session's recorded one; with `--last`, the picker, a session name, or
-  `codex agents` (which switches among sessions anywhere) it can be anywhere;
-- a SessionStart that is not a new conversation (`source` other than
-  startup or clear) running in the directory its session was recorded in may
-  come from any TUI that chose "session directory": every connected client
-  is a candidate. In another directory it came from a TUI
-  that chose "current directory", i.e. one working there.
-
-A TUI can also move without any trace in its process or a hook: `/resume`
-of a session recorded in another directory, "session directory", then
-`/new` before any turn fires SessionStart only for the new conversation, in
-the other directory, where another card's TUI works. The daemon holds the
-resumed session for a while, but may unload it before that first turn
-(Codex's `thread_unload_delay_secs` is the user's, and a daemon restart
-unloads everything), and then nothing the hook can read says the TUI ever
-left its directory. A cwd match therefore proves whose conversation it is
-only when no other card's TUI is connected: `attribute` names a card only
-when every connected client is that card's. The proof is a model of the
-daemon and its TUIs over every interleaving (tests/shared_process/).
-
-docs/harnesses.md (Codex) explains the daemon and these limits to users.
+Codex's shared app-server daemon runs every TUI's hooks with the first TUI's environment, so
+the hook's own LICH_* are never trusted under it; the payload's `cwd` is the only link to the
+client. `runner` finds who runs the hook, `choose` the card whose TUI can be in `cwd`, and
+`attribute` names it only while every connected client is that card's (a TUI can move a
+conversation into any directory unseen). Why, and each limit: docs/harnesses.md (Codex); the
+proof is the model in tests/shared_process/.
 """
 
 from __future__ import annotations
@@ -73,8 +29,6 @@ SWITCHERS = ("resume", "fork", "agents")
 # that was resumed into another directory. A compaction keeps its id, so lich
 # loses nothing when such a report is dropped.
 FRESH_SOURCES = ("startup", "clear")
-# Sources that keep the conversation where it already runs: they move nobody.
-STAYING_SOURCES = (*FRESH_SOURCES, "compact")
 
 # runner() verdict beside core's OWN and UNKNOWN
 DAEMON: RunnerKind = "daemon"  # the shared app-server runs it: find the card among its clients
@@ -89,31 +43,18 @@ def is_codex(argv: Sequence[str]) -> bool:
 
 
 def is_app_server(argv: Sequence[str]) -> bool:
-    """`codex app-server …`: the daemon (`--managed-daemon`), or any app-server host.
-
-    Any app-server counts as shared, not only `--managed-daemon`: an app-server
-    serves whatever clients connect to it, so its own environment never proves
-    whose conversation fired a hook. One with no connected codex client (an
-    editor's stdio app-server) then reports nothing rather than a guess.
-    """
+    """`codex app-server …`: any app-server counts as shared, its environment proves nothing."""
     return is_codex(argv) and len(argv) > 1 and argv[1] == "app-server"
 
 
 def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
-    """Classify the hook's ancestry, nearest first, as the probe read it (None: unreadable).
-
-    The nearest codex decides: a TUI's own hook (`--no-daemon`) has no daemon
-    above it, and a codex started from a tool command under the daemon has the
-    daemon further up but runs its own hooks as its children.
-    """
+    """Classify the hook's ancestry, nearest first (None: unreadable); the nearest codex decides."""
     return core.nearest(ancestors, (is_app_server, DAEMON, "codex app-server"), (is_codex, "codex"))
 
 
 class Client(core.Client):
-    """One codex process connected to the daemon, as the probe recorded it (core.Client).
-
-    `resumed_dir` is the recorded directory of the session a `codex
-    resume|fork <id>` names, when the probe found it.
+    """One codex process connected to the daemon (core.Client); `resumed_dir`: the recorded
+    directory of the session a `codex resume|fork <id>` names, when the probe found it.
     """
 
     __slots__ = ("resumed_dir",)
@@ -131,20 +72,14 @@ class Client(core.Client):
 
 
 def conversation_dir(client: Client) -> str | None:
-    """The directory the client's conversation runs in: `-C/--cd DIR` if given, else its cwd.
-
-    Codex starts the thread in `--cd`'s directory without changing its own
-    working directory, so the flag wins. A relative DIR is taken from the cwd.
-    """
+    """`-C/--cd DIR` if given (Codex starts the thread there without a chdir), else the cwd."""
     return core.flag_dir(client, "-C", "--cd")
 
 
 def switcher(argv: Sequence[str]) -> tuple[str, str | None] | None:
     """`(subcommand, session id)` for `codex resume|fork [<uuid>]` and `codex agents`, else None.
 
-    Any argument spelled like one of those subcommands counts (a prompt that
-    is the single word "resume" included): mistaking a TUI for one that can
-    be anywhere only costs a report, the other way round could cost a card.
+    Any argument spelled so counts: a false switcher costs a report, a missed one a card.
     """
     args = list(argv[1:])
     if "--" in args:
@@ -198,9 +133,7 @@ def choose(
 ) -> Attribution:
     """The one card whose connected client TUI can run a conversation in `cwd`, or why none.
 
-    `source` is the payload's SessionStart source; `recorded` the directory
-    the conversation's session was first recorded in (its transcript's
-    session_meta), None when unknown.
+    `source`: the SessionStart source; `recorded`: the session's recorded directory, if known.
     """
     if not cwd or not cwd.startswith("/"):
         return Attribution(NO_CWD, "the payload has no absolute cwd to match a client by")
@@ -230,14 +163,8 @@ def attribute(
 ) -> Attribution:
     """The whole rule for one SessionStart under the daemon, over what the probe saw.
 
-    Every connection of the daemon must be a client read here (`unaccounted`:
-    how many are not: held by another program, another user's or an unreadable
-    process, or closed a moment ago; any of them may own the conversation).
-    Then `choose`'s card, and only while no other card's TUI is connected: any
-    TUI can take its conversation into any directory with no trace left
-    (resume there, `/new`, the daemon unloads what it resumed), so a second
-    card connected may own any conversation. Pure: the model in
-    tests/shared_process runs it at every SessionStart.
+    Any connection not read as a client (`unaccounted`) or another card's TUI connected
+    refuses: either may own the conversation (docs/harnesses.md).
     """
     if unaccounted:
         return Attribution(

@@ -1,36 +1,10 @@
 """What the Codex attribution reads from the system: the hook's ancestry, the daemon's clients.
 
-This is the I/O half of `decide.py`; it only records, decide.py judges. The
-readers Crush's probe shares (ancestry, sockets, environment, sock_diag) are in
-../proc.py; this adds the daemon's clients and the sessions it holds. Linux
-reads /proc and asks the kernel for Unix-socket peers over NETLINK_SOCK_DIAG;
-other systems with a `ps` (macOS, the BSDs) can see the
-ancestry but not the daemon's clients, so there a daemon-run hook is refused.
-
-Cost matters: this runs on Codex's SessionStart, inside the user's first turn.
-Measured on Linux with a daemon and two clients: about 1-2 ms for the whole
-probe (benchmarks/codex_daemon.py, which also measures a daemon holding 1,000
-sockets). Choices that keep it there:
-- `_socket` and `_struct`, not `socket` and `struct`: `import socket` builds
-  its enums and pulls in `selectors` (~9 ms here), the C modules cost <1 ms.
-- one netlink message per daemon socket (UDIAG_SHOW_PEER, exact inode) for
-  a daemon with up to PEER_BATCH sockets, all in one send, instead of dumping
-  every Unix socket on the machine; a busier daemon gets one dump, read until
-  NLMSG_DONE (all its lookups in one send overflowed the netlink socket's
-  receive queue at ~256 sockets, and each exact lookup walks every socket in
-  the kernel). /proc/net/unix cannot do this job at all: it lists sockets
-  without peers.
-- the whole-/proc scan reads only `comm` (16 bytes) per process; fds are read
-  for processes named codex only, argv, cwd and environment for those holding
-  a peer. Any peer left unaccounted refuses (a process of another name or
-  user, an unreadable one), so the names choose whom to read, not who counts.
-- a process's open files are read one `readlink` each (~5 us): a process
-  holding more than MAX_FDS of them is not read at all (its size in /proc says
-  how many it holds), so a leaking daemon costs a refusal, not 150 ms of the
-  user's turn.
-psutil was not used: it is not in the standard library (the hook path is
-stdlib only), costs more to import than this whole probe, and has no way to
-name a Unix socket's peer on Linux (it reads /proc/net/unix too).
+The I/O half of `decide.py`: it only records. The readers Crush shares are in ../proc.py;
+this adds the daemon's clients and the sessions it holds. Only Linux can name a Unix
+socket's peer (NETLINK_SOCK_DIAG); elsewhere a daemon-run hook is refused. It runs inside
+the user's first turn: its cost, and the choices that keep it ~1-2 ms (`_socket`, batched
+sock_diag, `comm`-only scan, MAX_FDS, no psutil), are in docs/performance.md (Codex).
 """
 
 from __future__ import annotations
@@ -80,13 +54,8 @@ def parse_ps(out: str, start: int) -> list[tuple[int, list[str]]] | None:
 
 
 class Snapshot:
-    """What the probe saw of one daemon: its clients, the sessions it holds open, and
-    how many of its connections no client read here accounts for.
-
-    `loaded` maps each session id whose rollout file the daemon holds open
-    (Codex keeps a loaded session's rollout open) to that file's path.
-    `unaccounted` counts the peers of the daemon's connections held by no
-    codex process this hook could read (docs/harnesses.md: then no card).
+    """What the probe saw of one daemon: its clients, `loaded` (session id -> the rollout file
+    the daemon holds open), and `unaccounted` peers no readable codex client holds.
     """
 
     __slots__ = ("clients", "loaded", "unaccounted")
@@ -98,19 +67,17 @@ class Snapshot:
 
 
 def clients(daemon: int, proc: str = PROC) -> list[Client]:
-    """Every codex process holding the other end of one of the daemon's connections.
-
-    Raises ProbeError when the daemon's sockets or their peers cannot be read
-    (then nobody can be named, and the caller refuses). doctor and other
-    shared-process probes use this listing as it is.
+    """Every codex process holding the other end of one of the daemon's connections
+    (ProbeError: they cannot be read, so the caller refuses).
     """
     return snapshot(daemon, proc).clients
 
 
 def snapshot(daemon: int, proc: str = PROC) -> Snapshot:
-    """The daemon's clients, its loaded sessions, and its unaccounted peers (ProbeError:
-    cannot tell). A peer held by a process not named codex, an app-server, another
-    user's or an unreadable process is counted, never skipped (shared/proc.py, holders)."""
+    """The daemon's clients, loaded sessions and unaccounted peers (ProbeError: cannot tell).
+
+    A peer held by anything but a readable codex client is counted, never skipped.
+    """
     try:
         targets = fd_targets(daemon, proc)
     except TooManyFiles as error:
@@ -148,18 +115,14 @@ def _rollouts(targets: list[str]) -> dict[str, str]:
 
 
 def session_cwd(path: str | None) -> str | None:
-    """The `cwd` a Codex rollout recorded its session in (its first line, `session_meta`).
-
-    The path may come from a payload: read through lich_hooks/base/safefile.py
-    (a regular file, not through a final symlink, never blocking on a FIFO),
-    and only its first line, bounded.
+    """The `cwd` a Codex rollout recorded its session in (its first line, `session_meta`),
+    read bounded through base/safefile.py: the path may come from a payload.
     """
     return meta_cwd(rollout_head(path))
 
 
 def rollout_head(path: str | None) -> bytes | None:
-    """A rollout's first line, as far as it is written (no newline yet: being created);
-    None when it is no readable regular file, or its first line is over the limit."""
+    """A rollout's first line as far as written; None: no readable regular file, or too long."""
     if not path or not path.startswith("/"):
         return None
     from lich_hooks.base import safefile

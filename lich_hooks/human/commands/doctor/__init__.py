@@ -1,23 +1,9 @@
 """`lich-hook doctor [--json]`: what a user checks when "nothing reports" (docs/troubleshooting.md).
 
-Each check gives a one-line verdict and, when it fails, what to do. The exit
-code is 0 only when everything reporting needs is in place: the lich
-variables, a listener that takes our token, and at least one harness
-registration that the harness will really run (installed, enabled, trusted:
-settings/discovery.py) and that runs an existing lich-hook. Warnings (a
-duplicate registration, a state directory we cannot write) do not change it.
-Each check is a function in one of this package's modules (lich.py: lich's
-variables, listener, LICH_BIN; registrations.py: every settings, plugin and
-module file; codex_daemon.py, crush_server.py: a shared Codex daemon or Crush
-server; versions.py: each harness's release against the range verified;
-machine.py: this installation and machine),
-built from check.py's vocabulary and importing nothing from here; `collect`
-lists them, so a new one is one function and one line.
-
-Nothing here prints the token: it is shown as its length, and every check is
-scrubbed of it (as runlog.py scrubs the log) before it is encoded, in case
-`lich version` or a path echoes it: scrubbing the encoded text would miss a
-token that JSON or repr() escapes.
+Exit 0 only when reporting has all it needs (lich's variables, a listener taking our token,
+one registration the harness really runs); warnings do not change it. Each check is one
+function in a sibling module built from check.py, listed in `collect`. The token is shown as
+its length and scrubbed from every check before encoding (JSON or repr() would escape it).
 """
 
 from __future__ import annotations

@@ -1,8 +1,4 @@
-"""doctor's vocabulary: a check's verdict, and how verdicts combine.
-
-Every doctor module builds its rows from this one and from nothing else in
-doctor/, so the checks never import the command that runs them.
-"""
+"""doctor's vocabulary: a check's verdict and how verdicts combine (checks import only this)."""
 
 from __future__ import annotations
 
@@ -24,11 +20,9 @@ RANK: dict[Status, int] = {INFO: 0, SKIP: 0, OK: 1, WARN: 2, FAIL: 3}
 
 
 class Check:
-    """One row: a name, a status, a one-line summary, and when it fails, what to do.
+    """One row: name, status, one-line summary, and what to do when it fails.
 
-    `counts_as_registration`: a working harness registration (a settings entry
-    or a module file that runs an existing lich-hook) that doctor's overall
-    verdict needs at least one of.
+    `counts_as_registration`: a working registration; the verdict needs at least one.
     """
 
     def __init__(

@@ -1,17 +1,8 @@
-"""doctor's Codex row: is a Codex app-server daemon running for this CODEX_HOME, and
-whose card does it carry?
+"""doctor's Codex row: the app-server daemon for this CODEX_HOME, and whose card it carries.
 
-The interactive Codex TUI runs hooks (and the agent's tool commands) inside
-one shared `codex app-server --managed-daemon` per CODEX_HOME, started with
-the environment of whichever TUI came first. lich-hook copes with that for
-its reports on Linux (docs/harnesses.md, Codex), but nothing can fix what the
-agent's own commands see there: the first card's LICH_*. So doctor names the
-daemon and the card it carries (token redacted). A daemon this card's reports
-get through is fine (ok); a warning only where the person loses something and
-can act: the agent's commands here see another card's variables, or TUIs of
-several cards share the daemon (then none of them reports). Every fix is the
-person's own (`codex --no-daemon`); what lich itself should do is in
-docs/harnesses.md.
+The hook copes with the daemon for its reports, but the agent's own commands there see the
+first TUI's LICH_*: a warning only where the person loses something and can act (`codex
+--no-daemon`). docs/troubleshooting.md (Codex daemon), docs/harnesses.md (Codex).
 """
 
 from __future__ import annotations
@@ -148,11 +139,8 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
 
 
 def _shared_dirs(clients: list[decide.Client], unaccounted: int = 0) -> list[str]:
-    """The directories where the attribution rules refuse for several cards.
-
-    Asked of decide.attribute itself, for a new conversation in each directory
-    a client works in, so doctor names exactly the directories whose reports
-    the hook drops (while TUIs of two cards are connected, all of them).
+    """The directories whose reports the hook drops for several cards, asked of
+    decide.attribute itself (a new conversation in each client's directory).
     """
     places = sorted({where for c in clients if (where := decide.conversation_dir(c)) is not None})
     return [

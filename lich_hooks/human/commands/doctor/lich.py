@@ -6,6 +6,7 @@ import socket
 import subprocess
 
 from lich_hooks import __version__
+from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.base.lichenv import LichEnv, parse_port
 from lich_hooks.base.runlog import RunLog
 from lich_hooks.human.commands.doctor.check import FAIL, OK, SKIP, WARN, Check
@@ -33,7 +34,19 @@ def check_variables(environ: Mapping[str, str]) -> list[Check]:
     for name in ("LICH_SUBAGENT_CARDS", "LICH_PROMPT_LANG"):
         if name in environ:
             shown.append(f"{name}={environ[name]}")
-    if missing:
+    scrub = REGISTRATIONS["claude"].scrub_said(environ)
+    if missing == ["LICH_TOKEN"]:
+        # a card (its port and id are here) whose token something stripped
+        checks.append(
+            Check(
+                "lich variables",
+                FAIL,
+                f"LICH_TOKEN is missing in this card, so nothing can be reported ({scrub[0]})",
+                scrub[1],
+                present=shown,
+            )
+        )
+    elif missing:
         checks.append(
             Check(
                 "lich variables",
@@ -46,6 +59,16 @@ def check_variables(environ: Mapping[str, str]) -> list[Check]:
         )
     else:
         checks.append(Check("lich variables", OK, "; ".join(shown), present=shown))
+    if not missing and environ.get(REGISTRATIONS["claude"].scrub or ""):
+        checks.append(
+            Check(
+                "Claude Code credential scrub",
+                WARN,
+                f"a Claude Code started here removes LICH_TOKEN from its hooks ({scrub[0]}), so "
+                "its sessions report nothing to lich",
+                scrub[1],
+            )
+        )
     return checks
 
 
@@ -89,13 +112,10 @@ def check_listener(environ: Mapping[str, str]) -> list[Check]:
 
 
 def _probe(port: int, token: str) -> int:
-    """POST an empty body: lich answers 400 (bad body) to a good token, 401 to a bad one.
+    """POST an empty body: lich answers 400 to a good token, 401 to a bad one, records nothing.
 
-    The body is invalid on purpose, so lich records nothing. It goes through
-    the sender's own code (transport.post): the same URL, token encoding,
-    socket, no proxy, no redirect and deadline as every report, so a probe
-    that works proves the path reports take. A failure is raised as an
-    OSError that names its cause and not the URL, which holds the token.
+    Through transport.post, so a probe that works proves the path reports take; an OSError
+    names the cause, never the URL (it holds the token).
     """
     from lich_hooks.base import transport
 

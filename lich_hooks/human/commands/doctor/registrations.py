@@ -12,12 +12,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 
-from lich_hooks.base.harnesses import REGISTRATIONS
+from lich_hooks.base import commandline
+from lich_hooks.base.harnesses import REGISTRATIONS, reinstall
 from lich_hooks.base.safefile import same_file
 from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
-from lich_hooks.human.settings import discovery, kinds, modules, ours
+from lich_hooks.human.settings import discovery, kinds, modules, ours, registrations
 from lich_hooks.human.settings.harnesses import HARNESSES, MODULES, SETTINGS, discover
+from lich_hooks.human.settings.jsontext import walk
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,6 +79,15 @@ def judge_command(
         if not os.path.isabs(program):
             missing = f"runs `{program}` from PATH, and there is no {program} on PATH"
         return Check(what, FAIL, missing, _missing_fix(found, executable, environ))
+    interpreter = _interpreter_gone(target)
+    if interpreter is not None:
+        return Check(
+            what,
+            FAIL,
+            f"runs {target}, which cannot start: its Python {interpreter} is gone (upgraded "
+            "or removed), so it reports nothing",
+            reinstall(target),
+        )
     if executable is not None and same_file(target, executable):
         return Check(what, OK, f"runs this installation ({target})")
     return Check(
@@ -84,6 +96,21 @@ def judge_command(
         f"runs another installation: {target}",
         "lich-hook install <harness> switches it to this one",
     )
+
+
+def _interpreter_gone(program: str) -> str | None:
+    """The `#!` interpreter of a script that names one which is not there, else None."""
+    from lich_hooks.base.safefile import read_regular
+
+    try:
+        head = read_regular(program, 512, follow=True)
+    except (OSError, ValueError):
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].split(b"\n", 1)[0].split()
+    interpreter = os.fsdecode(words[0]) if words else ""
+    return interpreter if interpreter and not os.path.exists(interpreter) else None
 
 
 def _missing_fix(
@@ -194,6 +221,35 @@ def _launcher_python(launcher: str, environ: Mapping[str, str]) -> str:
     return "" if ran is None else ran.stdout.decode("utf-8", "replace").strip()
 
 
+def windows_verdicts(
+    found: discovery.Found, executable: str | None, environ: Mapping[str, str], project: str
+) -> list[Check]:
+    """What Codex runs on Windows: each handler's `command_windows`, in its session shell
+    (docs/harnesses.md, Windows). A row only where that shell would not run it, or where
+    what it runs is missing; the `command` rows already say the rest."""
+    shell = registrations.codex_windows_shell(environ.get("PATH"))
+    fix = f"lich-hook install {found.harness.key} writes it for this machine's shell"
+    rows = []
+    for handler in walk(found.document):
+        if not (isinstance(handler, dict) and ours.is_ours(handler)):
+            continue
+        command = handler.get("command_windows")
+        written = commandline.parse(command)
+        what = " ".join((ours.command_argv(handler["command"]) or [])[1:])
+        if written is None or written.guard != shell:
+            why = "is missing" if command is None else f"is not one {shell} runs"
+            if written is not None:
+                why = f"is written for {written.guard}, and Codex runs it in {shell} here"
+            why += ", so nothing reports"
+            rows.append(Check(what, FAIL, f"its command_windows {why} (fix: {fix})", fix))
+            continue
+        assert isinstance(command, str)
+        verdict = judge_command(command, executable, environ, found, project)
+        if verdict.status != OK:
+            rows.append(Check(what, verdict.status, f"its command_windows {verdict.summary}", fix))
+    return rows
+
+
 def _registration_check(
     found: discovery.Found, executable: str | None, environ: Mapping[str, str], project: str
 ) -> Check:
@@ -205,6 +261,8 @@ def _registration_check(
     verdicts = [
         judge_command(command, executable, environ, found, project) for command in found.commands
     ]
+    if sys.platform == "win32" and harness.command_windows and not found.plugin:
+        verdicts += windows_verdicts(found, executable, environ, project)
     statuses = [v.status for v in verdicts] + [FAIL for _ in found.blockers]
     lines = [f"{v.name}: {v.summary}" for v in verdicts]
     lines += list(found.notes) + [blocker.summary for blocker in found.blockers]
@@ -301,6 +359,16 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
     for found, check in rows:
         if found.blockers and found.harness.key in working:
             check.status = WARN  # another registration of this harness works
+        elif check.status == FAIL and not found.plugin and found.harness.key in working:
+            # its program is gone or cannot start, and the plugin reports: not a failure,
+            # and taking these entries out is the fix (the plugin's claim made them silent)
+            scope = " --scope project" if found.label.startswith("project") else ""
+            check.status = WARN
+            check.summary += f"; {found.harness.title}'s plugin reports instead"
+            check.fix = (
+                f"`lich-hook uninstall {found.harness.key}{scope}` takes these entries out "
+                f"(the plugin goes on reporting); or {check.fix}"
+            )
         if found.runs and not found.yields_to_install:
             # Copies of one plugin are one registration; the project may be the home.
             source = found.owner or os.path.realpath(found.path)

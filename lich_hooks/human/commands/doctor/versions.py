@@ -1,8 +1,5 @@
-"""doctor's harness versions: each installed harness's version, against the range verified.
-
-A harness not on PATH is left out (doctor is not a list of what you could install); one whose
-version cannot be read from its files is shown without it. Outside the verified range is a
-warning, never a failure: the hooks may well work, they were just not run on that version.
+"""doctor's harness versions against the range verified: a harness not on PATH is left out,
+one outside the range is a warning (it was just not run on that version).
 """
 
 from __future__ import annotations
