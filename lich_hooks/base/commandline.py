@@ -40,9 +40,10 @@ from __future__ import annotations
 import re
 import shlex
 
+from lich_hooks.base.homes import CRUSH_MARKS
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from typing import Literal
 
     Guard = Literal["card", "server", "server-unmarked", "answer", "login", "powershell", "cmd"]
@@ -67,7 +68,7 @@ SERVER_HEAD = '[ -z "$LICH_PORT$CRUSH_CLIENT_SERVER" ] ||'
 # same path, else no mark is written), and the mark's name: card, conversation, and the
 # crush process whose shell runs the hook ($$ in Crush's in-process shell).
 STATE_WORD = "${LICH_HOOK_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/lich-hooks}"
-MARKS = "crush-reported"
+MARKS = CRUSH_MARKS
 MARK = f"{STATE_WORD}/{MARKS}/$LICH_SESSION_ID.$CRUSH_SESSION_ID.$$"
 # What PowerShell reads as a single quote (its tokenizer's "IsSingleQuote"): doubled inside one.
 _PS_QUOTES = "'\u2018\u2019\u201a\u201b"
@@ -181,13 +182,6 @@ def render(
         return f"{SERVER_HEAD} {core} || :"
     tail = f"echo {shlex.quote(said)}" if said else ":"
     return f'[ -z "$LICH_PORT" ] || {core} || {tail}'
-
-
-def marked_state_dir(environ: Mapping[str, str]) -> str:
-    """What STATE_WORD expands to in `environ` (sh's `:-`: unset or empty)."""
-    home = environ.get("HOME", "")
-    state = environ.get("XDG_STATE_HOME") or f"{home}/.local/state"
-    return environ.get("LICH_HOOK_STATE_DIR") or f"{state}/lich-hooks"
 
 
 # --- reading ---------------------------------------------------------------------------

@@ -73,6 +73,17 @@ def state_dir(
     return os.path.join(found, ".local", "state", APP)
 
 
+# The Crush guard's marks (base/commandline.py MARK): a directory of the state directory.
+CRUSH_MARKS = "crush-reported"
+
+
+def marked_state_dir(environ: Mapping[str, str]) -> str:
+    """What the Crush guard's `${LICH_HOOK_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}
+    /lich-hooks}` expands to in `environ` (sh's `:-`: unset or empty)."""
+    state = environ.get("XDG_STATE_HOME") or f"{environ.get('HOME', '')}/.local/state"
+    return environ.get("LICH_HOOK_STATE_DIR") or f"{state}/{APP}"
+
+
 def file_key(text: str) -> str:
     """A file name for an arbitrary id (a lich card id) that cannot escape the directory."""
     safe = "".join(c if (c.isascii() and (c.isalnum() or c in "-_")) else "_" for c in text)

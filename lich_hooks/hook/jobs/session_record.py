@@ -3,8 +3,7 @@ the report in flight for it. Kept in the state directory (hook/state/)."""
 
 from __future__ import annotations
 
-from lich_hooks.base.commandline import MARKS as MARKS_DIR
-from lich_hooks.base.homes import file_key
+from lich_hooks.base.homes import CRUSH_MARKS, file_key
 from lich_hooks.hook import state
 
 TYPE_CHECKING = False
@@ -26,7 +25,7 @@ SERVED = ("served",)
 # The Crush guard's marks (base/commandline.py): `<card>.<conversation>.<crush pid>`, each
 # present only while the card's record holds that conversation, so a skip in the shell
 # is one the record would make (docs/harnesses.md, Crush).
-MARKS = (MARKS_DIR,)
+MARKS = (CRUSH_MARKS,)
 CARD_LIMIT = 4096
 # A refusal under the server, remembered (REFUSED + its decision) so the conversation's
 # next calls cost what a deduped one costs; judged again once this old, so a refusal of

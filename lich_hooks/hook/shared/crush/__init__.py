@@ -145,7 +145,7 @@ def guard_mark(environ: Mapping[str, str], card: str, conversation: str) -> str 
     not find it: ids the shell would spell otherwise, a state directory its expansion
     does not name, or no local crush as the hook's parent (`$$` in its shell).
     """
-    from lich_hooks.base import commandline, homes
+    from lich_hooks.base import homes
     from lich_hooks.hook import procfs
 
     if sys.platform == "win32" or environ.get("CRUSH_SESSION_ID") != conversation:
@@ -154,7 +154,7 @@ def guard_mark(environ: Mapping[str, str], card: str, conversation: str) -> str 
         return None
     if homes.file_key(conversation) != conversation:
         return None
-    shell, real = commandline.marked_state_dir(environ), homes.state_dir(environ)
+    shell, real = homes.marked_state_dir(environ), homes.state_dir(environ)
     if real is None or ".." in shell.split("/"):
         return None
     if os.path.normpath(shell) != os.path.normpath(real):
