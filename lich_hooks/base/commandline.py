@@ -1,38 +1,9 @@
-"""The one writer and reader of a command this package registers (docs/harnesses.md, "The
-registered command").
-
-Every registered command is a guard the harness's own shell evaluates before anything of
-ours starts, so a missing or broken `lich-hook` never shows an error line and, where the
-hook runs in the card's own environment, nothing starts outside lich:
-
-    card     (Claude Code)    [ -z "$LICH_PORT" ] || RUN E P 2>/dev/null || TAIL
-    server   (Crush)          [ -z "$LICH_PORT$CRUSH_CLIENT_SERVER" ] || [ -e "MARK" ] ||
-                              RUN E P 2>/dev/null || :
-    answer   (Antigravity)    [ -n "$LICH_PORT" ] && RUN E P 2>/dev/null || printf '{}'
-    login    (Codex, $SHELL -lc: any login shell, so one POSIX `sh -c` inside)
-             sh -c 'RUN E P 2>/dev/null || [ -z "$LICH_PORT" ] || echo "$1"' PROG MSG
-    powershell  (Codex's command_windows: its session shell, `pwsh -NoProfile -Command`)
-             try { & 'PROG' E P 2>&1 | Out-Null } catch { }; exit 0
-    cmd      (Codex's command_windows on a Windows without PowerShell: `cmd.exe /c`)
-             PROG E P 2>nul & exit /b 0
-
-MARK is the file whose existence says this card already reported this Crush conversation
-(`reported_mark`): Crush's hook shell tests it without starting anything (docs/harnesses.md,
-Crush). The Crush guard an older release wrote (without it) is still read as ours.
-RUN is the program as one shell word (an absolute path, `lich-hook` on PATH) or a plugin's
-launcher (`sh "${ROOT}/plugin/lich-hook"`). TAIL echoes the person's one line (a JSON
-`systemMessage`) on SessionStart, else `:`. No backslash anywhere: Claude Code on Windows
-turns every one into `/` before Git Bash reads the command. Our program itself always exits
-0, so a non-zero status here means it could not start (deleted, its `#!` interpreter gone:
-127). The two Windows forms hold no `"` (Codex's quoting turns it into `\"`, which cmd.exe
-does not read) and no message; PROG is PowerShell's literal string there, and for cmd.exe
-a word it cannot split: `&` and `^` escaped with `^`, none of whitespace `, ; = % ! ( ) "`
-(docs/harnesses.md, Windows).
-
-A command is ours when it renders back to itself from what `parse` read out of it (so a
-command that only looks like ours — `lich-hook Stop claude && notify-send done` — is never
-taken), or when it is the plain `<…/lich-hook> <event> [<provider>]` an older release wrote.
-Standard library and string work only: the registry, doctor and the hook side all read it.
+"""The one writer and reader of a command this package registers: a guard the harness's own
+shell evaluates before anything of ours starts, so a missing `lich-hook` shows no error line.
+The forms per harness and OS (the Crush MARK, the person's line, why no backslash and no `"`)
+are docs/harnesses.md, "The registered command, per harness" and Windows. A command is ours
+when it renders back to itself from what `parse` read (`lich-hook Stop claude && notify-send
+done` never is), or is the plain `<…/lich-hook> <event> [<provider>]` an older release wrote.
 """
 
 from __future__ import annotations

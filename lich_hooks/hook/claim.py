@@ -1,23 +1,9 @@
-"""Two routes, one act: of the runs two routes make of one firing, one acts and the other
-stays silent (docs/install.md, "Both routes at once").
-
-Claude Code and Codex can run our hook twice for one event: the plugin's copy and an
-`install` entry. Neither can tell from settings files whether the other will really run (an
-entry whose `#!` interpreter is gone, one under a SessionStart `"matcher": "startup"`, a
-disabled plugin), so each decides at run time, just before it acts:
-
-- a run publishes a claim named after the firing's identity (O_EXCL, atomically holding its
-  route and its time) and acts;
-- a run that finds one made by another route within CLAIM_SECONDS takes it (O_EXCL on the
-  claim's `-<route>` twin) and stays silent: that claim was its own firing's other run;
-- a claim of its own route, one too old, or one another firing's run of its route already
-  took, is an earlier firing's: the run goes on to the identity's next generation.
-
-So each claim silences at most one run of each other route, and a route with no second
-route to race is never silenced (its claims are all its own). The identity is what both runs
-of one firing share (docs/install.md measures it): the tool call's `tool_use_id`, the
-prompt's `prompt_id` (Stop, and SessionStart on /resume), else the conversation and its
-`source`. A claim the state directory cannot hold counts as won: two reports, never none.
+"""Two routes, one act: of the runs two routes (the plugin's copy, an `install` entry) make of
+one firing, one acts and the other stays silent, decided at run time since settings files
+cannot tell whether the other will really run (docs/install.md, "Both routes at once": the
+rules and the measured identities). Each claim silences at most one run of each other route,
+a route's own claims never silence it, and a claim the state directory cannot hold counts as
+won: two reports, never none.
 """
 
 from __future__ import annotations

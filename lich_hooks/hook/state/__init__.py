@@ -1,10 +1,6 @@
-"""The per-user state directory: what it may create and what it never touches is
-docs/troubleshooting.md's "What lich-hook writes"; the records live beside the code that
-keeps them (each names its directory in prune.py's RULES).
-
-Everything here is best-effort: a missing, read-only or corrupt directory makes a hook
-forget, never fail. Nothing here prunes: a run that wrote a record is noted in `WRITTEN`,
-and calls prune.py's `after_run` once its output is out.
+"""The per-user state directory, best-effort: a missing, read-only or corrupt directory makes a
+hook forget, never fail (docs/troubleshooting.md, "What lich-hook writes"). Nothing here prunes:
+a run that wrote a record is noted in `WRITTEN` and calls prune.py's `after_run`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Keeping the state directory bounded: one table of what is pruned, run off the harness's
-wait; what this must hold whatever the directory looks like (off the wait, at most three
-directories open, clocks that jump) is docs/troubleshooting.md's "What lich-hook writes".
-
-A run that wrote a record calls `after_run` when its output is out; at most once
-every PRUNE_EVERY seconds that forks a detached pruner (the detached sender, already
-off the wait, prunes inline). An mtime in the future counts as now, and a record this
-process wrote (state.WRITTEN) is never pruned by it.
+"""Keeping the state directory bounded: one table of what is pruned (RULES), run off the
+harness's wait at most every PRUNE_EVERY seconds; what it holds whatever the directory looks
+like is docs/troubleshooting.md's "What lich-hook writes".
 """
 
 from __future__ import annotations
@@ -27,7 +22,6 @@ PRUNE_MARKER = ".pruned"
 EMPTY_CARD_SECONDS = 60.0  # a card directory left empty is kept this long (a writer may be in it)
 DAY = 86400.0
 MINE = float("inf")  # the "when" of a record this process wrote
-NEVER = float("inf")
 
 # Every record directory, the module that writes it, and its rule: entries older than
 # the age go, and all but the newest `keep`; a nested directory holds one directory per

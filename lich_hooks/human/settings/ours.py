@@ -1,15 +1,7 @@
-"""Which entries in a harness's settings are ours, and the merge that puts ours in
-or takes them out (`install`, `uninstall`, `doctor`; docs/install.md).
-
-The merge is plain data in, plain data out: the text-preserving write lives in
-settings/jsontext.py, the file handling in settings/settings_file.py.
-
-"Ours" is decided by the command, never by an extra key: Codex rejects unknown
-keys and Antigravity silently discards them. A handler is ours when its command
-is one base/commandline.py reads as ours: the guarded form this release writes,
-or exactly `<…/lich-hook> <event> [<provider>]` as the shipped registrations and
-an older `install` wrote them, from any virtualenv. Where hooks are named objects
-(Antigravity's), the one the registry entry names (`named_hook`, "lich") is ours as a whole.
+"""Which entries of a harness's settings are ours, and the merge that puts ours in or takes them
+out (docs/install.md). "Ours" is decided by the command (base/commandline.py), never by an
+extra key: Codex rejects unknown keys and Antigravity drops them. Plain data in and out: the
+byte-keeping write is jsontext.py, the file handling settings_file.py.
 """
 
 from __future__ import annotations

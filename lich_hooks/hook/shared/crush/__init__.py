@@ -25,14 +25,8 @@ if TYPE_CHECKING:
 
 
 def card(ctx: Context) -> LichEnv | Outcome | None:
-    """Under a `crush server`, the card that owns the conversation (or a refusal).
-
-    None: a crush TUI or `crush run` in its default (local) mode runs the
-    hook as its child, so the hook's own environment is the card's. Under the
-    server the hook's own LICH_* are the first client's and are never used:
-    the server's workspace at the payload's cwd, holding its session, and
-    every client working there must name one card (decide.py), or nothing is sent.
-    """
+    """Under a `crush server`, the card that owns the conversation (or a refusal); None in
+    Crush's local mode, where the hook's own environment is its card's (decide.py)."""
     from lich_hooks.hook.outcome import Outcome
 
     started = time.monotonic()

@@ -1,29 +1,8 @@
-"""Which lich card a Crush hook reports for when `crush server` runs it: pure decisions.
-
-With Crush's client/server mode on (`CRUSH_CLIENT_SERVER=1`), every `crush`
-TUI and `crush run` joins one `crush server` per user and socket path, and
-the agent, so every PreToolUse hook, runs inside that server with the
-server's own environment: the environment of whichever client started it.
-So a hook's own LICH_* name that first card, not the card whose conversation
-fired the hook (docs/harnesses.md, Crush).
-
-The server knows more than Codex's daemon does. It keeps one *workspace* per
-directory, and its HTTP API on the same socket lists each workspace's `path`
-and `env` (the environment of the client that created it) and answers
-whether a session is one of that workspace's. But a second client opening the
-same directory joins that workspace and its own environment is dropped
-("first wins"). So the decision, over data the probe recorded (`probe.py`):
-
-1. `runner(ancestors)`: the nearest `crush` above the hook. `crush server`
-   runs hooks for its clients: the hook's own LICH_* are never used. Any other
-   crush (the TUI or `crush run` in the default, local mode) runs them as its
-   children with its own card's environment: nothing changes.
-2. `choose(workspaces, cwd, holds_session, clients)`: the workspace at the
-   payload's `cwd` (the hook runs there), which must hold the payload's
-   session; then its environment and every connected crush client working
-   in that directory must name one card. A second card in that directory
-   (first wins hid its environment), a client outside lich, no client at all,
-   or a system where the clients cannot be listed: send nothing and say why.
+"""Which lich card a Crush hook reports for under `crush server`: pure rules over what probe.py
+read. The server runs every hook with its first client's environment, and a second client in
+one directory joins that workspace with its own environment dropped ("first wins"); so the
+workspace at the payload's cwd must hold the session and every client there must name one
+card, or nothing is sent (docs/harnesses.md, Crush).
 """
 
 from __future__ import annotations
@@ -214,14 +193,9 @@ def choose(
 ) -> Attribution:
     """The card owning `session` in `workspace`, given its connected `clients` (None: unknown).
 
-    The workspace's own environment is its first client's; every client
-    working in its directory since then joined it with its environment
-    dropped. All of them must name one card. `where` says where a client
-    works (default `work_dir`; the probe passes it with symlinks resolved).
-    `viewers` is how many TUIs show the session (the server's
-    `attached_clients`): none means a `crush run` runs it, or the client
-    that started this turn quit and Crush runs it on for the workspace's
-    other clients, whose card it need not be: nothing is named.
+    Every client working in its directory joined it with its environment dropped, so all must
+    name one card. `viewers` (the server's `attached_clients`) of 0: a `crush run`, or a turn
+    whose client quit runs on for the others, whose card it need not be: nothing is named.
     """
     want = normalise(workspace.path)
     if not holds_session:

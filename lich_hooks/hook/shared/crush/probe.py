@@ -1,17 +1,5 @@
 """What the Crush attribution reads: the server's own API on its socket, and its clients.
-
-The I/O half of `decide.py`. The server's HTTP API answers on the Unix socket
-it listens on (`GET /v1/workspaces`: each workspace's id, path and creating
-client's env; `GET /v1/workspaces/{id}/sessions/{sid}`: 200 when that session
-is the workspace's). The socket's path is Crush's own default, computed from
-the hook's environment, which under the server is the server's: `--host` if
-the server was started with one, else `$XDG_RUNTIME_DIR` (else `$TMPDIR`,
-else /tmp) `/crush-<uid>.sock`, and /tmp when that path passes 104 bytes.
-
-The clients are read as for Codex (../proc.py holds the sock_diag and /proc
-readers both share): the crush processes holding a Unix socket whose
-peer is one of the server's. Standard library only, on `_socket`: this runs on
-the hook path whenever a Crush server runs the hook.
+(docs/harnesses.md, Crush, has the API it reads and where its socket is.)
 """
 
 from __future__ import annotations
