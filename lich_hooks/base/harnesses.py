@@ -144,7 +144,7 @@ def default_stdout(provider: str | None, event: str | None) -> bytes:
 # registered command (docs/harnesses.md): the guard its shell evaluates
 # (base/commandline.py), where its settings live per scope, the switch that turns all of
 # a file's hooks off, its plugin root variable, and the person's line and fix a SessionStart
-# prints when our program cannot start. The registry (human/settings/harnesses.py) adds
+# prints when our program cannot start. The registry (human/settings/registry.py) adds
 # behaviour; nothing here imports anything.
 
 SCOPES = ("user", "project")

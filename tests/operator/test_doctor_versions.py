@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lich_hooks.human.settings import versions
-from lich_hooks.human.settings.harnesses import HARNESSES
+from lich_hooks.human.settings.registry import HARNESSES
 from tests.operator.conftest import Scratch
 
 VERIFIED = {key: h.verified for key, h in HARNESSES.items() if h.verified is not None}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lich_hooks.base.harnesses import default_stdout
-from lich_hooks.human.settings import harnesses, ours
+from lich_hooks.human.settings import ours, registry
 from lich_hooks.human.settings.scenarios import Demo
 from lich_hooks.human.standin.server import StandIn
 from tests.operator.conftest import Scratch
@@ -19,24 +19,24 @@ from tests.support.runner import LICH_HOOK, run_command
 
 # Every settings harness in the registry, and its locations from its own entry; that those
 # are the ones docs/install.md gives is test_every_location_is_documented's.
-HARNESSES = list(harnesses.SETTINGS)
+HARNESSES = list(registry.SETTINGS)
 EXE = str(LICH_HOOK)
 INSTALL_MD = Path(__file__).resolve().parents[2] / "docs" / "install.md"
 
 
 def user_file(box: Scratch, harness: str) -> Path:
-    return Path(harnesses.SETTINGS[harness].path("user", box.env, str(box.project)))
+    return Path(registry.SETTINGS[harness].path("user", box.env, str(box.project)))
 
 
 def project_file(box: Scratch, harness: str) -> Path:
-    return Path(harnesses.SETTINGS[harness].path("project", box.env, str(box.project)))
+    return Path(registry.SETTINGS[harness].path("project", box.env, str(box.project)))
 
 
-@pytest.mark.parametrize("key", list(harnesses.HARNESSES))
+@pytest.mark.parametrize("key", list(registry.HARNESSES))
 def test_every_location_is_documented(key: str) -> None:
     """Each entry's default files, as docs/install.md spells them (`~/…`, `.…/…`)."""
     text = INSTALL_MD.read_text(encoding="utf-8")
-    entry = harnesses.HARNESSES[key]
+    entry = registry.HARNESSES[key]
     for scope, root, shown in (("user", "/h", "~/"), ("project", "/p", "")):
         path = entry.path(scope, {"HOME": "/h"}, "/p")  # type: ignore[arg-type]
         assert path.startswith(root + "/"), path
@@ -51,7 +51,7 @@ def commands_in(document: object) -> list[str]:
 def expected(harness: str, path: Path | None = None) -> object:
     """The registration install writes into `path`, its commands running EXE."""
     where = os.path.realpath(path) if path is not None else None
-    return harnesses.SETTINGS[harness].desired(EXE, where)
+    return registry.SETTINGS[harness].desired(EXE, where)
 
 
 def program_of(command: str) -> str:
@@ -176,7 +176,7 @@ def theirs(harness: str) -> object:
             return {k: "echo theirs" if k == "command" else swap(v) for k, v in value.items()}
         return [swap(item) for item in value] if isinstance(value, list) else value
 
-    entry = harnesses.SETTINGS[harness]
+    entry = registry.SETTINGS[harness]
     document = swap(entry.registration())
     assert isinstance(document, dict)
     if entry.named_hook is not None:
@@ -349,7 +349,7 @@ def test_installed_command_reports_to_lich(scratch: Scratch, harness: str) -> No
     event = REPORTING[harness]
     [scenario, *_] = [
         s
-        for s in harnesses.SETTINGS[harness].scenarios(Demo(str(scratch.project), "/no/lich"))
+        for s in registry.SETTINGS[harness].scenarios(Demo(str(scratch.project), "/no/lich"))
         if s.event == event
     ]
     command = written_command(path, harness, event)
@@ -403,7 +403,7 @@ def test_the_status_line_snippet_is_json_for_a_path_with_quotes() -> None:
     import shlex
 
     exe = '/opt/it\'s "mine"/bin/lich-hook'
-    lines = harnesses.HARNESSES["claude"].next_steps("user", ours.quote(exe))
+    lines = registry.HARNESSES["claude"].next_steps("user", ours.quote(exe))
     snippet = next(line for line in lines if '"statusLine"' in line)
     status = json.loads("{" + snippet.strip() + "}")["statusLine"]
     assert shlex.split(status["command"]) == [exe, "status-line"]

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lich_hooks.human.settings import ours
-from lich_hooks.human.settings.harnesses import SETTINGS as HARNESSES
 from lich_hooks.human.settings.ours import command_argv, our_commands
+from lich_hooks.human.settings.registry import SETTINGS as HARNESSES
 from lich_hooks.human.settings.settings_file import SettingsHarness
 
 EXE = "/opt/lich hooks/bin/lich-hook"

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from lich_hooks.base.errors import Refused
 from lich_hooks.human.settings import modules
-from lich_hooks.human.settings.harnesses import MODULES
+from lich_hooks.human.settings.registry import MODULES
 from lich_hooks.human.standin.server import StandIn
 from tests.operator.conftest import Scratch
 from tests.support.contract_check import assert_client_body

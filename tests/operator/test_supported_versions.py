@@ -1,12 +1,12 @@
 """The verified ranges agree in their three places: the data doctor reads (each registry
-entry's `verified`, lich_hooks/human/settings/harnesses.py), the matrix the real-client tests run
+entry's `verified`, lich_hooks/human/settings/registry.py), the matrix the real-client tests run
 (tests/real_clients/support/clients.py) and docs/harnesses.md's Supported versions."""
 
 from __future__ import annotations
 
 import re
 
-from lich_hooks.human.settings.harnesses import HARNESSES
+from lich_hooks.human.settings.registry import HARNESSES
 from lich_hooks.human.settings.versions import version_key
 from tests.real_clients.support.clients import MATRIX, REPO
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from lich_hooks.human.settings import modules
-from lich_hooks.human.settings.harnesses import MODULES
+from lich_hooks.human.settings.registry import MODULES
 from lich_hooks.human.standin.server import Received, StandIn
 from tests.real_clients.conftest import CARD
 from tests.real_clients.support import omp as om

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from lich_hooks.human.settings.harnesses import SETTINGS
+from lich_hooks.human.settings.registry import SETTINGS
 from tests.real_clients.support.tmux import Screen
 from tests.real_clients.test_plugin_route import (
     Claude,

@@ -25,7 +25,7 @@ from lich_hooks.base.commandline import ANSWER, CARD, CMD, LOGIN, POWERSHELL, SE
 from lich_hooks.base.errors import Refused
 from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.human.settings import ours, registrations
-from lich_hooks.human.settings.harnesses import SETTINGS
+from lich_hooks.human.settings.registry import SETTINGS
 
 SHELLS = [shell for shell in ("/bin/sh", shutil.which("bash")) if shell]
 POSIX_GUARDS = (CARD, SERVER, ANSWER, LOGIN)
@@ -295,7 +295,7 @@ def test_outside_lich_the_guard_starts_no_process(tmp_path: Path) -> None:
 
 
 def test_install_upgrades_the_plain_form_and_uninstall_removes_both() -> None:
-    from lich_hooks.human.settings.harnesses import SETTINGS
+    from lich_hooks.human.settings.registry import SETTINGS
 
     harness = SETTINGS["claude"]
     old = {

@@ -37,7 +37,7 @@ from lich_hooks.base import commandline
 from lich_hooks.base.harnesses import REGISTRATIONS, fold_event, fold_provider
 from lich_hooks.hook.jobs.agent_cards import lich_process
 from lich_hooks.human.settings import registrations
-from lich_hooks.human.settings.harnesses import SETTINGS
+from lich_hooks.human.settings.registry import SETTINGS
 from lich_hooks.human.standin.server import StandIn
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import base_env, run_command, wait_for_log
@@ -244,7 +244,7 @@ def test_every_shipped_command_has_a_route() -> None:
     as a silent no-op: every shipped command, and every module's, has its job there."""
     from lich_hooks.base import harnesses as harness
     from lich_hooks.human.settings import modules
-    from lich_hooks.human.settings.harnesses import MODULES
+    from lich_hooks.human.settings.registry import MODULES
 
     argvs = [commandline.parse(command).argv()[1:] for _, _, command in _commands()]  # type: ignore[union-attr]
     for module in MODULES.values():

@@ -1,4 +1,4 @@
-"""The harness registry (lich_hooks/human/settings/harnesses.py) is the one list of harnesses.
+"""The harness registry (lich_hooks/human/settings/registry.py) is the one list of harnesses.
 
 Adding a harness is one entry there (and its route on the hook side, which the
 hot path reads without importing the registry): these tests fail when a
@@ -18,7 +18,7 @@ import pytest
 from lich_hooks.base import harnesses as harness
 from lich_hooks.human.commands import HARNESS_CHOICE
 from lich_hooks.human.settings import ours, registrations
-from lich_hooks.human.settings.harnesses import HARNESSES, MODULES, SETTINGS
+from lich_hooks.human.settings.registry import HARNESSES, MODULES, SETTINGS
 from lich_hooks.human.settings.scenarios import Demo
 
 EXE = "/opt/lich-hooks/bin/lich-hook"
@@ -84,7 +84,7 @@ def test_install_s_choices_are_the_registry() -> None:
     assert list(HARNESS_CHOICE.choices) == list(HARNESSES)
 
 
-TABLES = ("base/harnesses.py", "human/settings/harnesses.py")
+TABLES = ("base/harnesses.py", "human/settings/registry.py")
 
 
 def _branches_on_a_provider(tree: ast.AST) -> list[int]:

@@ -5,8 +5,8 @@ and a few sample payloads shaped like each harness's."""
 from __future__ import annotations
 
 from lich_hooks.base.harnesses import PROVIDERS, REGISTRATIONS, SESSION_START, route
-from lich_hooks.human.settings.harnesses import SETTINGS
 from lich_hooks.human.settings.ours import command_argv
+from lich_hooks.human.settings.registry import SETTINGS
 
 
 def _reporting(key: str) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from lich_hooks.human.settings import modules
-from lich_hooks.human.settings.harnesses import MODULES
+from lich_hooks.human.settings.registry import MODULES
 from lich_hooks.human.standin.server import StandIn
 from tests.support.contract_check import assert_client_body
 from tests.support.runner import LICH_HOOK, base_env, wait_for_log

@@ -14,8 +14,8 @@ from lich_hooks.base.runlog import debug_wanted
 from lich_hooks.hook.run import HOOK_USAGE
 from lich_hooks.human.commands.environment import Environment
 from lich_hooks.human.commands.exit_codes import ExitCode
-from lich_hooks.human.settings.harnesses import HARNESSES, MODULES
 from lich_hooks.human.settings.kinds import SCOPES
+from lich_hooks.human.settings.registry import HARNESSES, MODULES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

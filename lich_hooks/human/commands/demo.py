@@ -1,7 +1,7 @@
 """`lich-hook demo`: every shipped registration, run the way its harness runs it,
 against the built-in stand-in for lich.
 
-For each harness in the registry (settings/harnesses.py), in its order, it
+For each harness in the registry (settings/registry.py), in its order, it
 runs the entry's scenarios (settings/scenarios.py). It is written for a person
 trying the package for the first time: per run, one line of what was
 simulated, then in words what lich received and what the harness was told
@@ -27,7 +27,7 @@ from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.human.commands import style
 from lich_hooks.human.commands.exit_codes import ExitCode
 from lich_hooks.human.settings import registrations
-from lich_hooks.human.settings.harnesses import HARNESSES
+from lich_hooks.human.settings.registry import HARNESSES
 from lich_hooks.human.settings.scenarios import Demo
 from lich_hooks.human.standin.server import Received, StandIn
 

@@ -8,7 +8,7 @@ from lich_hooks.base.errors import Refused
 from lich_hooks.human.commands.exit_codes import ExitCode
 from lich_hooks.human.commands.style import paint
 from lich_hooks.human.settings import discovery, kinds, ours
-from lich_hooks.human.settings.harnesses import HARNESSES
+from lich_hooks.human.settings.registry import HARNESSES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

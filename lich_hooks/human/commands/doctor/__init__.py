@@ -13,6 +13,7 @@ from lich_hooks.base.errors import Refused
 from lich_hooks.base.runlog import RunLog
 from lich_hooks.human.commands.doctor import codex_daemon, crush_server, versions
 from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, SKIP, WARN, Check
+from lich_hooks.human.commands.doctor.hooks import check_registrations
 from lich_hooks.human.commands.doctor.lich import check_bin, check_listener, check_variables
 from lich_hooks.human.commands.doctor.machine import (
     check_debug,
@@ -20,7 +21,6 @@ from lich_hooks.human.commands.doctor.machine import (
     check_interactive,
     check_state_dir,
 )
-from lich_hooks.human.commands.doctor.registrations import check_registrations
 from lich_hooks.human.commands.exit_codes import ExitCode
 from lich_hooks.human.commands.style import paint
 from lich_hooks.human.settings import ours

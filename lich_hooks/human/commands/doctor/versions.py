@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from lich_hooks.human.commands.doctor.check import INFO, OK, WARN, Check
 from lich_hooks.human.settings import versions
-from lich_hooks.human.settings.harnesses import HARNESSES
+from lich_hooks.human.settings.registry import HARNESSES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

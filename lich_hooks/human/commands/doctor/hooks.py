@@ -19,8 +19,8 @@ from lich_hooks.base.harnesses import REGISTRATIONS, reinstall
 from lich_hooks.base.safefile import same_file
 from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
 from lich_hooks.human.settings import discovery, kinds, modules, ours, registrations
-from lich_hooks.human.settings.harnesses import HARNESSES, MODULES, SETTINGS, discover
 from lich_hooks.human.settings.jsontext import walk
+from lich_hooks.human.settings.registry import HARNESSES, MODULES, SETTINGS, discover
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
