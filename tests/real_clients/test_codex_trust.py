@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,9 +30,9 @@ COMPUTED = "(computed: no Codex app-server running to ask)"
 
 
 class Lab:
-    def __init__(self, tmp: Path, codex: Client) -> None:
+    def __init__(self, tmp: Path, codex: Client, home: Path) -> None:
         self.codex = codex
-        self.home = tmp / "codex-home"
+        self.home = home
         self.project = tmp / "project"
         self.project.mkdir()
         seed_codex_home(self.home, "http://127.0.0.1:9", hooks=False)
@@ -68,9 +70,15 @@ class Lab:
 def lab(tmp_path: Path, codex: Client) -> Iterator[Lab]:
     if not codex.at_least("0.171.0"):
         pytest.skip("hooks/list and its trustStatus were measured on Codex 0.171.0")
-    lab = Lab(tmp_path, codex)
-    assert lab.cli("install", "codex").returncode == 0
-    yield lab
+    # The control socket's path must fit a Unix socket address (107 bytes): pytest's tmp_path
+    # under an xdist worker does not, and Codex then serves no control socket at all.
+    home = Path(tempfile.mkdtemp(prefix="lcx-", dir="/tmp")) / "h"
+    try:
+        lab = Lab(tmp_path, codex, home)
+        assert lab.cli("install", "codex").returncode == 0
+        yield lab
+    finally:
+        shutil.rmtree(home.parent, ignore_errors=True)
 
 
 def serve(lab: Lab) -> subprocess.Popen[bytes]:
@@ -81,7 +89,7 @@ def serve(lab: Lab) -> subprocess.Popen[bytes]:
         cwd=lab.project,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=(lab.home / "app-server.log").open("wb"),
         start_new_session=True,
     )
     path = os.path.realpath(lab.home / Path(*codex_state.CONTROL_SOCKET))
@@ -94,7 +102,8 @@ def serve(lab: Lab) -> subprocess.Popen[bytes]:
             except OSError:
                 time.sleep(0.2)
     os.killpg(server.pid, signal.SIGKILL)
-    raise AssertionError(f"no control socket at {path}")
+    said = (lab.home / "app-server.log").read_bytes()[-2000:].decode("utf-8", "replace")
+    raise AssertionError(f"no control socket at {path} (exit {server.poll()}): {said}")
 
 
 def stop(server: subprocess.Popen[bytes]) -> None:
