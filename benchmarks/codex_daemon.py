@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             fake.start_daemon(card_a)
             fake.start_client(card_b, dirs["a"])
-            fake.start_client(card_b, dirs["b"])
+            client = fake.start_client(card_b, dirs["b"])  # tied: no request after its own
             assert fake.daemon is not None
             hook = f"{shlex.quote(str(LICH_HOOK))} SessionStart codex"
             ref = f"{shlex.quote(str(reference))} codex"
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
 
             def via_daemon(command: str, n: int) -> tuple[float, float]:
                 seen = len(lich.received)
-                ran = fake.run_hook(command, payload(dirs["b"], n), dirs["b"], timed=True)
+                ran = fake.run_hook(command, payload(dirs["b"], n), dirs["b"], True, client)
                 got = lich.wait(seen + 1, timeout=5.0)
                 arrived.append(time.perf_counter())
                 if len(got) <= seen:

@@ -69,7 +69,7 @@ class Outcome:
     """A job's decision (a word for the log), verdict and report. `env`: the card reported
     for when it is not the hook's own (a shared Codex daemon's client); None: our own."""
 
-    __slots__ = ("body", "decision", "endpoint", "env", "on_end", "on_taken", "stdout")
+    __slots__ = ("body", "decision", "endpoint", "env", "later", "on_end", "on_taken", "stdout")
 
     def __init__(
         self,
@@ -81,8 +81,10 @@ class Outcome:
         on_taken: Callable[[], None] | None = None,
         on_end: Callable[[], None] | None = None,
         env: LichEnv | None = None,
+        later: Callable[[], Outcome] | None = None,
     ) -> None:
         self.decision = decision
+        self.later = later  # the real outcome, decided in the detached sender (Codex daemon)
         self.env = env
         self.stdout = stdout
         self.endpoint = endpoint

@@ -78,10 +78,9 @@ def run(
     log.set(decision=outcome.decision, decide_ms=log.elapsed_ms())
     log.debug(f"{event or event_arg} {provider or provider_arg}: {outcome.decision}")
     _write_all(stdout_fd, fallback if outcome.stdout is None else outcome.stdout)
-    if ctx is not None and outcome.endpoint is not None and outcome.body is not None:
+    if ctx is not None and (outcome.later or (outcome.endpoint and outcome.body is not None)):
         try:
-            env = outcome.env or ctx.env
-            _send_detached(env, outcome.endpoint, outcome.body, outcome, log, environ)
+            _send_detached(ctx.env, outcome, log, environ)
             return 0
         except BaseException as error:
             log.set(error=f"{type(error).__name__}: {error}")
@@ -101,17 +100,10 @@ def _prune_after(environ: Mapping[str, str], inline: bool) -> None:
         prune.after_run(environ, time.time(), inline)
 
 
-def _send_detached(
-    env: LichEnv,
-    endpoint: str,
-    body: dict[str, object],
-    outcome: Outcome,
-    log: RunLog,
-    environ: Mapping[str, str],
-) -> None:
+def _send_detached(env: LichEnv, outcome: Outcome, log: RunLog, environ: Mapping[str, str]) -> None:
     """Report without keeping the harness waiting: a child holding none of its pipes (inline
-    where there is no fork) sends, runs `on_taken` after a 204 and `on_end` whatever the
-    outcome, writes the log line, prunes and exits."""
+    where there is no fork) decides what `later` left open, sends, runs `on_taken` after a
+    204 and `on_end` whatever the outcome, writes the log line, prunes and exits."""
     from lich_hooks.base import transport
     from lich_hooks.hook import detach
 
@@ -121,12 +113,22 @@ def _send_detached(
     if pid < 0 and hasattr(os, "fork"):
         log.debug("fork failed; sending inline")
     try:
+        if outcome.later is not None:
+            try:
+                outcome = outcome.later()
+            except Exception as error:
+                outcome = Outcome("internal-error")
+                log.set(error=f"{type(error).__name__}: {error}")
+            log.set(decision=outcome.decision, decide_ms=log.elapsed_ms())
+        if outcome.endpoint is None or outcome.body is None:
+            log.write()
+            return
         # post() ends within the deadline on every path: no timer is needed here
-        result = transport.post(env, endpoint, body)
+        result = transport.post(outcome.env or env, outcome.endpoint, outcome.body)
         _call(outcome.on_taken if result.taken else None, log)
         _call(outcome.on_end, log)
         log.set(outcome=result.outcome, **result.as_dict())
-        log.debug(f"POST /{endpoint}: {result.outcome} ({result.status or result.error})")
+        log.debug(f"POST /{outcome.endpoint}: {result.outcome} ({result.status or result.error})")
         log.write()
         _prune_after(environ, inline=True)
     finally:

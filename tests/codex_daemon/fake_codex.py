@@ -8,16 +8,39 @@ daemon, a connected Unix socket, a working directory and LICH_* for each
 client. The daemon runs hook commands the way Codex 0.171.0 does: `sh -c`,
 its own environment, cwd = the conversation's directory, payload on stdin.
 Python runs the directory named by argv[1] (`app-server/__main__.py`), which
-is how the daemon's argv[1] can be `app-server`.
+is how the daemon's argv[1] can be `app-server`. `log` writes the rows Codex
+0.171.0's daemon logs in CODEX_HOME/logs_2.sqlite (decide.from_evidence reads
+them): a TUI's startup request, a thread's start, and a row after each hook
+dated past every tie window, so no test waits for one.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
+import time
+import uuid
 from pathlib import Path
+
+from lich_hooks.hook.shared.codex.decide import TIE_WINDOW
+from lich_hooks.hook.shared.codex.probe import started_at
+
+SCHEMA = """CREATE TABLE logs (id INTEGER PRIMARY KEY AUTOINCREMENT, ts INTEGER NOT NULL,
+ts_nanos INTEGER NOT NULL, level TEXT NOT NULL, target TEXT NOT NULL, feedback_log_body TEXT,
+module_path TEXT, file TEXT, line INTEGER, thread_id TEXT, process_uuid TEXT,
+estimated_bytes INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX idx_logs_ts ON logs(ts DESC, ts_nanos DESC, id DESC);
+CREATE INDEX idx_logs_thread_id_ts ON logs(thread_id, ts DESC, ts_nanos DESC, id DESC);"""
+CONNECTED = "connected app-server platform has_platform_family=true has_platform_os=true"
+SPAN = (
+    'app_server.request{{otel.kind="server" otel.name="{method}" rpc.system="jsonrpc" '
+    'rpc.method="{method}" rpc.transport="unix_socket" rpc.request_id={request} '
+    'app_server.connection_id={connection} app_server.api_version="v2" '
+    'app_server.client_name="codex-tui" app_server.client_version="0.171.0"}}: created'
+)
 
 DAEMON_MAIN = r"""
 import json, os, resource, socket, subprocess, sys, threading, time
@@ -93,6 +116,9 @@ class FakeCodex:
         self.socket = str(root / "daemon.sock")
         self.daemon: subprocess.Popen[str] | None = None
         self.clients: list[subprocess.Popen[str]] = []
+        self.db: sqlite3.Connection | None = None
+        self.connections: dict[int, int] = {}  # client pid -> its session connection id
+        self.accepted = 0
 
     def start_daemon(self, env: dict[str, str]) -> None:
         self.daemon = subprocess.Popen(
@@ -105,6 +131,11 @@ class FakeCodex:
         )
         assert self.daemon.stdout is not None
         assert self.daemon.stdout.readline().strip() == "listening"
+        home = Path(env.get("CODEX_HOME") or Path(env["HOME"]) / ".codex")
+        home.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(home / "logs_2.sqlite", isolation_level=None)
+        self.db.executescript(SCHEMA)
+        self.uuid = f"pid:{self.daemon.pid}:{uuid.uuid4()}"
 
     def start_client(
         self, env: dict[str, str], cwd: Path, *args: str, name: str = "codex"
@@ -124,21 +155,65 @@ class FakeCodex:
         assert client.stdout is not None
         assert client.stdout.readline().strip() == "connected"
         self.clients.append(client)
+        self.accepted += 3  # two probes, then the session's connection
+        self.connections[client.pid] = connection = self.accepted - 1
+        start = started_at(client.pid)
+        if start is not None and not {"resume", "fork", "agents"} & set(args):
+            request = f"startup-thread-start-{uuid.uuid4()}"
+            writer = f"pid:{client.pid}:{uuid.uuid4()}"  # the TUI's own row, then the daemon's
+            self.log(start + 0.002, "", 0, None, body=CONNECTED, writer=writer)
+            self.log(start + 0.004, "thread/start", connection, None, request)
         return client
 
+    def log(
+        self,
+        when: float,
+        method: str,
+        connection: int,
+        thread: str | None,
+        request: str = "8",
+        body: str | None = None,
+        writer: str | None = None,
+    ) -> None:
+        """One daemon row, as 0.171.0 writes a request's span."""
+        assert self.db is not None
+        text = body or SPAN.format(method=method, request=request, connection=connection)
+        self.db.execute(
+            "INSERT INTO logs (ts, ts_nanos, level, target, feedback_log_body, thread_id, "
+            "process_uuid) VALUES (?, ?, 'INFO', 'codex_app_server', ?, ?, ?)",
+            (int(when), int(when % 1 * 1e9), text, thread, writer or self.uuid),
+        )
+
+    def started_by(
+        self, client: subprocess.Popen[str], thread: str, method: str = "thread/start"
+    ) -> None:
+        """The daemon logs that `client`'s connection started (or resumed) `thread`."""
+        self.log(time.time(), method, self.connections[client.pid], thread)
+
     def run_hook(
-        self, command: str, payload: dict[str, object], cwd: Path, timed: bool = False
+        self,
+        command: str,
+        payload: dict[str, object],
+        cwd: Path,
+        timed: bool = False,
+        by: subprocess.Popen[str] | None = None,
     ) -> dict[str, object]:
         """Run `command` as the daemon runs a hook; its exit code, stdout and stderr.
+
+        `by`: the client whose connection started the payload's thread (logged first).
 
         `timed` adds when the daemon spawned it (`started`, time.perf_counter's
         clock) and how long it waited for it (`seconds`), for benchmarks.
         """
         assert self.daemon is not None and self.daemon.stdin and self.daemon.stdout
+        if by is not None:
+            self.started_by(by, str(payload["session_id"]))
         job = {"command": command, "payload": json.dumps(payload), "cwd": str(cwd), "timed": timed}
         self.daemon.stdin.write(json.dumps(job) + "\n")
         self.daemon.stdin.flush()
         result: dict[str, object] = json.loads(self.daemon.stdout.readline())
+        if self.db is not None:  # the turn goes on: a later row, past every tie window
+            self.log(time.time() + TIE_WINDOW + 60, "turn/start", 0, None, body="turn")
         return result
 
     def hold_open(self, path: Path) -> None:

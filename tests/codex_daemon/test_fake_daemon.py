@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from lich_hooks.hook.shared.codex.decide import TIE_WINDOW
 from lich_hooks.human.standin.server import StandIn
 from tests.codex_daemon.fake_codex import FakeCodex
 from tests.support.contract_check import assert_client_body
@@ -78,7 +80,7 @@ def test_each_card_alone_on_the_daemon_reports_its_own(
     fake.start_daemon(env)  # the daemon carries card A: stale for card B
     client_b = fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
 
-    ran = fake.run_hook(HOOK, payload(projects["b"], "conv-B"), projects["b"])
+    ran = fake.run_hook(HOOK, payload(projects["b"], "conv-B"), projects["b"], by=client_b)
     assert ran == {"rc": 0, "stdout": "", "stderr": ""}
     [got] = lich_b.wait(1)
     assert got.accepted == {
@@ -89,8 +91,8 @@ def test_each_card_alone_on_the_daemon_reports_its_own(
     assert got.status == 204
     assert_client_body("session-start", got.body)
     fake.stop(client_b)
-    fake.start_client(env, projects["a"])
-    fake.run_hook(HOOK, payload(projects["a"], "conv-A"), projects["a"])
+    client_a = fake.start_client(env, projects["a"])
+    fake.run_hook(HOOK, payload(projects["a"], "conv-A"), projects["a"], by=client_a)
     [got_a] = lich.wait(1)
     assert got_a.accepted is not None and got_a.accepted["session_id"] == "card-A"
     assert [r.accepted["session_id"] for r in lich_b.received if r.accepted] == ["card-B"]
@@ -101,20 +103,25 @@ def test_each_card_alone_on_the_daemon_reports_its_own(
     assert lich_b.token not in (tmp_path / "hook.log").read_text()
 
 
-def test_two_cards_connected_send_nothing_in_any_directory(
+def test_two_cards_started_together_name_only_the_later(
     fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
 ) -> None:
-    """Either TUI may have moved into the other's directory unseen (docs/harnesses.md, Codex)."""
+    """Card B's TUI starts within TIE_WINDOW after card A's: B's startup request falls in A's
+    window, so A's connection is never tied; B's window holds B's alone."""
     env = base_env(tmp_path, **lich.env("card-A"))
     fake.start_daemon(env)
-    fake.start_client(env, projects["a"])
-    fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
-    fake.run_hook(HOOK, payload(projects["b"], "conv-B"), projects["b"])
-    fake.run_hook(HOOK, payload(projects["a"], "conv-A"), projects["a"])
+    client_a = fake.start_client(env, projects["a"])
+    client_b = fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B"), projects["b"], by=client_b)
+    fake.run_hook(HOOK, payload(projects["a"], "conv-A"), projects["a"], by=client_a)
     records = wait_for_log(env, 2)
-    assert [r["decision"] for r in records] == ["codex-daemon-moved-here"] * 2
-    assert "card-A" in str(records[0]["attribution"]) and "card-B" in str(records[0]["attribution"])
-    assert lich.wait(1, timeout=0.5) == [] and lich_b.received == []
+    assert [r["decision"] for r in records] == ["report", "codex-daemon-untied"]
+    assert lich.wait(1, timeout=0.5) == []
+    assert next(r.accepted for r in lich_b.received) == {
+        "session_id": "card-B",
+        "provider_session_id": "conv-B",
+        "provider": "codex",
+    }
     assert not (tmp_path / "state" / "codex-daemon").exists()  # no memory needed
 
 
@@ -123,28 +130,25 @@ def test_a_daemon_started_outside_lich_still_reports_the_client_s_card(
 ) -> None:
     env = base_env(tmp_path)
     fake.start_daemon(env)
-    fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["b"])
-    fake.run_hook(HOOK, payload(projects["b"]), projects["b"])
+    client = fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["b"])
+    fake.run_hook(HOOK, payload(projects["b"]), projects["b"], by=client)
     [got] = lich.wait(1)
     assert got.accepted is not None and got.accepted["session_id"] == "card-B"
 
 
-def test_two_cards_in_one_dir_send_nothing(
+def test_two_cards_in_one_dir_are_told_apart_by_connection(
     fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn
 ) -> None:
+    """The directory no longer decides: card B's connection started the thread."""
     env = base_env(tmp_path, **lich.env("card-A"))
     fake.start_daemon(env)
-    fake.start_client(env, projects["a"])
-    fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["a"])
-    ran = fake.run_hook(HOOK, payload(projects["a"]), projects["a"])
-    assert (ran["rc"], ran["stderr"]) == (0, "")
-    # the one line Codex shows its person: only a key Codex accepts, naming the fix
-    assert list(json.loads(str(ran["stdout"]))) == ["systemMessage"]
-    assert "`codex --no-daemon`" in str(ran["stdout"])
-    [record] = wait_for_log(env, 1)
-    assert record["decision"] == "codex-daemon-several-cards"
-    assert "card-A" in str(record["attribution"]) and "card-B" in str(record["attribution"])
-    assert lich.wait(1, timeout=0.5) == []
+    client_a = fake.start_client(env, projects["a"])
+    client_b = fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["a"])
+    ran = fake.run_hook(HOOK, payload(projects["a"]), projects["a"], by=client_b)
+    assert ran == {"rc": 0, "stdout": "", "stderr": ""}  # decided after the hook exited
+    fake.run_hook(HOOK, payload(projects["a"], "conv-A"), projects["a"], by=client_a)
+    assert [r["decision"] for r in wait_for_log(env, 2)] == ["report", "codex-daemon-untied"]
+    assert [r.accepted["session_id"] for r in lich.received if r.accepted] == ["card-B"]
 
 
 def test_a_refusal_outside_lich_prints_nothing(
@@ -188,10 +192,10 @@ def test_an_invalid_port_in_the_client_sends_nothing(
 ) -> None:
     env = base_env(tmp_path, **lich.env("card-A"))
     fake.start_daemon(env)
-    fake.start_client(
+    client = fake.start_client(
         base_env(tmp_path, **{**lich.env("card-B"), "LICH_PORT": "80; x"}), projects["b"]
     )
-    fake.run_hook(HOOK, payload(projects["b"]), projects["b"])
+    fake.run_hook(HOOK, payload(projects["b"]), projects["b"], by=client)
     [record] = wait_for_log(env, 1)
     assert record["decision"] == "codex-daemon-client-invalid"
     assert lich.wait(1, timeout=0.5) == []
@@ -202,8 +206,10 @@ def test_the_cd_flag_moves_the_client_s_conversation(
 ) -> None:
     env = base_env(tmp_path, **lich.env("card-A"))
     fake.start_daemon(env)
-    fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["a"], "--cd", "../projB")
-    fake.run_hook(HOOK, payload(projects["b"]), projects["b"])
+    client = fake.start_client(
+        base_env(tmp_path, **lich.env("card-B")), projects["a"], "--cd", "../projB"
+    )
+    fake.run_hook(HOOK, payload(projects["b"]), projects["b"], by=client)
     [got] = lich.wait(1)
     assert got.accepted is not None and got.accepted["session_id"] == "card-B"
 
@@ -233,17 +239,18 @@ def test_a_session_resumed_into_another_card_s_dir_names_no_card(
     fake.start_daemon(env)
     fake.hold_open(s1)
     client_a = fake.start_client(env, projects["a"])
-    fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"], "resume", SID)
+    env_b = base_env(tmp_path, **lich_b.env("card-B"))
+    client_b = fake.start_client(env_b, projects["b"], "resume", SID)
     # B's resumed session (it chose "session directory"), and a new one A starts in projA
+    fake.started_by(client_b, SID, "thread/resume")
     fake.run_hook(HOOK, payload(projects["a"], SID, "resume", str(s1)), projects["a"])
-    fake.run_hook(HOOK, payload(projects["a"], "conv-A2"), projects["a"])
+    fake.run_hook(HOOK, payload(projects["a"], "conv-A2"), projects["a"], by=client_a)
+    # `codex resume` sends no startup request: its connection is never tied
     records = wait_for_log(env, 2)
-    assert [r["decision"] for r in records] == ["codex-daemon-several-cards"] * 2
-    assert lich.wait(1, timeout=0.5) == [] and lich_b.received == []
-    fake.stop(client_a)  # card B alone: the resumed session is its own, wherever it runs
-    fake.run_hook(HOOK, payload(projects["a"], SID, "resume", str(s1)), projects["a"])
-    [got] = lich_b.wait(1)
-    assert got.accepted == {"session_id": "card-B", "provider_session_id": SID, "provider": "codex"}
+    assert [r["decision"] for r in records] == ["codex-daemon-untied", "report"]
+    [got] = lich.wait(1)
+    assert got.accepted is not None and got.accepted["provider_session_id"] == "conv-A2"
+    assert lich_b.received == []
 
 
 def test_a_session_resumed_into_the_current_dir_is_that_card_s(
@@ -253,68 +260,71 @@ def test_a_session_resumed_into_the_current_dir_is_that_card_s(
     env = base_env(tmp_path, **lich.env("card-A"))
     s1 = rollout(tmp_path, SID, projects["a"])
     fake.start_daemon(env)
-    fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])  # `/resume`
+    client_b = fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
+    fake.started_by(client_b, SID, "thread/resume")  # `/resume`
     fake.run_hook(HOOK, payload(projects["b"], SID, "resume", str(s1)), projects["b"])
     [got] = lich_b.wait(1)
     assert got.accepted == {"session_id": "card-B", "provider_session_id": SID, "provider": "codex"}
     assert lich.received == []
 
 
-def test_a_client_moved_in_by_resume_and_new_names_no_card(
+def test_a_conversation_is_the_card_s_whose_connection_started_it(
     fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
 ) -> None:
-    """Card A's plain TUI `/resume`d S (recorded in projB, where card B works), chose the
-    session directory and `/new`ed: the first hook is a fresh conversation in projB.
-
-    On the code before the rule card B, the one client working in projB, got
-    card A's conversation. Now nothing is sent while card A's TUI stays
-    connected, whether the daemon still holds S or not; card B reports again
-    once it is alone.
+    """Card A's TUI `/resume`d S (recorded in projB, where card B works) and `/new`ed: the
+    daemon's log names A's connection on the new thread, so card A gets it, in projB; card
+    B's own conversation there is B's. (The TUIs start TIE_WINDOW apart, so each is tied.)
     """
     env = base_env(tmp_path, **lich.env("card-A"))
-    s1 = rollout(tmp_path, SID, projects["b"])
     fake.start_daemon(env)
     client_a = fake.start_client(env, projects["a"])
-    fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
-    fake.hold_open(s1)  # card A's resume loaded S
-    fake.run_hook(HOOK, payload(projects["b"], "conv-A2"), projects["b"])
-    fake.unload()  # the daemon let go of S before the next first turn: nothing shows the move
-    fake.run_hook(HOOK, payload(projects["b"], "conv-A3"), projects["b"])
-    assert lich_b.wait(1, timeout=0.5) == [] and lich.received == []
-    fake.stop(client_a)  # card A's TUI left: projB is card B's alone again
-    fake.run_hook(HOOK, payload(projects["b"], "conv-B3"), projects["b"])
-    [got_b] = lich_b.wait(1)
-    assert got_b.accepted == {
-        "session_id": "card-B",
-        "provider_session_id": "conv-B3",
+    time.sleep(TIE_WINDOW + 0.2)  # a person starting the second card later: no sync
+    client_b = fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
+    fake.hold_open(rollout(tmp_path, SID, projects["b"]))  # card A's resume loaded S
+    fake.run_hook(HOOK, payload(projects["b"], "conv-A2"), projects["b"], by=client_a)
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B2"), projects["b"], by=client_b)
+    [got_a], [got_b] = lich.wait(1), lich_b.wait(1)
+    assert got_a.accepted == {
+        "session_id": "card-A",
+        "provider_session_id": "conv-A2",
         "provider": "codex",
     }
-    assert [r["decision"] for r in wait_for_log(env, 3)] == [
-        "codex-daemon-moved-here",
-        "codex-daemon-moved-here",
-        "report",
-    ]
+    assert got_b.accepted == {
+        "session_id": "card-B",
+        "provider_session_id": "conv-B2",
+        "provider": "codex",
+    }
+
+    # a client that left before the hook names no card: `codex queue --resume` (a connection
+    # with no startup request) resumed card A's thread; a TUI started and quit
+    fake.started_by(client_a, SID)
+    fake.log(time.time(), "thread/resume", 97, SID)
+    fake.run_hook(HOOK, payload(projects["a"], SID, "resume"), projects["a"])
+    fake.log(time.time(), "thread/start", 98, "conv-X")
+    fake.run_hook(HOOK, payload(projects["a"], "conv-X"), projects["a"])
+    decisions = [r["decision"] for r in wait_for_log(env, 4)]
+    assert decisions == ["report", "report", "codex-daemon-thread-shared", "codex-daemon-untied"]
+    assert len(lich.wait(2, timeout=0.5)) == 1 and len(lich_b.received) == 1
 
 
-def test_a_card_s_own_next_conversation_waits_while_another_card_is_connected(
+def test_a_tui_started_near_another_is_never_tied(
     fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
 ) -> None:
-    """The price: card B's `/new` after S1 looks exactly like card A's `/resume S1` + `/new`
-    (the issue's second sequence), so it is dropped while card A's TUI is connected."""
+    """The price: card B reports alone; card A's TUI starts within TIE_WINDOW of B's, so
+    neither startup request is provably whose, for the daemon's life."""
     env = base_env(tmp_path, **lich.env("card-A"))
     fake.start_daemon(env)
-    fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
+    client_b = fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
     first = "01a22c85-1111-7dc1-8f42-04a93a0ae90f"
-    fake.run_hook(HOOK, payload(projects["b"], first), projects["b"])
-    fake.hold_open(rollout(tmp_path, first, projects["b"]))
+    fake.run_hook(HOOK, payload(projects["b"], first), projects["b"], by=client_b)
     [_first] = lich_b.wait(1)
     client_a = fake.start_client(env, projects["a"])
-    fake.run_hook(HOOK, payload(projects["b"], "conv-B2"), projects["b"])
-    assert wait_for_log(env, 2)[1]["decision"] == "codex-daemon-moved-here"
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B2"), projects["b"], by=client_b)
     fake.stop(client_a)
-    fake.run_hook(HOOK, payload(projects["b"], "conv-B3"), projects["b"])
-    got = lich_b.wait(2)
-    assert [g.accepted["provider_session_id"] for g in got if g.accepted] == [first, "conv-B3"]
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B3"), projects["b"], by=client_b)
+    decisions = [r["decision"] for r in wait_for_log(env, 3)]
+    assert decisions == ["report", "codex-daemon-untied", "codex-daemon-untied"]
+    assert len(lich_b.wait(2, timeout=0.5)) == 1 and lich.received == []
 
 
 def test_a_busy_daemon_s_clients_are_still_found(
@@ -325,10 +335,10 @@ def test_a_busy_daemon_s_clients_are_still_found(
     env = base_env(tmp_path, **lich.env("card-A"))
     fake.start_daemon(env)
     fake.hold_sockets(600)
-    fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["b"])
+    client = fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["b"])
     assert fake.daemon is not None
     assert len(os.listdir(f"/proc/{fake.daemon.pid}/fd")) > 1200
-    fake.run_hook(HOOK, payload(projects["b"]), projects["b"])
+    fake.run_hook(HOOK, payload(projects["b"]), projects["b"], by=client)
     [got] = lich.wait(1)
     assert got.accepted is not None and got.accepted["session_id"] == "card-B"
     [record] = wait_for_log(env, 1)
@@ -343,8 +353,8 @@ def test_a_daemon_holding_too_many_files_refuses_fast(
     daemon's attribution costs before its leak, the reference on this machine now)."""
     env = base_env(tmp_path, **lich.env("card-A"))
     fake.start_daemon(env)
-    fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["b"])
-    fake.run_hook(HOOK, payload(projects["b"], "conv-before"), projects["b"])
+    client = fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["b"])
+    fake.run_hook(HOOK, payload(projects["b"], "conv-before"), projects["b"], by=client)
     fake.hold_sockets(4500)
     fake.run_hook(HOOK, payload(projects["b"]), projects["b"])
     runs = {str(r["decision"]): r for r in wait_for_log(env, 2)}
@@ -394,8 +404,8 @@ def test_a_peer_within_the_daemon_or_elsewhere_is_no_client(
     env = base_env(tmp_path, **lich.env("card-A"))
     fake.start_daemon(env)
     fake.hold_sockets(3)
-    fake.start_client(env, projects["a"])
-    fake.run_hook(HOOK, payload(projects["a"]), projects["a"])
+    client = fake.start_client(env, projects["a"])
+    fake.run_hook(HOOK, payload(projects["a"]), projects["a"], by=client)
     [got] = lich.wait(1)
     assert got.accepted is not None and got.accepted["session_id"] == "card-A"
 

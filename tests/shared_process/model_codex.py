@@ -40,6 +40,23 @@ for every choice):
   the daemon's own socket pair does not);
 - a TUI is still connected while its own SessionStart hook probes (a TUI
   that quits within those milliseconds is not modelled).
+The daemon's log (decide.from_evidence; calibrated on 0.171.0, tests/real_clients):
+- the daemon logs every thread/start, /resume, /fork with the request's connection
+  id on a row carrying the thread id; connection ids count accepts and restart at
+  0 with a new daemon; a TUI keeps one connection for the daemon's life and, after
+  a restart, reconnects with a new one and sends no startup request;
+- a plain TUI's connection sends `thread/start` id `startup-thread-start-<uuid>`
+  within TIE_WINDOW of the process start (drawn here up to TIE_WINDOW; measured
+  0.96-1.54 s, 4.2 s on a first start); `codex resume|fork|agents`, `queue`, raw
+  clients and reconnects never send one;
+- rows become readable in batches, in time order, at any moment (`flush`); a row
+  follows each hook (its turn); rows are never dropped (unverified: Codex's
+  writer drops rows when its queue is full); nobody forges a row;
+- a client may start or resume a thread, run its turn and leave before the
+  hook (`codex queue --resume`, a raw client, a TUI that quits); the daemon
+  restarts at any moment (its pending hooks then find it gone: refused);
+- the daemon runs before any TUI here (the first TUI spawning it, which
+  decide.tie admits through the daemon's parent pid, is not modelled).
 """
 
 from __future__ import annotations
@@ -47,6 +64,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lich_hooks.hook.shared.codex import decide
+from lich_hooks.hook.shared.codex.decide import TIE_WINDOW
+
+SETTLE = 15.0  # evidence.SETTLE: how long the sender waits for the daemon's next write
 
 DIRS = ("/w/p0", "/w/p1", "/w/p2")
 CARDS = ("card-A", "card-B", "card-C")
@@ -63,7 +83,7 @@ def lich_of(card: str | None) -> dict[str, str]:
 @dataclass
 class Tui:
     pid: int
-    started: int
+    started: float
     card: str | None  # None: a TUI outside lich
     cwd: str
     argv: list[str]
@@ -73,6 +93,9 @@ class Tui:
     thread: str = ""
     conv_dir: str = ""  # where its conversation (and the next one) runs
     pending: str | None = None  # the source of the SessionStart its next turn fires
+    conn: int = -1  # its connection to the daemon
+    ready: float = 0.0  # when it sent its first request
+    connected_at: float = float("inf")  # when it logged `connected app-server platform`
 
 
 @dataclass
@@ -85,6 +108,31 @@ class Thread:
 
 
 @dataclass
+class Row:
+    """One row of the daemon's log: a thread request (`startup`: a TUI's first)."""
+
+    ts: float
+    method: str
+    conn: int
+    thread: str | None
+    life: int  # which daemon wrote it
+    startup: bool = False
+
+
+@dataclass
+class Hook:
+    """A SessionStart whose sender waits for the daemon's log: what the hook read."""
+
+    event: Event
+    at: float
+    clients: list[decide.Client]
+    unaccounted: int
+    life: int
+    cwd: str
+    recorded: str | None
+
+
+@dataclass
 class Event:
     """One SessionStart: what the hook saw, what it decided, and the truth."""
 
@@ -94,6 +142,7 @@ class Event:
     cwd: str
     truth: dict[str, str]  # the firing TUI's LICH_* ({} outside lich)
     found: decide.Attribution | None  # None: the hook did not run
+    old: decide.Attribution | None = None  # the every-TUI rule's verdict, for ordinary.py
 
     @property
     def named(self) -> dict[str, str] | None:
@@ -113,8 +162,15 @@ class Daemon:
         self.threads: dict[str, Thread] = {}
         self.events: list[Event] = []
         self._pid = 1000
-        self._clock = 5000
+        self.now = 5000.0
         self._sid = 0
+        self.rows: list[Row] = []
+        self.flushed = 0.0  # rows up to this time are readable
+        self.hooks: list[Hook] = []  # senders still waiting
+        self.life = 0
+        self.since = self.now - 1  # the daemon's start (before any TUI: see the top)
+        self.parent: int | None = None
+        self.accepted = 0
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -145,11 +201,19 @@ class Daemon:
         if thread.recorded is not None:
             thread.loaded = True
 
-    def _fresh(self, tui: Tui, source: str) -> None:
+    def _fresh(self, tui: Tui, source: str, at: float | None = None) -> None:
         sid = self._new_sid()
         self.threads[sid] = Thread(sid, tui.pid)
         self._show(tui, sid)
         tui.pending = source
+        self._log("thread/start", tui.conn, sid, at)
+
+    def _log(self, method: str, conn: int, thread: str | None, at: float | None = None) -> None:
+        self.rows.append(Row(self.now if at is None else at, method, conn, thread, self.life))
+
+    def _connect(self) -> int:
+        self.accepted += 3  # two probes, then the session's connection
+        return self.accepted - 1
 
     # --- actions ---------------------------------------------------------------------------
 
@@ -163,27 +227,34 @@ class Daemon:
         named: bool = True,
         env_readable: bool = True,
         visible: bool = True,
+        gap: float = 1.0,
     ) -> Tui:
-        """A new TUI: `codex [-C cd]`, or `codex resume <id>|--last` (`named` False)."""
+        """A new TUI: `codex [-C cd]`, or `codex resume <id>|--last` (`named` False); its
+        first request `gap` seconds after its start (a startup request if plain)."""
         self._pid += 7
-        self._clock += 3
         argv = ["codex"]
         if cd is not None:
             argv += ["-C", cd]
         if resume is not None:
             argv += ["resume", resume if named else "--last"]
-        tui = Tui(self._pid, self._clock, card, cwd, argv, env_readable, visible)
+        tui = Tui(self._pid, self.now, card, cwd, argv, env_readable, visible)
         tui.conv_dir = decide.conversation_dir(self._client(tui)) or cwd
         self.tuis.append(tui)
+        tui.ready = self.now + max(gap, 0.2)  # its first request: other TUIs may start meanwhile
+        tui.conn, tui.connected_at = self._connect(), tui.ready - 0.02
         if resume is None:
-            self._fresh(tui, "startup")
+            self._fresh(tui, "startup", tui.ready)
+            self.rows[-1].startup = True
         else:
-            self._resume(tui, resume, session_dir, here=tui.conv_dir)
+            self._resume(tui, resume, session_dir, tui.conv_dir, tui.ready)
         return tui
 
-    def _resume(self, tui: Tui, sid: str, session_dir: bool, here: str) -> None:
+    def _resume(
+        self, tui: Tui, sid: str, session_dir: bool, here: str, at: float | None = None
+    ) -> None:
         thread = self.threads[sid]
         assert thread.recorded is not None
+        self._log("thread/resume", tui.conn, sid, at)
         self._show(tui, sid)
         tui.conv_dir = thread.recorded if session_dir else here
         tui.pending = "resume"
@@ -201,6 +272,43 @@ class Daemon:
         self.threads[sid] = Thread(sid, tui.pid, recorded=tui.conv_dir)
         self._show(tui, sid)
         tui.pending = source
+        self._log("thread/fork", tui.conn, sid)
+
+    def departed(self, card: str | None, cwd: str, sid: str | None = None) -> Event | None:
+        """A client that starts (or resumes `sid`), runs its turn and leaves before the
+        hook: `codex queue --resume`, a raw client, a TUI that quits."""
+        self._pid += 7
+        tui = Tui(self._pid, self.now, card, cwd, ["codex", "queue"], connected=True)
+        self.tuis.append(tui)
+        tui.conn = self._connect()
+        if sid is None:
+            self._fresh(tui, "startup")
+        else:
+            self._resume(tui, sid, True, cwd)
+        tui.connected = False
+        self._leave(tui)
+        return self.turn(tui, connected=False)
+
+    def restart(self) -> None:
+        """`codex app-server daemon restart`: new ids; the TUIs reconnect, sending nothing."""
+        for hook in self.hooks:
+            hook.event.found = decide.Attribution(decide.NO_EVIDENCE, "the daemon is gone")
+        self.hooks = []
+        self.life += 1
+        self.since, self.parent, self.accepted = self.now, None, 0
+        for tui in self.connected():
+            tui.conn = self._connect()
+        for thread in self.threads.values():
+            thread.loaded = False
+
+    def wait(self, seconds: float) -> None:
+        self.now += seconds
+        self._judge()
+
+    def flush(self) -> None:
+        """The daemon writes what it logged so far."""
+        self.flushed = self.now
+        self._judge()
 
     def quit(self, tui: Tui) -> None:
         self._leave(tui)
@@ -211,18 +319,35 @@ class Daemon:
         if not thread.shown:
             thread.loaded = False
 
-    def turn(self, tui: Tui, hook_runs: bool = True) -> Event | None:
-        """The TUI's next turn: its conversation's SessionStart, if it has not fired yet."""
+    def turn(
+        self,
+        tui: Tui,
+        hook_runs: bool = True,
+        connected: bool = True,
+        leaves: bool = False,
+        lasts: float = 0.01,
+    ) -> Event | None:
+        """The TUI's next turn: its conversation's SessionStart, if it has not fired yet
+        (judged once the sender has read the log: `flush`, `wait`); `leaves`: the TUI
+        quits before its hook runs; the daemon logs the turn for `lasts` seconds."""
         if tui.pending is None:
             return None
+        self.now = max(self.now, tui.ready)
+        if leaves:
+            self.quit(tui)
+            connected = False
         source, tui.pending = tui.pending, None
         thread = self.threads[tui.thread]
         if thread.recorded is None:
             thread.recorded = tui.conv_dir
-        thread.loaded = True
-        found = self.hook(tui, source) if hook_runs else None
-        event = Event(tui, source, thread.sid, tui.conv_dir, lich_of(tui.card), found)
+        thread.loaded = connected
+        event = Event(tui, source, thread.sid, tui.conv_dir, lich_of(tui.card), None)
         self.events.append(event)
+        self.now += 0.01
+        if hook_runs:
+            self.hook(event)
+        self._log("turn/start", tui.conn, thread.sid)  # the turn goes on after the hook
+        self._log("turn/end", tui.conn, thread.sid, self.now + lasts)
         return event
 
     # --- what the probe sees, and the real decision -----------------------------------------
@@ -241,10 +366,51 @@ class Daemon:
     def loaded(self) -> dict[str, str | None]:
         return {s.sid: s.recorded for s in self.threads.values() if s.loaded}
 
-    def hook(self, tui: Tui, source: str) -> decide.Attribution:
-        """What the hook decides: the real rule over exactly what the probe would see."""
+    def hook(self, event: Event) -> None:
+        """What the hook reads at once (its clients); the rest when the sender has the log."""
         clients = [self._client(t) for t in self.connected() if t.visible]
         unaccounted = sum(not t.visible for t in self.connected())
-        thread = self.threads[tui.thread]
-        recorded = None if source in decide.FRESH_SOURCES else thread.recorded
-        return decide.attribute(clients, tui.conv_dir, source, recorded, unaccounted)
+        recorded = (
+            None if event.source in decide.FRESH_SOURCES else self.threads[event.session].recorded
+        )
+        old = event.old = decide.attribute(clients, event.cwd, event.source, recorded, unaccounted)
+        if old.decision == decide.UNACCOUNTED or not any(c.lich for c in clients):
+            event.found = old  # codex.card refuses at once (REFUSED, or no card to name)
+            return
+        self.hooks.append(
+            Hook(event, self.now, clients, unaccounted, self.life, event.cwd, recorded)
+        )
+
+    def _judge(self) -> None:
+        """Each waiting sender that has its row after the hook (and, within SETTLE, after each
+        client's tie window) or has waited SETTLE: the real rule over the readable rows."""
+        if not self.hooks:
+            return
+        readable = [r for r in self.rows if r.ts <= self.flushed and r.life == self.life]
+        seen = max((r.ts for r in readable), default=0.0)
+        for hook in list(self.hooks):
+            want = max(
+                [hook.at, *[c.started + TIE_WINDOW for c in hook.clients if c.lich and c.started]]
+            )
+            late = self.now >= hook.at + SETTLE
+            if not late and seen <= want:
+                continue
+            self.hooks.remove(hook)
+            event = hook.event
+            rows = [
+                (r.ts, r.method, r.conn)
+                for r in readable
+                if r.thread == event.session and r.method.startswith("thread/") and r.ts <= hook.at
+            ]
+            startups = [(r.ts, r.method, r.conn) for r in readable if r.startup]
+            own = {t.pid: t.connected_at for t in self.tuis if t.connected_at <= self.flushed}
+            event.found = decide.from_evidence(
+                rows,
+                startups,
+                hook.clients,
+                event.source,
+                seen,
+                hook.at,
+                (self.since, self.parent),
+                {pid: [at] for pid, at in own.items()},
+            )

@@ -15,13 +15,20 @@ import random
 from tests.shared_process import model_codex, model_crush
 
 
-def codex_share(steps: int = 4000, seed: int = 27, cards: int = 3) -> tuple[int, int, int]:
-    """(conversations started, reported, wrong) over a walk of `steps` actions."""
+def codex_share(
+    steps: int = 4000, seed: int = 27, cards: int = 3, before: bool = False
+) -> tuple[int, int, int]:
+    """(conversations started, reported, wrong) over a walk of `steps` actions; `before`:
+    by the every-TUI rule this one replaced (decide.attribute at the hook)."""
     rng = random.Random(seed)
     daemon = model_codex.Daemon()
     tuis: dict[str, model_codex.Tui | None] = {c: None for c in model_codex.CARDS[:cards]}
     home = dict(zip(model_codex.CARDS, model_codex.DIRS, strict=True))
     for _ in range(steps):
+        for _ in range(rng.choice((1, 3, 10))):  # people type (seconds)
+            daemon.wait(1.0)
+            if daemon.now >= daemon.flushed + 10:
+                daemon.flush()  # the daemon writes its log every ~10 s (measured)
         card = rng.choice(list(tuis))
         tui = tuis[card]
         if tui is None:
@@ -30,7 +37,7 @@ def codex_share(steps: int = 4000, seed: int = 27, cards: int = 3) -> tuple[int,
             continue
         roll = rng.random()
         if roll < 0.45:
-            daemon.turn(tui)
+            daemon.turn(tui, lasts=rng.choice((5.0, 20.0, 60.0)))  # an agent's turn
         elif roll < 0.65:
             daemon.slash_new(tui, clear=rng.random() < 0.25)
         elif roll < 0.72:
@@ -46,7 +53,14 @@ def codex_share(steps: int = 4000, seed: int = 27, cards: int = 3) -> tuple[int,
             idle = [s.sid for s in daemon.threads.values() if s.loaded and not s.shown]
             if idle:
                 daemon.unload(rng.choice(idle))
+    daemon.wait(20)
+    daemon.flush()
+    daemon.wait(20)
     fired = [e for e in daemon.events if e.found is not None]
+    if before:
+        named = [e.old.lich for e in fired if e.old is not None and e.old.lich]
+        wrong = sum(1 for e in fired if e.old and e.old.lich and dict(e.old.lich) != e.truth)
+        return len(fired), len(named), wrong
     return len(fired), sum(e.named is not None for e in fired), sum(e.wrong for e in fired)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -20,11 +21,13 @@ from hypothesis.stateful import (
     rule,
 )
 
+from lich_hooks.hook.shared.codex.decide import TIE_WINDOW
 from tests.shared_process.model_codex import CARDS, DIRS, Daemon
 
 card = st.sampled_from(CARDS[:2]) | st.sampled_from((CARDS[2], None))
 where = st.sampled_from(DIRS[:2]) | st.sampled_from(DIRS)
 index = st.integers(0, 63)
+gap = st.sampled_from((0.3, 1.0, 4.0, TIE_WINDOW + 2))
 
 
 class CodexDaemon(RuleBasedStateMachine):
@@ -44,6 +47,7 @@ class CodexDaemon(RuleBasedStateMachine):
         env_readable=st.booleans(),
         visible=st.booleans(),
         odd=st.integers(0, 9),
+        gap=gap,
     )
     def start(
         self,
@@ -53,10 +57,16 @@ class CodexDaemon(RuleBasedStateMachine):
         env_readable: bool,
         visible: bool,
         odd: int,
+        gap: float,
     ) -> None:
         # unreadable clients are rare in life: one start in ten
         self.daemon.start(
-            who, cwd, cd, env_readable=env_readable or odd > 0, visible=visible or odd > 0
+            who,
+            cwd,
+            cd,
+            env_readable=env_readable or odd > 0,
+            visible=visible or odd > 0,
+            gap=gap,
         )
 
     @precondition(lambda self: len(self.daemon.connected()) < 4 and bool(self.daemon.resumable()))
@@ -70,9 +80,16 @@ class CodexDaemon(RuleBasedStateMachine):
         )
 
     @precondition(lambda self: bool(self.daemon.connected()))
-    @rule(i=index, hook_runs=st.booleans(), odd=st.integers(0, 9))
-    def turn(self, i: int, hook_runs: bool, odd: int) -> None:
-        self.daemon.turn(self._tui(i), hook_runs=hook_runs or odd > 0)
+    @rule(
+        i=index,
+        hook_runs=st.booleans(),
+        odd=st.integers(0, 9),
+        leaves=st.integers(0, 5),
+        lasts=st.sampled_from((0.01, 5.0, 30.0)),
+    )
+    def turn(self, i: int, hook_runs: bool, odd: int, leaves: int, lasts: float) -> None:
+        tui = self._tui(i)
+        self.daemon.turn(tui, hook_runs=hook_runs or odd > 0, leaves=leaves == 0, lasts=lasts)
 
     @precondition(lambda self: bool(self.daemon.connected()))
     @rule(i=index, clear=st.booleans())
@@ -105,6 +122,24 @@ class CodexDaemon(RuleBasedStateMachine):
         idle = [s.sid for s in self.daemon.threads.values() if s.loaded and not s.shown]
         self.daemon.unload(idle[i % len(idle)])
 
+    @rule(who=card, cwd=where, i=index, resume=st.booleans())
+    def departed(self, who: str | None, cwd: str, i: int, resume: bool) -> None:
+        sids = self.daemon.resumable()
+        self.daemon.departed(who, cwd, sids[i % len(sids)] if resume and sids else None)
+
+    @rule(seconds=st.sampled_from((0.3, 2.0, 9.0, 16.0)))
+    def wait(self, seconds: float) -> None:
+        self.daemon.wait(seconds)
+
+    @rule()
+    def flush(self) -> None:
+        self.daemon.flush()
+
+    @rule(odd=st.integers(0, 4))
+    def restart(self, odd: int) -> None:
+        if odd == 0:
+            self.daemon.restart()
+
     @initialize(who=card, cwd=where)
     def first(self, who: str | None, cwd: str) -> None:
         """Every run starts with one client, so no draw is spent on an empty daemon."""
@@ -112,7 +147,7 @@ class CodexDaemon(RuleBasedStateMachine):
 
     @invariant()
     def never_the_wrong_card(self) -> None:
-        for event in self.daemon.events[-1:]:
+        for event in self.daemon.events:
             assert not event.wrong, (
                 f"{event.source} {event.session} in {event.cwd} by {event.tui.card}'s TUI "
                 f"{event.tui.pid} was reported on {event.named}: {event.found}"
@@ -125,4 +160,4 @@ CodexDaemon.TestCase.settings = settings(
     deadline=None,
     print_blob=True,
 )
-TestCodexDaemon = CodexDaemon.TestCase
+TestCodexDaemon = pytest.mark.slow(CodexDaemon.TestCase)

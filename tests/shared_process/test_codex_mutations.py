@@ -1,87 +1,187 @@
-"""Each rule of the Codex attribution, deleted in turn, names a wrong card on a replayed
-sequence of the model (model_codex.py): the tests of the rule can fail.
-
-The stateful test (test_codex_model.py) at its CI budget of 1,000 examples does not
-always reach the central rule's counterexample (it needs about 5,000), so each rule
-has its sequence here, replayed on every run: the real rule refuses, the mutant names
-the other card.
+"""Each rule of the Codex attribution from evidence, deleted or weakened in turn, names a
+wrong card on a replayed sequence of the model (model_codex.py): the tests of the rule
+can fail. The real rule refuses each sequence; the mutant names a card that did not
+start the conversation. (Peer accounting no longer has one: the tie alone never names
+a wrong card, so an unaccounted peer refusing is policy, docs/harnesses.md.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 import pytest
 
 from lich_hooks.hook.shared.codex import decide
+from lich_hooks.hook.shared.codex.decide import CONNECTED_BY, TIE_WINDOW, Client, Row
 from tests.shared_process.model_codex import CARDS, DIRS, Daemon, Event
 
 A, B = CARDS[:2]
-RULE = decide.attribute
+TIE = decide.tie
+FROM_EVIDENCE = decide.from_evidence
+Own = Mapping[int, Sequence[float]]
 
 
-def moved_by_resume_then_new(daemon: Daemon) -> Event | None:
-    """Card B reports its conversation in p1 and `/new`s; card A's TUI in p0 `/resume`s it
-    ("session directory": p1), `/new`s and starts a turn there: A's conversation, in p1,
-    where only card B's TUI works."""
-    tui_b = daemon.start(B, DIRS[1])
-    daemon.turn(tui_b)
-    daemon.slash_new(tui_b)
+def started_together_one_left(daemon: Daemon) -> Event:
+    """Card B's TUI and card A's start at once (B's request first); B prompts and quits
+    before its hook: A's window holds B's request, its own comes later."""
+    daemon.start(A, DIRS[0], gap=4.0)
+    tui_b = daemon.start(B, DIRS[1], gap=0.3)
+    event = daemon.turn(tui_b, leaves=True)
+    daemon.wait(TIE_WINDOW + 1)
+    daemon.flush()
+    daemon.wait(20)  # nothing more is written: the sender's wait ends
+    assert event is not None
+    return event
+
+
+def slow_start_one_left(daemon: Daemon) -> Event:
+    """Card A's TUI takes longer than the window to connect (a first start copying the
+    daemon); card B's starts with it, prompts and quits before its hook."""
+    daemon.start(A, DIRS[0], gap=TIE_WINDOW + 2)
+    tui_b = daemon.start(B, DIRS[1], gap=0.3)
+    event = daemon.turn(tui_b, leaves=True)
+    daemon.wait(TIE_WINDOW + 3)
+    daemon.flush()
+    assert event is not None
+    return event
+
+
+def judged_before_a_s_request(daemon: Daemon) -> Event:
+    """As above, but the daemon's last write came after A logged its connect and before
+    A's startup request, and nothing follows within the sender's wait."""
+    daemon.start(A, DIRS[0], gap=4.0)
+    tui_b = daemon.start(B, DIRS[1], gap=0.3)
+    event = daemon.turn(tui_b, leaves=True)
+    daemon.wait(4.0 - 0.01 - daemon.now + tui_b.started)
+    daemon.flush()
+    daemon.wait(20)
+    assert event is not None
+    return event
+
+
+def queue_resumes_a_s_thread(daemon: Daemon, flush: bool = True) -> Event:
+    """Card A reports its thread and `/new`s; `codex queue --resume` (outside lich) resumes
+    that thread, runs its turn and leaves before the hook."""
     tui_a = daemon.start(A, DIRS[0])
-    [old] = daemon.resumable(tui_a)
-    daemon.slash_resume(tui_a, old, "session")
+    daemon.wait(TIE_WINDOW + 1)
+    daemon.turn(tui_a)
+    daemon.wait(1)
+    daemon.flush()
+    thread = tui_a.thread
+    daemon.wait(0.5)
     daemon.slash_new(tui_a)
-    return daemon.turn(tui_a)
+    event = daemon.departed(None, DIRS[0], thread)
+    if flush:
+        daemon.wait(1)
+        daemon.flush()
+    daemon.wait(20)
+    assert event is not None
+    return event
 
 
-def a_client_the_probe_cannot_read(daemon: Daemon) -> Event | None:
-    """Card B's TUI in card A's folder, started as `cx` (or another user's, unreadable):
-    its conversation, with card A's TUI the only client the probe reads there."""
-    daemon.start(A, DIRS[0])
-    tui_b = daemon.start(B, DIRS[0], visible=False)
-    return daemon.turn(tui_b)
+def queue_before_the_write(daemon: Daemon) -> Event:
+    """The same, judged when the sender's wait ended with no write after the hook."""
+    return queue_resumes_a_s_thread(daemon, flush=False)
 
 
-def _without_the_central_rule(
-    clients: list[decide.Client],
-    cwd: str | None,
-    source: str | None = None,
-    recorded: str | None = None,
-    unaccounted: int = 0,
+def reconnected_after_a_restart(daemon: Daemon) -> Event:
+    """Card A's TUI starts; the daemon restarts (A reconnects, sending nothing); card B's
+    TUI starts within A's window, prompts and quits before its hook."""
+    tui_a = daemon.start(A, DIRS[0], gap=1.0)
+    daemon.wait(2)
+    daemon.flush()
+    daemon.restart()
+    tui_b = daemon.start(B, DIRS[1], gap=0.3)
+    event = daemon.turn(tui_b, leaves=True)
+    daemon.wait(tui_a.started + TIE_WINDOW + 1 - daemon.now)
+    daemon.slash_new(tui_a)  # the daemon writes on
+    daemon.flush()
+    daemon.wait(20)
+    assert event is not None
+    return event
+
+
+def _tie_first_request(
+    client: Client, startups: Sequence[Row], seen: float, daemon: tuple[float, int | None], own: Own
+) -> int | None:
+    """ "No other startup request in the window", weakened: the first one counts."""
+    if TIE(client, startups, seen, daemon, own) is None and client.started is not None:
+        start = client.started
+        first = sorted(r for r in startups if start <= r[0] <= start + TIE_WINDOW)
+        return first[0][2] if first else None
+    return TIE(client, startups, seen, daemon, own)
+
+
+def _tie_without_own_row(
+    client: Client, startups: Sequence[Row], seen: float, daemon: tuple[float, int | None], own: Own
+) -> int | None:
+    """ "Its own connect logged by CONNECTED_BY", deleted."""
+    start = client.started or 0.0
+    return TIE(client, startups, seen, daemon, {client.pid: [start + CONNECTED_BY / 2]})
+
+
+def _tie_without_waiting(
+    client: Client, startups: Sequence[Row], seen: float, daemon: tuple[float, int | None], own: Own
+) -> int | None:
+    """ "The log read past the window", deleted."""
+    return TIE(client, startups, max(seen, (client.started or 0.0) + TIE_WINDOW), daemon, own)
+
+
+def _tie_any_age(
+    client: Client, startups: Sequence[Row], seen: float, daemon: tuple[float, int | None], own: Own
+) -> int | None:
+    """ "A TUI older than the daemon is not tied", deleted."""
+    return TIE(client, startups, seen, (0.0, None), own)
+
+
+def _first_connection(rows: Sequence[Row], *args: object) -> decide.Attribution:
+    """ "Every start/resume/fork of the thread names one connection", weakened: the first."""
+    return FROM_EVIDENCE([(t, m, rows[0][2]) for t, m, _ in rows], *args)  # type: ignore[arg-type]
+
+
+def _without_the_flush(
+    rows: Sequence[Row],
+    startups: Sequence[Row],
+    clients: Sequence[Client],
+    source: str | None,
+    seen: float,
+    hook_started: float,
+    daemon: tuple[float, int | None],
+    own: Own,
 ) -> decide.Attribution:
-    """ "A card only while every connected TUI is that card's", deleted."""
-    if unaccounted:
-        return RULE(clients, cwd, source, recorded, unaccounted)
-    return decide.choose(clients, cwd, source, recorded)
+    """ "The daemon wrote after the hook", deleted."""
+    seen = max(seen, hook_started)
+    return FROM_EVIDENCE(rows, startups, clients, source, seen, hook_started, daemon, own)
 
 
-def _without_peer_accounting(
-    clients: list[decide.Client],
-    cwd: str | None,
-    source: str | None = None,
-    recorded: str | None = None,
-    unaccounted: int = 0,
-) -> decide.Attribution:
-    """ "Every peer accounted for by a client read", deleted."""
-    return RULE(clients, cwd, source, recorded, 0)
-
-
-MUTANTS: list[tuple[str, Callable[..., decide.Attribution], Callable[[Daemon], Event | None]]] = [
-    ("one card while several are connected", _without_the_central_rule, moved_by_resume_then_new),
-    ("every peer accounted for", _without_peer_accounting, a_client_the_probe_cannot_read),
+MUTANTS: list[tuple[str, str, Callable[..., object], Callable[[Daemon], Event]]] = [
+    ("one startup request in the window", "tie", _tie_first_request, started_together_one_left),
+    ("its own connect logged in time", "tie", _tie_without_own_row, slow_start_one_left),
+    ("the log read past the window", "tie", _tie_without_waiting, judged_before_a_s_request),
+    ("a reconnected TUI is not tied", "tie", _tie_any_age, reconnected_after_a_restart),
+    ("one connection per thread", "from_evidence", _first_connection, queue_resumes_a_s_thread),
+    (
+        "wait for the write after the hook",
+        "from_evidence",
+        _without_the_flush,
+        queue_before_the_write,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("rule", "mutant", "sequence"), MUTANTS, ids=[m[0] for m in MUTANTS])
+@pytest.mark.parametrize(
+    ("rule", "name", "mutant", "sequence"), MUTANTS, ids=[m[0] for m in MUTANTS]
+)
 def test_each_rule_deleted_names_a_wrong_card(
     rule: str,
-    mutant: Callable[..., decide.Attribution],
-    sequence: Callable[[Daemon], Event | None],
+    name: str,
+    mutant: Callable[..., object],
+    sequence: Callable[[Daemon], Event],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     event = sequence(Daemon())
-    assert event is not None and event.found is not None
+    assert event.found is not None
     assert not event.wrong and event.named is None, event.found  # the real rule refuses
-    monkeypatch.setattr(decide, "attribute", mutant)
+    monkeypatch.setattr(decide, name, mutant)
     event = sequence(Daemon())
-    assert event is not None and event.wrong, f"deleting {rule!r} went unnoticed: {event}"
+    assert event.found is not None and event.wrong, f"deleting {rule!r} went unnoticed: {event}"

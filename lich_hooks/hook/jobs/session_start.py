@@ -9,6 +9,7 @@ from lich_hooks.hook.outcome import Context, Outcome
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from lich_hooks.base.lichenv import LichEnv
     from lich_hooks.base.safefile import Dir
     from lich_hooks.hook.state import Where
 
@@ -28,8 +29,19 @@ def run(ctx: Context) -> Outcome:
         found = shared.card(ctx)
         if isinstance(found, Outcome):
             return found
+        if callable(found):  # decided from evidence the detached sender waits for
+            later = found
+            return Outcome("evidence-pending", later=lambda: _resolved(ctx, later()))
         if found is not None:
             env, own = found, False
+    return _report(ctx, env, own)
+
+
+def _resolved(ctx: Context, found: LichEnv | Outcome) -> Outcome:
+    return found if isinstance(found, Outcome) else _report(ctx, found, False)
+
+
+def _report(ctx: Context, env: LichEnv, own: bool) -> Outcome:
     if not env.can_report:
         if own and env.port is not None and env.card is not None:
             return scrubbed(ctx)

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from lich_hooks.base.lichenv import LichEnv
     from lich_hooks.hook.outcome import Context, Outcome
 
 
-def card(ctx: Context) -> LichEnv | Outcome | None:
-    """Who the report is for under the route's shared process (imported only here)."""
+def card(ctx: Context) -> LichEnv | Outcome | Callable[[], LichEnv | Outcome] | None:
+    """Who the report is for under the route's shared process (imported only here); a
+    callable: the detached sender decides (Codex, from the daemon's log)."""
     from lich_hooks.base import harnesses as harness
 
     if ctx.route.shared == harness.CODEX_DAEMON:

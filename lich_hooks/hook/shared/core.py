@@ -28,6 +28,9 @@ if TYPE_CHECKING:
         "codex-daemon-moved-here",
         "codex-daemon-peer-unaccounted",
         "codex-daemon-no-cwd",
+        "codex-daemon-no-evidence",
+        "codex-daemon-thread-shared",
+        "codex-daemon-untied",
         "codex-daemon-unsupported",
         "codex-daemon-probe-failed",
         "crush-server-card",
@@ -111,10 +114,10 @@ class Client:
         self.argv = list(argv)
         self.cwd = cwd
         self.lich = lich
-        self.started: int | None = None
+        self.started: float | None = None
 
     @property
-    def identity(self) -> tuple[int, int] | None:
+    def identity(self) -> tuple[int, float] | None:
         """(pid, start time): this process for its whole life, None when its start is unknown."""
         return None if self.started is None else (self.pid, self.started)
 

@@ -14,6 +14,8 @@ from lich_hooks.hook.shared.codex import decide, probe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from lich_hooks.base.lichenv import LichEnv
     from lich_hooks.hook.outcome import Context, Outcome
     from lich_hooks.hook.shared.core import AttributionDecision
@@ -27,19 +29,31 @@ NOTICE = (
 )
 UNSUPPORTED: AttributionDecision = "codex-daemon-unsupported"
 PROBE_FAILED: AttributionDecision = "codex-daemon-probe-failed"
+# refusals the daemon's log cannot overturn: a peer no client read, no way to look
+REFUSED = (decide.UNACCOUNTED, UNSUPPORTED, PROBE_FAILED)
 
 
-def card(ctx: Context) -> LichEnv | Outcome | None:
-    """Under Codex's daemon, the card that owns the conversation (or a refusal); None: a codex
-    client runs the hook as its child, so the hook's own environment is the card's.
+def card(ctx: Context) -> LichEnv | Outcome | Callable[[], LichEnv | Outcome] | None:
+    """Under Codex's daemon, the card that owns the conversation (or a refusal; or how the
+    detached sender finds it in the daemon's log); None: a codex client runs the hook as
+    its child, so the hook's own environment is the card's.
     """
-    started = time.monotonic()
+    started, hook_started = time.monotonic(), time.time()
     shared = core.shared_runner(ctx, who_runs(), "codex")
     if not isinstance(shared, tuple):
         return shared
     pid, payload = shared
-    source = payload.text("source")
-    found = find_card(pid, payload.text("cwd"), source, payload.transcript_path)
+    source, thread = payload.text("source"), payload.session_id
+    clients: list[decide.Client] = []
+    found = find_card(pid, payload.text("cwd"), source, payload.transcript_path, seen=clients)
+    if found.decision not in REFUSED and thread and any(c.lich for c in clients):
+
+        def later() -> LichEnv | Outcome:
+            return core.attributed(
+                ctx, from_log(ctx.environ, pid, thread, source, clients, hook_started), started
+            )
+
+        return later
     result = core.attributed(ctx, found, started)
     if found.lich is None and (found.lich_seen or ctx.env.can_report) and source != "compact":
         # inside lich: the person sees why this conversation is not on its card, and the
@@ -62,8 +76,10 @@ def find_card(
     source: str | None = "startup",
     transcript: str | None = None,
     proc: str = probe.PROC,
+    seen: list[decide.Client] | None = None,
 ) -> decide.Attribution:
-    """The card among `daemon`'s clients whose conversation runs in `cwd`, or why none."""
+    """The card among `daemon`'s clients whose conversation runs in `cwd`, or why none
+    (the clients read are added to `seen`)."""
     if not probe.can_list_clients(proc):
         return decide.Attribution(
             UNSUPPORTED,
@@ -71,17 +87,44 @@ def find_card(
             "find the client it runs it for (start cards with `codex --no-daemon`)",
         )
     try:
-        seen = probe.snapshot(daemon, proc)
+        snap = probe.snapshot(daemon, proc)
     except probe.ProbeError as error:
         return decide.Attribution(PROBE_FAILED, f"codex app-server {daemon}: {error}")
+    if seen is not None:
+        seen.extend(snap.clients)
     want, recorded = cwd, None
     if cwd and os.path.isabs(cwd):
         want = decide.normalise(os.path.realpath(cwd))  # /proc shows cwds symlinks resolved
         if source not in decide.FRESH_SOURCES:
             recorded = _real(probe.session_cwd(transcript))
-    found = decide.attribute(seen.clients, want, source, recorded, seen.unaccounted)
-    found.lich_seen = found.lich is None and any(c.lich for c in seen.clients)
+    found = decide.attribute(snap.clients, want, source, recorded, snap.unaccounted)
+    found.lich_seen = found.lich is None and any(c.lich for c in snap.clients)
     return found
+
+
+def from_log(
+    environ: Mapping[str, str],
+    daemon: int,
+    thread: str,
+    source: str | None,
+    clients: list[decide.Client],
+    hook_started: float,
+) -> decide.Attribution:
+    """decide.from_evidence over the daemon's log, read in the detached sender."""
+    from lich_hooks.hook.shared.codex import evidence
+
+    home = environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
+    starts = {c.pid: c.started for c in clients if c.started is not None and c.lich}
+    try:
+        rows, startups, seen, since, own = evidence.gather(
+            home, daemon, thread, hook_started, starts
+        )
+    except evidence.Unreadable as error:
+        return decide.Attribution(decide.NO_EVIDENCE, f"codex app-server {daemon}: {error}")
+    from lich_hooks.hook import procfs
+
+    daemon_of = (since, procfs.parent(daemon))
+    return decide.from_evidence(rows, startups, clients, source, seen, hook_started, daemon_of, own)
 
 
 def _real(path: str | None) -> str | None:

@@ -1,11 +1,11 @@
-"""Which lich card a Codex hook reports for: pure decisions over a process snapshot.
+"""Which lich card a Codex hook reports for: pure decisions over a process snapshot and the
+daemon's log.
 
 Codex's shared app-server daemon runs every TUI's hooks with the first TUI's environment, so
-the hook's own LICH_* are never trusted under it; the payload's `cwd` is the only link to the
-client. `runner` finds who runs the hook, `choose` the card whose TUI can be in `cwd`, and
-`attribute` names it only while every connected client is that card's (a TUI can move a
-conversation into any directory unseen). Why, and each limit: docs/harnesses.md (Codex); the
-proof is the model in tests/shared_process/.
+the hook's own LICH_* are never trusted under it. `runner` finds who runs the hook,
+`attribute` the refusals decided at once (a peer no client read), `from_evidence` the card
+whose TUI is tied to the connection that started the thread. Why, and each limit:
+docs/harnesses.md (Codex); the proof is the model in tests/shared_process/.
 """
 
 from __future__ import annotations
@@ -122,6 +122,9 @@ SEVERAL: AttributionDecision = "codex-daemon-several-cards"
 MOVED: AttributionDecision = "codex-daemon-moved-here"
 UNACCOUNTED: AttributionDecision = "codex-daemon-peer-unaccounted"
 NO_CWD: AttributionDecision = "codex-daemon-no-cwd"
+NO_EVIDENCE: AttributionDecision = "codex-daemon-no-evidence"
+SHARED_THREAD: AttributionDecision = "codex-daemon-thread-shared"
+UNTIED: AttributionDecision = "codex-daemon-untied"
 WORDS: Words = (FOUND, NOT_IN_LICH, UNREADABLE, INVALID, SEVERAL)
 
 
@@ -199,3 +202,72 @@ def _members(clients: Sequence[Client]) -> list[Member]:
 def _can_run_in(client: Client, want: str) -> bool:
     dirs = possible_dirs(client)
     return dirs is None or want in dirs
+
+
+# The daemon log's evidence (docs/harnesses.md, Codex, "Attribution from evidence").
+# A plain TUI logs `connected app-server platform` under its own pid, then its session
+# connection sends `thread/start` id `startup-thread-start-<uuid>` (0.02 s later; 0.96-1.54 s
+# after the process start, 4.2-8.5 s on a first start that installs the daemon's copy).
+TIE_WINDOW = 10.0
+CONNECTED_BY = TIE_WINDOW - 2.0  # its own row by then, or the request may fall outside
+Row = tuple[float, str, int]  # (time, rpc method, connection id)
+
+
+def from_evidence(
+    rows: Sequence[Row],
+    startups: Sequence[Row],
+    clients: Sequence[Client],
+    source: str | None,
+    seen: float,
+    hook_started: float,
+    daemon: tuple[float, int | None],
+    own: Mapping[int, Sequence[float]],
+) -> Attribution:
+    """The card whose live TUI's connection started or resumed this thread, or why none.
+
+    `rows`: the thread's start/resume/fork requests before the hook; `startups`: every TUI
+    startup request logged around the clients' starts; `seen`: the newest daemon row read;
+    `clients` carry `started` as wall-clock seconds; `daemon`: its start and parent pid;
+    `own`: pid -> the times each client logged `connected app-server platform`.
+    """
+    if seen < hook_started or not rows:
+        return Attribution(NO_EVIDENCE, "the daemon's log names no connection for this thread")
+    connections = {connection for _, _, connection in rows}
+    if len(connections) > 1:
+        return Attribution(
+            SHARED_THREAD,
+            f"connections {sorted(connections)} started or resumed this thread: "
+            "any may be a client that left",
+        )
+    [connection] = connections
+    tied = [c for c in clients if tie(c, startups, seen, daemon, own) == connection]
+    if len(tied) != 1:
+        return Attribution(
+            UNTIED,
+            f"connection {connection} started this thread and no one live TUI is proven to hold it",
+        )
+    return one_card(_members(tied), f"holding connection {connection}", WORDS, "the TUI")
+
+
+def tie(
+    client: Client,
+    startups: Sequence[Row],
+    seen: float,
+    daemon: tuple[float, int | None],
+    own: Mapping[int, Sequence[float]],
+) -> int | None:
+    """The connection a plain TUI opened at its start: the one startup request logged within
+    TIE_WINDOW after it (its own is among them: it logged its connect early enough). A TUI
+    older than the daemon sent its own to another daemon, unless it started this one.
+    """
+    start, (since, parent) = client.started, daemon
+    if start is None or switcher(client.argv) is not None:
+        return None  # no startup request of its own
+    if not any(start <= t <= start + CONNECTED_BY for t in own.get(client.pid, ())):
+        return None  # its own request may be later than the window
+    if start < since and not (parent == client.pid and start >= since - TIE_WINDOW):
+        return None  # reconnected after a restart: its own went to the daemon before
+    if seen < start + TIE_WINDOW:
+        return None  # its own request may not be written yet
+    near = {c for t, _, c in startups if start <= t <= start + TIE_WINDOW}
+    return near.pop() if len(near) == 1 else None

@@ -99,7 +99,7 @@ def snapshot(daemon: int, proc: str = PROC) -> Snapshot:
         if switched is not None and switched[1] is not None and switched[1] in rollouts:
             resumed_dir = session_cwd(rollouts[switched[1]])
         client = Client(pid, argv, _cwd(pid, proc), lich_environ(pid, proc), resumed_dir)
-        client.started = procfs.started(pid, proc)
+        client.started = started_at(pid, proc)
         found.append(client)
     return Snapshot(found, rollouts, unaccounted)
 
@@ -152,6 +152,17 @@ def app_servers(proc: str = PROC) -> list[tuple[int, list[str]]]:
 
 
 CODEX_NAMES = (b"codex", b"codex.exe")
+
+
+def started_at(pid: int, proc: str = PROC) -> float | None:
+    """A process's start as wall-clock seconds (/proc's boot-relative start, 10 ms ticks)."""
+    import time
+
+    ticks = procfs.started(pid, proc)
+    if ticks is None:
+        return None
+    boot = time.time() - time.clock_gettime(time.CLOCK_BOOTTIME)
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _cwd(pid: int, proc: str) -> str | None:

@@ -1,0 +1,175 @@
+"""What the Codex daemon's own log says about a thread: the I/O half of decide.from_evidence.
+
+Read only in the detached sender (sqlite3 is imported nowhere else): the daemon writes
+`CODEX_HOME/logs_2.sqlite` in ~10 s batches, so the sender waits for a row written after
+the hook began, bounded by SETTLE. Read-only, bounded, indexed queries; never through a
+symlink. docs/harnesses.md (Codex, "Attribution from evidence").
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+from lich_hooks.hook.shared.codex.decide import TIE_WINDOW, Row
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+
+LOG_DB = "logs_2.sqlite"
+Seen = tuple[str, float]
+SETTLE = 15.0  # seconds the sender waits for the daemon's next write
+POLL = 0.5
+MAX_ROWS = 2000  # Codex keeps at most 1,000 rows per thread
+REQUEST = re.compile(
+    r'rpc\.method="(thread/(?:start|resume|fork))"[^}]*?rpc\.request_id=(\S+) '
+    r"app_server\.connection_id=(\d+)"
+)
+
+
+class Unreadable(Exception):
+    """The log cannot be read as 0.171.0 writes it: the caller refuses."""
+
+
+def open_log(codex_home: str) -> sqlite3.Connection:
+    """The daemon's log database, read-only; Unreadable for anything but a regular file."""
+    import sqlite3
+    import stat
+    from urllib.parse import quote
+
+    path = os.path.join(codex_home, LOG_DB)
+    try:
+        before = os.lstat(path)
+        if not stat.S_ISREG(before.st_mode):
+            raise Unreadable(f"{path} is not a regular file")
+        db = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=2.0)
+        after = os.lstat(path)
+    except (OSError, sqlite3.Error) as error:
+        raise Unreadable(f"{path}: {error}") from None
+    if (before.st_dev, before.st_ino) != (after.st_dev, after.st_ino):
+        db.close()
+        raise Unreadable(f"{path} was replaced while opened")
+    return db
+
+
+def _query(db: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> list[tuple[object, ...]]:
+    import sqlite3
+
+    try:
+        return db.execute(sql, args).fetchall()
+    except sqlite3.Error as error:
+        raise Unreadable(f"the log's format is not the one known ({error})") from None
+
+
+def settle(db: sqlite3.Connection, daemon: int, after: float, deadline: float) -> Seen | None:
+    """(process_uuid, time) of a row the daemon wrote after `after`, waiting until the
+    monotonic `deadline`: every row it logged before is then in the file (one writer,
+    rows in time order: measured)."""
+    prefix = f"pid:{daemon}:"
+    while True:
+        rows = _query(
+            db,
+            "SELECT process_uuid, ts, ts_nanos FROM logs WHERE ts >= ? "
+            "ORDER BY ts DESC, ts_nanos DESC LIMIT 200",
+            (int(after),),
+        )
+        mine = [(str(u), _when(ts, n)) for u, ts, n in rows if str(u).startswith(prefix)]
+        if len({u for u, _ in mine}) > 1:
+            raise Unreadable(f"rows of two processes {daemon}")
+        if mine and mine[0][1] > after:
+            return mine[0]
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(POLL)
+
+
+def thread_rows(
+    db: sqlite3.Connection, uuid: str, thread: str, since: float, until: float
+) -> list[Row]:
+    """The daemon's start/resume/fork requests for `thread` in [since, until]."""
+    rows = _query(
+        db,
+        "SELECT ts, ts_nanos, feedback_log_body FROM logs WHERE thread_id = ? AND ts >= ? "
+        "AND ts <= ? AND process_uuid = ? AND feedback_log_body LIKE 'app_server.request{%' "
+        "LIMIT ?",
+        (thread, int(since), int(until) + 1, uuid, MAX_ROWS),
+    )
+    return [r for r in (_row(*row) for row in rows) if r is not None and since <= r[0] <= until]
+
+
+def startup_rows(db: sqlite3.Connection, uuid: str, start: float, end: float) -> list[Row]:
+    """Every TUI-startup `thread/start` the daemon logged in [start, end] (either form)."""
+    rows = _query(
+        db,
+        "SELECT ts, ts_nanos, feedback_log_body FROM logs WHERE ts >= ? AND ts <= ? "
+        "AND process_uuid = ? AND feedback_log_body LIKE '%startup-thread-start-%' LIMIT ?",
+        (int(start), int(end) + 1, uuid, MAX_ROWS * 5),
+    )
+    found = []
+    for ts, nanos, body in rows:
+        when = _when(ts, nanos)
+        match = STARTUP.search(str(body))
+        if match and start <= when <= end:
+            found.append((when, "thread/start", int(match.group(1) or match.group(2))))
+    return found
+
+
+STARTUP = re.compile(
+    r"app-server request: thread/start connection_id=ConnectionId\((\d+)\) "
+    r'request_id=String\("startup-thread-start-|rpc\.method="thread/start"[^}]*?'
+    r"rpc\.request_id=startup-thread-start-\S+ app_server\.connection_id=(\d+)"
+)
+
+
+def connected(db: sqlite3.Connection, pid: int, start: float) -> list[float]:
+    """When the TUI `pid` logged `connected app-server platform` within TIE_WINDOW of `start`."""
+    rows = _query(
+        db,
+        "SELECT ts, ts_nanos, process_uuid FROM logs WHERE ts >= ? AND ts <= ? "
+        "AND feedback_log_body LIKE 'connected app-server platform%' LIMIT 200",
+        (
+            int(start),
+            int(start + TIE_WINDOW) + 1,
+        ),
+    )
+    return [_when(ts, n) for ts, n, u in rows if str(u).startswith(f"pid:{pid}:")]
+
+
+def _row(ts: object, nanos: object, body: object) -> Row | None:
+    match = REQUEST.search(str(body))
+    return None if match is None else (_when(ts, nanos), match.group(1), int(match.group(3)))
+
+
+def _when(ts: object, nanos: object) -> float:
+    return int(str(ts)) + int(str(nanos)) / 1e9
+
+
+def gather(
+    codex_home: str, daemon: int, thread: str, hook_started: float, starts: dict[int, float]
+) -> tuple[list[Row], list[Row], float, float, dict[int, list[float]]]:
+    """(thread rows, startup rows, newest row's time, daemon start, each TUI's connect rows)
+    once the daemon has written past the hook, and if it does within SETTLE, past each
+    TUI's (pid -> start) tie window. Unreadable: refuse."""
+    from lich_hooks.hook.shared.codex.probe import started_at
+
+    since = started_at(daemon)
+    if since is None:
+        raise Unreadable(f"codex app-server {daemon} is gone")
+    deadline = time.monotonic() + SETTLE
+    db = open_log(codex_home)
+    try:
+        found = settle(db, daemon, hook_started, deadline)
+        if found is None:
+            raise Unreadable(f"codex app-server {daemon} wrote nothing in {SETTLE:.0f} s")
+        uuid, seen = found
+        want = max([hook_started, *[s + TIE_WINDOW for s in starts.values()]])
+        later = settle(db, daemon, want, deadline) if seen <= want else None
+        seen = seen if later is None else later[1]
+        rows = thread_rows(db, uuid, thread, since, hook_started)
+        low = min([hook_started, *starts.values()])
+        own = {pid: connected(db, pid, start) for pid, start in starts.items()}
+        return rows, startup_rows(db, uuid, low, seen), seen, since, own
+    finally:
+        db.close()
