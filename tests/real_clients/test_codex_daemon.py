@@ -134,6 +134,8 @@ def start(stack: ExitStack, lab: Lab, env: dict[str, str], cwd: Path, *args: str
 def daemon_up(lab: Lab) -> None:
     """`codex app-server daemon start`: the daemon's first start copies ~424 MB into
     CODEX_HOME, and a TUI that waits for that logs its connect too late to be tied."""
+    if not lab.daemon:
+        return
     subprocess.run(
         [str(lab.client.binary), "app-server", "daemon", "start"],
         env=lab.base,
@@ -167,6 +169,7 @@ def test_two_cards_in_different_dirs_each_report_their_own_or_none(lab: Lab) -> 
     environment the daemon carries). Before the daemon (0.156) each TUI runs its own hook.
     """
     before = len(lab.records())
+    daemon_up(lab)
     with StandIn() as lich_a, StandIn() as lich_b, ExitStack() as stack:
         card_a = start(stack, lab, lab.card_env("card-A", lich_a), lab.dirs["projA"])
         card_a.submit("hello from card A")

@@ -392,7 +392,7 @@ class Daemon:
             want = max(
                 [hook.at, *[c.started + TIE_WINDOW for c in hook.clients if c.lich and c.started]]
             )
-            late = self.now >= hook.at + SETTLE
+            late = self.now >= max(hook.at, want) + SETTLE
             if not late and seen <= want:
                 continue
             self.hooks.remove(hook)

@@ -150,7 +150,7 @@ def gather(
     codex_home: str, daemon: int, thread: str, hook_started: float, starts: dict[int, float]
 ) -> tuple[list[Row], list[Row], float, float, dict[int, list[float]]]:
     """(thread rows, startup rows, newest row's time, daemon start, each TUI's connect rows)
-    once the daemon has written past the hook, and if it does within SETTLE, past each
+    once the daemon has written past the hook and, if it does within SETTLE of it, past each
     TUI's (pid -> start) tie window. Unreadable: refuse."""
     from lich_hooks.hook.shared.codex.probe import started_at
 
@@ -165,7 +165,9 @@ def gather(
             raise Unreadable(f"codex app-server {daemon} wrote nothing in {SETTLE:.0f} s")
         uuid, seen = found
         want = max([hook_started, *[s + TIE_WINDOW for s in starts.values()]])
-        later = settle(db, daemon, want, deadline) if seen <= want else None
+        # a TUI started just before: SETTLE more after its window (connected TUIs poll ~10 s)
+        longer = deadline + max(0.0, want - hook_started)
+        later = settle(db, daemon, want, longer) if seen <= want else None
         seen = seen if later is None else later[1]
         rows = thread_rows(db, uuid, thread, since, hook_started)
         low = min([hook_started, *starts.values()])
