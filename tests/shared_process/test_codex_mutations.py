@@ -54,7 +54,7 @@ def judged_before_a_s_request(daemon: Daemon) -> Event:
     event = daemon.turn(tui_b, leaves=True)
     daemon.wait(4.0 - 0.01 - daemon.now + tui_b.started)
     daemon.flush()
-    daemon.wait(20)
+    daemon.wait(30)
     assert event is not None
     return event
 
