@@ -22,11 +22,10 @@ import sys
 import tempfile
 import time
 
-from lich_hooks.base import commandline
 from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.human.commands import style
 from lich_hooks.human.commands.exit_codes import ExitCode
-from lich_hooks.human.settings import registrations
+from lich_hooks.human.settings import commandline, registrations
 from lich_hooks.human.settings.registry import HARNESSES
 from lich_hooks.human.settings.scenarios import Demo
 from lich_hooks.human.standin.server import Received, StandIn

@@ -4,10 +4,10 @@ entry's plan (refuse, nothing to do, the diff, or write and say what now runs an
 
 from __future__ import annotations
 
-from lich_hooks.base.errors import Refused
 from lich_hooks.human.commands.exit_codes import ExitCode
 from lich_hooks.human.commands.style import paint
 from lich_hooks.human.settings import discovery, kinds, ours
+from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.registry import HARNESSES
 
 TYPE_CHECKING = False

@@ -33,9 +33,9 @@ import struct
 import time
 from dataclasses import dataclass
 
-from lich_hooks.base.errors import Refused
-from lich_hooks.base.homes import codex_home
 from lich_hooks.human.settings import files, tomlfile
+from lich_hooks.human.settings.errors import Refused
+from lich_hooks.human.settings.folders import codex_home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

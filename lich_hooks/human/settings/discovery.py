@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 
-from lich_hooks.base.errors import Refused
 from lich_hooks.human.settings import claude_plugins, codex_state, jsontext, ours, registrations
+from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.module_file import ModuleHarness
 from lich_hooks.human.settings.settings_file import SettingsHarness as Harness
 

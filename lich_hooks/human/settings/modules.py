@@ -10,7 +10,7 @@ import re
 import stat
 from importlib import resources
 
-from lich_hooks.base.errors import Refused
+from lich_hooks.human.settings.errors import Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """Which entries of a harness's settings are ours, and the merge that puts ours in or takes them
-out (docs/install.md). "Ours" is decided by the command (base/commandline.py), never by an
+out (docs/install.md). "Ours" is decided by the command (settings/commandline.py), never by an
 extra key: Codex rejects unknown keys and Antigravity drops them. Plain data in and out: the
 byte-keeping write is jsontext.py, the file handling settings_file.py.
 """
@@ -10,10 +10,9 @@ import os
 import shlex
 import sys
 
-from lich_hooks.base import commandline
-from lich_hooks.base.errors import Refused
 from lich_hooks.base.harnesses import DEFAULT_PROVIDER
-from lich_hooks.human.settings import registrations
+from lich_hooks.human.settings import commandline, registrations
+from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.jsontext import walk
 
 TYPE_CHECKING = False
@@ -71,7 +70,7 @@ def split(command: str) -> list[str]:
 
 
 def registered(value: object) -> commandline.Registered | None:
-    """What a handler's command of ours runs (either form, base/commandline.py), else None."""
+    """What a handler's command of ours runs (either form, settings/commandline.py), else None."""
     return commandline.parse(value)
 
 
@@ -101,7 +100,7 @@ def with_executable(
     value: object, executable: str, where: str | None = None, cmd: str | None = None
 ) -> object:
     """A registration (from registrations.py) whose commands run `executable`, in the
-    guarded form (base/commandline.py); `where` is the settings file it goes to.
+    guarded form (settings/commandline.py); `where` is the settings file it goes to.
 
     `cmd`: also give each handler a `command_windows` running that program, which Codex runs
     in its session shell there, PowerShell, else cmd.exe (docs/harnesses.md, Windows)."""

@@ -8,8 +8,8 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from lich_hooks.base.errors import Refused
 from lich_hooks.human.settings import files, install_record, jsontext, ours
+from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.kinds import NOTHING, REMOVE, SCOPES, WRITE, Harness, Plan
 
 TYPE_CHECKING = False

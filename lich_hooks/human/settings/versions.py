@@ -11,8 +11,8 @@ import re
 import shutil
 import subprocess
 
-from lich_hooks.base.errors import Refused
 from lich_hooks.human.settings import files
+from lich_hooks.human.settings.errors import Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -135,7 +135,7 @@ def resolved_dir(client: decide.Client) -> str | None:
 
 def guard_mark(environ: Mapping[str, str], card: str, conversation: str) -> str | None:
     """The name of the mark the registered guard tests for `conversation` reported by this
-    card in Crush's local mode (base/commandline.py MARK), or None where that guard would
+    card in Crush's local mode (human/settings/commandline.py MARK), or None where that guard would
     not find it: ids the shell would spell otherwise, a state directory its expansion
     does not name, or no local crush as the hook's parent (`$$` in its shell).
     """

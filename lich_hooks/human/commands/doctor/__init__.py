@@ -9,7 +9,6 @@ its length and scrubbed from every check before encoding (JSON or repr() would e
 from __future__ import annotations
 
 from lich_hooks import __version__
-from lich_hooks.base.errors import Refused
 from lich_hooks.base.runlog import RunLog
 from lich_hooks.human.commands.doctor import codex_daemon, crush_server, versions
 from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, SKIP, WARN, Check
@@ -24,6 +23,7 @@ from lich_hooks.human.commands.doctor.machine import (
 from lich_hooks.human.commands.exit_codes import ExitCode
 from lich_hooks.human.commands.style import paint
 from lich_hooks.human.settings import ours
+from lich_hooks.human.settings.errors import Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

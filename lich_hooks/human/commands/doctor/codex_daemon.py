@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sys
 
-from lich_hooks.base.homes import codex_home
 from lich_hooks.base.safefile import read_regular, same_file
 from lich_hooks.hook.shared.codex import decide, probe
 from lich_hooks.human.commands.doctor.check import (
@@ -21,6 +20,7 @@ from lich_hooks.human.commands.doctor.check import (
     describe,
     shared_process,
 )
+from lich_hooks.human.settings.folders import codex_home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,11 +14,10 @@ import shutil
 import subprocess
 import sys
 
-from lich_hooks.base import commandline
-from lich_hooks.base.harnesses import REGISTRATIONS, reinstall
+from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.base.safefile import same_file
 from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
-from lich_hooks.human.settings import discovery, kinds, modules, ours, registrations
+from lich_hooks.human.settings import commandline, discovery, kinds, modules, ours, registrations
 from lich_hooks.human.settings.jsontext import walk
 from lich_hooks.human.settings.registry import HARNESSES, MODULES, SETTINGS, discover
 
@@ -86,7 +85,7 @@ def judge_command(
             FAIL,
             f"runs {target}, which cannot start: its Python {interpreter} is gone (upgraded "
             "or removed), so it reports nothing",
-            reinstall(target),
+            registrations.reinstall(target),
         )
     if executable is not None and same_file(target, executable):
         return Check(what, OK, f"runs this installation ({target})")

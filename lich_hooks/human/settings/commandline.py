@@ -15,9 +15,7 @@ from lich_hooks.base.homes import CRUSH_MARKS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Literal
-
-    Guard = Literal["card", "server", "server-unmarked", "answer", "login", "powershell", "cmd"]
+    from lich_hooks.base.harnesses import Guard as Guard
 
 CARD: Guard = "card"
 SERVER: Guard = "server"
