@@ -121,8 +121,14 @@ def _send_detached(
     if pid < 0 and hasattr(os, "fork"):
         log.debug("fork failed; sending inline")
     try:
-        # post() ends within the deadline on every path: no timer is needed here
-        result = transport.post(env, endpoint, body)
+        # post() ends within the deadline on every path: no timer is needed here. A send
+        # whose claim ran out while this child waited for a CPU sends nothing: another
+        # call may have taken the report over (session_record.claim).
+        left = transport.DEADLINE if outcome.send_by is None else outcome.send_by - time.time()
+        if left > 0:
+            result = transport.post(env, endpoint, body, seconds=left)
+        else:
+            result = transport.Result(None, "claim-expired", 0.0)
         _call(outcome.on_taken if result.taken else None, log)
         _call(outcome.on_end, log)
         log.set(outcome=result.outcome, **result.as_dict())
