@@ -1,12 +1,10 @@
-"""The hook side's harness table: provider ids, event spellings, and for each
-(provider, event) the job it runs, whether that job reports only an id lich has
-not taken yet, and what the harness must see on stdout when we have no verdict
-(docs/architecture.md, docs/harnesses.md).
+"""The hook side's harness table: provider ids, event spellings, and for each (provider, event) the
+job it runs, whether that job reports only an id lich has not taken yet, and what the harness must
+see on stdout when we have no verdict (docs/architecture.md, docs/harnesses.md).
 
-Everything here is plain data and string work so the no-op paths can consult it
-without importing anything. The jobs are named, not imported: hook.run imports
-a job's module only once the table says it runs.
-"""
+Everything here is plain data and string work so the no-op paths can consult it without importing
+anything. The jobs are named, not imported: hook.run imports a job's module only once the table says
+it runs."""
 
 from __future__ import annotations
 
@@ -47,11 +45,10 @@ class Route:
 
 _SESSION = Route(SESSION_START)
 
-# provider -> event -> Route. Every provider reports a SessionStart it is
-# registered for; the rest is each harness's own (docs/harnesses.md). opencode
-# and omp run `lich-hook SessionStart <provider>` from the thin module `install`
-# writes for them (settings/modules.py); cursor and kiro are accepted so a
-# hand-written registration still reports.
+# provider -> event -> Route. Every provider reports a SessionStart it is registered for; the rest
+# is each harness's own (docs/harnesses.md). opencode and omp run `lich-hook SessionStart
+# <provider>` from the thin module `install` writes for them (settings/modules.py); cursor and kiro
+# are accepted so a hand-written registration still reports.
 ROUTES: dict[str, dict[str, Route]] = {
     "claude": {
         "SessionStart": _SESSION,
@@ -111,9 +108,8 @@ EVENTS = {
 def fold_event(raw: str) -> str | None:
     """The canonical event name for any accepted spelling, or None.
 
-    Harnesses and people write `SessionStart`, `sessionstart`, `session-start`
-    or `session_start`; all of them name the same event.
-    """
+    Harnesses and people write `SessionStart`, `sessionstart`, `session-start` or `session_start`;
+    all of them name the same event."""
     return EVENTS.get(raw.replace("-", "").replace("_", "").lower())
 
 

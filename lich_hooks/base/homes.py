@@ -1,7 +1,6 @@
-"""Where per-user files live, from one environ (tests and doctor use a scratch home): the
-HOME rule (docs/troubleshooting.md, "What lich-hook writes"), the state directory (by hand:
-importing platformdirs costs more than a no-op hook's budget).
-"""
+"""Where per-user files live, from one environ (tests and doctor use a scratch home): the HOME rule
+(docs/troubleshooting.md, "What lich-hook writes"), the state directory (by hand: importing
+platformdirs costs more than a no-op hook's budget)."""
 
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
-"""`lich-hook demo`: every shipped registration, run the way its harness runs it,
-against the built-in stand-in for lich.
-
-For each harness in the registry (settings/registry.py), in its order, it
-runs the entry's scenarios (settings/scenarios.py). It is written for a person
-trying the package for the first time: per run, one line of what was
-simulated, then in words what lich received and what the harness was told
-(for Claude Code's deny: what its person sees, what both read, what its model
-alone reads). The commands, payloads, request bodies and stdout behind those
-words come with `--verbose`. It needs nothing but this package: the stand-in
-listens on a free loopback port, the state directory is temporary, nothing is
-installed, and the last lines say so and name the next command to run.
-"""
+"""`lich-hook demo`: every shipped registration, run the way its harness runs it (each registry
+entry's scenarios, in the registry's order), against the built-in stand-in for lich, and said in
+words; nothing is installed (docs/architecture.md, "One stand-in")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""`lich-hook install|uninstall <harness>` (docs/install.md): the one flow around a registry
-entry's plan (refuse, nothing to do, the diff, or write and say what now runs and what next).
-"""
+"""`lich-hook install|uninstall <harness>` (docs/install.md): the one flow around a registry entry's
+plan (refuse, nothing to do, the diff, or write and say what now runs and what next)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,9 @@
-"""The one writer and reader of a command this package registers: a guard the harness's own
-shell evaluates before anything of ours starts, so a missing `lich-hook` shows no error line.
-The forms per harness and OS (the Crush MARK, the person's line, why no backslash and no `"`)
-are docs/harnesses.md, "The registered command, per harness" and Windows. A command is ours
-when it renders back to itself from what `parse` read (`lich-hook Stop claude && notify-send
-done` never is), or is the plain `<…/lich-hook> <event> [<provider>]` an older release wrote.
-"""
+"""The one writer and reader of a command this package registers: a guard the harness's own shell
+evaluates before anything of ours starts, so a missing `lich-hook` shows no error line. The forms
+per harness and OS (the Crush MARK, the person's line, why no backslash and no `"`) are
+docs/harnesses.md, "The registered command, per harness" and Windows. A command is ours when it
+renders back to itself from what `parse` read (`lich-hook Stop claude && notify-send done` never
+is), or is the plain `<…/lich-hook> <event> [<provider>]` an older release wrote."""
 
 from __future__ import annotations
 
@@ -49,11 +48,10 @@ _CMD_UNSAFE = re.compile(r'[\s,;=%!"()]')
 class Registered:
     """What one registered command of ours runs.
 
-    `program`: the absolute path or PATH word of `lich-hook`, or for a plugin's launcher its
-    path as written (`${CLAUDE_PLUGIN_ROOT}/plugin/lich-hook`, `launcher` set). `guard`: None
-    for the plain form an older release wrote. `message`: the person's line it prints when
-    the program cannot start (inside lich), or None.
-    """
+    `program`: the absolute path or PATH word of `lich-hook`, or for a plugin's launcher its path as
+    written (`${CLAUDE_PLUGIN_ROOT}/plugin/lich-hook`, `launcher` set). `guard`: None for the plain
+    form an older release wrote. `message`: the person's line it prints when the program cannot
+    start (inside lich), or None."""
 
     __slots__ = ("event", "guard", "launcher", "message", "program", "provider")
 
@@ -116,12 +114,11 @@ def render(
     message: str | None = None,
     launcher: str | None = None,
 ) -> str:
-    """The registered command running `program` (a path or PATH word; with `launcher`, the
-    plugin root variable whose launcher runs) for `event`, under `guard`.
+    """The registered command running `program` (a path or PATH word; with `launcher`, the plugin
+    root variable whose launcher runs) for `event`, under `guard`.
 
-    `message` (SessionStart only): the person's line printed inside lich when the program
-    cannot start; its text must pass `safe_message`.
-    """
+    `message` (SessionStart only): the person's line printed inside lich when the program cannot
+    start; its text must pass `safe_message`."""
     said = system_message(message) if message is not None else None
     if guard == POWERSHELL:
         quoted = "".join(c * 2 if c in _PS_QUOTES else c for c in program)

@@ -1,6 +1,5 @@
-"""Every registration of ours a harness could run, and what stops it running (a `Blocker`):
-one walk for doctor and install, so they never disagree about where a harness looks.
-"""
+"""Every registration of ours a harness could run, and what stops it running (a `Blocker`): one walk
+for doctor and install, so they never disagree about where a harness looks."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Edit a JSON(C) settings file as text, changing only what changed (docs/install.md: bytes
-and comments kept). The result is re-parsed and compared with the intended document; a
-splice that does not round-trip is refused with comments, else written as a clean dump.
-"""
+"""Edit a JSON(C) settings file as text, changing only what changed (docs/install.md: bytes and
+comments kept). The result is re-parsed and compared with the intended document; a splice that does
+not round-trip is refused with comments, else written as a clean dump."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The module files opencode and omp load (lich_hooks/modules/; docs/harnesses.md): the text
-install writes, how one of ours is told apart (its first line), and which command it runs.
-"""
+"""The module files opencode and omp load (lich_hooks/modules/; docs/harnesses.md): the text install
+writes, how one of ours is told apart (its first line), and which command it runs."""
 
 from __future__ import annotations
 

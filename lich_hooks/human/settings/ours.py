@@ -1,8 +1,7 @@
-"""Which entries of a harness's settings are ours, and the merge that puts ours in or takes them
-out (docs/install.md). "Ours" is decided by the command (settings/commandline.py), never by an
-extra key: Codex rejects unknown keys and Antigravity drops them. Plain data in and out: the
-byte-keeping write is jsontext.py, the file handling settings_file.py.
-"""
+"""Which entries of a harness's settings are ours, and the merge that puts ours in or takes them out
+(docs/install.md). "Ours" is decided by the command (settings/commandline.py), never by an extra
+key: Codex rejects unknown keys and Antigravity drops them. Plain data in and out: the byte-keeping
+write is jsontext.py, the file handling settings_file.py."""
 
 from __future__ import annotations
 
@@ -28,11 +27,10 @@ EXECUTABLE_NAMES = commandline.EXECUTABLE_NAMES
 def this_executable() -> str:
     """The absolute path of this installation's `lich-hook` console script.
 
-    The script installed next to the running interpreter (a virtualenv's or
-    pipx's bin/Scripts directory) is the one that imports this very package:
-    never a pyenv shim or whatever `python3` is first on PATH. sys.executable is
-    deliberately not resolved: a venv's python is a symlink to the base one.
-    """
+    The script installed next to the running interpreter (a virtualenv's or pipx's bin/Scripts
+    directory) is the one that imports this very package: never a pyenv shim or whatever `python3`
+    is first on PATH. sys.executable is deliberately not resolved: a venv's python is a symlink to
+    the base one."""
     bin_dir = os.path.dirname(os.path.abspath(sys.executable))
     names = ("lich-hook.exe", "lich-hook") if sys.platform == "win32" else ("lich-hook",)
     for name in names:
@@ -78,8 +76,7 @@ def command_argv(value: object) -> list[str] | None:
     """`[program, event, provider?]` of a command of ours, else None.
 
     A plugin's launcher command counts, as the argv it hands the launcher
-    (`${…PLUGIN_ROOT}/plugin/lich-hook`, event, provider).
-    """
+    (`${…PLUGIN_ROOT}/plugin/lich-hook`, event, provider)."""
     found = commandline.parse(value)
     return found.argv() if found is not None else None
 
@@ -129,11 +126,9 @@ def with_executable(
 def _strip(entries: list[object]) -> tuple[list[object], int | None]:
     """`entries` without our handlers, and the index where our first entry stood.
 
-    An entry is either a handler (`command` in it: Crush, Antigravity's flat
-    events) or a group `{matcher, hooks: [handler…]}`. A group left empty by
-    the removal was ours and goes; a group with someone else's handlers stays
-    with only theirs.
-    """
+    An entry is either a handler (`command` in it: Crush, Antigravity's flat events) or a group
+    `{matcher, hooks: [handler…]}`. A group left empty by the removal was ours and goes; a group
+    with someone else's handlers stays with only theirs."""
     kept: list[object] = []
     at: int | None = None
     for entry in entries:
@@ -160,9 +155,8 @@ def merge_events(
 ) -> dict[str, object]:
     """`events` (event name → entries) with ours removed and `wanted` put in.
 
-    Our entries are replaced where they stood, so a re-run changes nothing and
-    an upgrade keeps its place among others' hooks; new ones are appended.
-    """
+    Our entries are replaced where they stood, so a re-run changes nothing and an upgrade keeps its
+    place among others' hooks; new ones are appended."""
     result: dict[str, object] = {}
     for name, entries in events.items():
         if not isinstance(entries, list):

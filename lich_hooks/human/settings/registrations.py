@@ -1,13 +1,7 @@
-"""The registration files this repository ships (docs/harnesses.md), as data.
-
-One source for all of them: the files at the repository root are rendered from
-here (`python -m lich_hooks.human.settings.registrations`), a test keeps them byte-identical,
-and `demo` and `install` read the same data, so what we test is what users run.
-
-Timeouts are seconds. The Agent/Task PreToolUse waits on `lich open`, whose
-own limit is lich_process.OPEN_SECONDS (120 s), so its registration allows
-more; every other hook is done in well under a second and gets a few seconds.
-"""
+"""The registration files this repository ships (docs/harnesses.md), as data: the files at the
+repository root are rendered from here (`python -m lich_hooks.human.settings.registrations`), a test
+keeps them byte-identical, and demo and install read the same data. Timeouts are seconds: the
+Agent/Task PreToolUse waits on `lich open` (lich_process.OPEN_SECONDS, 120 s)."""
 
 from __future__ import annotations
 
@@ -109,13 +103,12 @@ def install_source() -> str:
 
 
 def windows_command(event: str, provider: str, program: str, shell: str | None = None) -> str:
-    """Codex's `command_windows` for the same registration, for the shell Codex runs it in
-    there (`shell`, else this machine's: `codex_windows_shell`).
+    """Codex's `command_windows` for the same registration, for the shell Codex runs it in there
+    (`shell`, else this machine's: `codex_windows_shell`).
 
     cmd.exe cannot be handed a quoted path under Codex (settings/commandline.py), so a path it
-    cannot read as one word is written as its 8.3 short name, or where that is no better,
-    as `lich-hook` on PATH.
-    """
+    cannot read as one word is written as its 8.3 short name, or where that is no better, as
+    `lich-hook` on PATH."""
     if (shell or codex_windows_shell()) == commandline.POWERSHELL:
         return commandline.render(commandline.POWERSHELL, program, event, provider)
     return commandline.render(commandline.CMD, _cmd_word(program), event, provider)

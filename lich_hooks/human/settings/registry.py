@@ -1,10 +1,8 @@
-"""The harness registry: one entry per harness the human commands know (its file per scope,
-kind, finder, next steps, demo's scenarios); install's choices, doctor's fix texts and demo's
-order are read from HARNESSES. The hot path reads its own table (base/harnesses.py) without
-importing this; tests/registrations/test_registry.py holds the two to each other. Every
-location comes from one `environ` and one project folder, so tests and doctor can point every
-harness at a scratch home.
-"""
+"""The harness registry: one entry per harness the human commands know (its file per scope, kind,
+finder, next steps, demo's scenarios); install's choices, doctor's fix texts and demo's order are
+read from HARNESSES. The hot path reads its own table (base/harnesses.py) without importing this;
+tests/registrations/test_registry.py holds the two to each other. Every location comes from one
+`environ` and one project folder, so tests and doctor can point every harness at a scratch home."""
 
 from __future__ import annotations
 

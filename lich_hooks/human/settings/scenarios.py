@@ -1,6 +1,5 @@
-"""What `lich-hook demo` runs per harness: payloads for `lich-hook <event> <key>`, which demo
-checks the shipped file or module really runs.
-"""
+"""What `lich-hook demo` runs per harness: payloads for `lich-hook <event> <key>`, which demo checks
+the shipped file or module really runs."""
 
 from __future__ import annotations
 

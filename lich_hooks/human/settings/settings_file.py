@@ -1,6 +1,5 @@
-"""A harness with command hooks in its own JSON(C) settings file: ours merged in and out by
-their command (ours.py), every other byte kept (jsontext.py); promises: docs/install.md.
-"""
+"""A harness with command hooks in its own JSON(C) settings file: ours merged in and out by their
+command (ours.py), every other byte kept (jsontext.py); promises: docs/install.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""The releases each entry was verified on, and the one installed (docs/troubleshooting.md,
-the version row). Only Claude Code's native binary is run: Codex's `--version` writes into
-CODEX_HOME, opencode's and omp's take a second.
-"""
+"""The releases each entry was verified on, and the one installed (docs/troubleshooting.md, the
+version row). Only Claude Code's native binary is run: Codex's `--version` writes into CODEX_HOME,
+opencode's and omp's take a second."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""lich's rules for the two endpoints we call; `validate` answers with lich's reason strings,
-pinned by lich's published vectors, vendored verbatim in vectors/.
-"""
+"""lich's rules for the two endpoints we call; `validate` answers with lich's reason strings, pinned
+by lich's published vectors, vendored verbatim in vectors/."""
 
 from __future__ import annotations
 

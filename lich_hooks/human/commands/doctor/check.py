@@ -22,8 +22,7 @@ RANK: dict[Status, int] = {INFO: 0, SKIP: 0, OK: 1, WARN: 2, FAIL: 3}
 class Check:
     """One row: name, status, one-line summary, and what to do when it fails.
 
-    `counts_as_registration`: a working registration; the verdict needs at least one.
-    """
+    `counts_as_registration`: a working registration; the verdict needs at least one."""
 
     def __init__(
         self,

@@ -1,9 +1,8 @@
 """doctor's Codex row: the app-server daemon for this CODEX_HOME, and whose card it carries.
 
-The hook copes with the daemon for its reports, but the agent's own commands there see the
-first TUI's LICH_*: a warning only where the person loses something and can act (`codex
---no-daemon`). docs/troubleshooting.md (Codex daemon), docs/harnesses.md (Codex).
-"""
+The hook copes with the daemon for its reports, but the agent's own commands there see the first
+TUI's LICH_*: a warning only where the person loses something and can act (`codex --no-daemon`).
+docs/troubleshooting.md (Codex daemon), docs/harnesses.md (Codex)."""
 
 from __future__ import annotations
 
@@ -139,9 +138,8 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
 
 
 def _shared_dirs(clients: list[decide.Client], unaccounted: int = 0) -> list[str]:
-    """The directories whose reports the hook drops for several cards, asked of
-    decide.attribute itself (a new conversation in each client's directory).
-    """
+    """The directories whose reports the hook drops for several cards, asked of decide.attribute
+    itself (a new conversation in each client's directory)."""
     places = sorted({where for c in clients if (where := decide.conversation_dir(c)) is not None})
     return [
         where
