@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from dataclasses import dataclass
 
 from lich_hooks.base.homes import CRUSH_MARKS
 
@@ -45,6 +46,7 @@ _CMD_ESCAPED = "&|<>^"
 _CMD_UNSAFE = re.compile(r'[\s,;=%!"()]')
 
 
+@dataclass(eq=False)
 class Registered:
     """What one registered command of ours runs.
 
@@ -53,30 +55,16 @@ class Registered:
     form an older release wrote. `message`: the person's line it prints when the program cannot
     start (inside lich), or None."""
 
-    __slots__ = ("event", "guard", "launcher", "message", "program", "provider")
-
-    def __init__(
-        self,
-        program: str,
-        event: str,
-        provider: str | None,
-        guard: Guard | None = None,
-        message: str | None = None,
-        launcher: bool = False,
-    ) -> None:
-        self.program = program
-        self.event = event
-        self.provider = provider
-        self.guard = guard
-        self.message = message
-        self.launcher = launcher
+    program: str
+    event: str
+    provider: str | None
+    guard: Guard | None = None
+    message: str | None = None
+    launcher: bool = False
 
     def argv(self) -> list[str]:
         """`[program, event, provider?]`: what the command hands our program."""
         return [self.program, self.event] + ([self.provider] if self.provider else [])
-
-    def __repr__(self) -> str:
-        return f"Registered({self.argv()!r}, guard={self.guard!r}, launcher={self.launcher})"
 
 
 # --- writing ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, replace
 
 from lich_hooks.human.settings import claude_plugins, codex_state, jsontext, ours, registrations
+from lich_hooks.human.settings.commandline import parse
 from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.module_file import ModuleHarness
 from lich_hooks.human.settings.settings_file import SettingsHarness as Harness
@@ -149,7 +150,7 @@ class Walk:
 
 
 def _launched(command: str) -> bool:
-    found = ours.registered(command)
+    found = parse(command)
     return found is not None and found.launcher
 
 

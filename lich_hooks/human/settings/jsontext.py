@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,13 +33,13 @@ class Node:
         self.keys: list[tuple[str, int]] = []  # object members: key and the key's start
 
 
+@dataclass(eq=False)
 class Parsed:
     """A parsed document: its root node and where its comments are."""
 
-    def __init__(self, text: str, root: Node | None, comments: list[tuple[int, int]]) -> None:
-        self.text = text
-        self.root = root
-        self.comments = comments
+    text: str
+    root: Node | None
+    comments: list[tuple[int, int]]
 
 
 class _Parser:

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import stat
+from dataclasses import dataclass
 from importlib import resources
 
 from lich_hooks.human.settings.errors import Refused
@@ -67,13 +68,13 @@ def command_of(text: str) -> str | None:
     return " ".join(["lich-hook", *args])
 
 
+@dataclass(eq=False)
 class Found:
     """What is at a module path: kind `missing`, `file` (with its text) or `other`."""
 
-    def __init__(self, kind: FoundKind, text: str | None = None, why: str = "") -> None:
-        self.kind = kind
-        self.text = text
-        self.why = why
+    kind: FoundKind
+    text: str | None = None
+    why: str = ""
 
 
 # The one look at the disk that install and doctor share.

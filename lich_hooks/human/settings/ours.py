@@ -67,11 +67,6 @@ def split(command: str) -> list[str]:
         return command.split()
 
 
-def registered(value: object) -> commandline.Registered | None:
-    """What a handler's command of ours runs (either form, settings/commandline.py), else None."""
-    return commandline.parse(value)
-
-
 def command_argv(value: object) -> list[str] | None:
     """`[program, event, provider?]` of a command of ours, else None.
 

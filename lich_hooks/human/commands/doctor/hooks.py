@@ -56,7 +56,7 @@ def judge_command(
     `found` is the file it is registered in: a plugin's launcher runs the plugin's own copy, and any
     command in a plugin that fails is fixed on the plugin, never by `install` (which would leave the
     plugin's entry failing)."""
-    registered = ours.registered(command)
+    registered = commandline.parse(command)
     argv = registered.argv() if registered is not None else ours.split(command)
     if registered is not None and registered.launcher and found is not None and found.root:
         return judge_launcher(argv, environ, found, project or os.getcwd())
