@@ -63,11 +63,6 @@ def _standin_lich(directory: str) -> str:
     return path
 
 
-def registered_commands() -> dict[str, set[str]]:
-    """Every command string each shipped registration file or module runs, per harness."""
-    return {key: harness.shipped_commands() for key, harness in HARNESSES.items()}
-
-
 def plugin_route(key: str) -> tuple[str, dict[str, str]] | None:
     """The plugin file demo runs for this harness and the environment its commands need
     (the plugin root), or None: no plugin route, or Windows.
@@ -149,7 +144,6 @@ def run(
     every report lich received accepted."""
     out = environment.out
     bin_dir = os.path.dirname(os.path.abspath(environment.executable))
-    commands = registered_commands()
     problems = 0
     runs = 0
     with tempfile.TemporaryDirectory(prefix="lich-demo-") as tmp, StandIn() as lich:
@@ -187,7 +181,7 @@ def run(
                 shipped = found is not None
             else:
                 command = harness.command(scenario.event)
-                shipped = command in commands[key]
+                shipped = command in harness.shipped_commands()
             if not shipped:
                 out(_paint(environment, f"  ✗ {command} is not in {path}", "red"))
                 problems += 1
@@ -290,18 +284,14 @@ def _received_words(received: Received) -> str:
         why = f": {received.reason}" if received.reason else ""
         return f"a /{received.endpoint} report it refused (HTTP {received.status}{why})"
     if received.endpoint == "session-start":
-        title = _title(str(body.get("provider")))
+        provider = str(body.get("provider"))
+        title = HARNESSES[provider].title if provider in HARNESSES else provider
         session = body.get("provider_session_id")
         return f"card {body.get('session_id')} is running {title} session {session} (taken)"
     if received.endpoint == "mod/answer":
         card, said = body.get("session_id"), _short(str(body.get("text")), 80)
         return f'card {card}\'s answer, "{said}" (taken)'
     return f"a /{received.endpoint} report"
-
-
-def _title(provider: str) -> str:
-    harness = HARNESSES.get(provider)
-    return harness.title if harness else provider
 
 
 def _call_words(argv: list[str]) -> str:

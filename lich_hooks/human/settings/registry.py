@@ -25,7 +25,7 @@ from lich_hooks.human.settings.versions import Verified
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from lich_hooks.human.settings.kinds import Scope
 
@@ -95,6 +95,11 @@ def _omp_folder(scope: Scope, environ: Mapping[str, str], project: str) -> str:
 # --- what install prints next, per harness (the executable as the shell spells it) -----
 
 
+def _says(*lines: str) -> Callable[[Scope, str], list[str]]:
+    """Next steps that are the same for every scope and executable."""
+    return lambda scope, exe: list(lines)
+
+
 def _claude_next(scope: Scope, exe: str) -> list[str]:
     # json.dumps: the lines are pasted into settings.json, and a quoted path has quotes.
     status = json.dumps({"type": "command", "command": f"{exe} status-line"}, ensure_ascii=False)
@@ -116,28 +121,6 @@ def _codex_next(scope: Scope, exe: str) -> list[str]:
     if scope == "project":
         steps.append("Project hooks load only when Codex trusts this project's .codex folder.")
     return steps
-
-
-def _crush_next(scope: Scope, exe: str) -> list[str]:
-    return ["Next: restart Crush; the first tool call of each session reports it to lich."]
-
-
-def _antigravity_next(scope: Scope, exe: str) -> list[str]:
-    return [
-        "Next: restart Antigravity (agy); its first model call in a lich card reports it.",
-        "Antigravity ignores a hooks.json it cannot parse as a whole: keep it strict JSON.",
-    ]
-
-
-def _opencode_next(scope: Scope, exe: str) -> list[str]:
-    return [
-        "Next: start opencode in a lich card; a new session reports at once, a continued "
-        "one (-c, -s, the session list) with its next message."
-    ]
-
-
-def _omp_next(scope: Scope, exe: str) -> list[str]:
-    return ["Next: start omp in a lich card; a new, resumed or forked session reports at once."]
 
 
 HARNESSES: dict[str, Harness] = {
@@ -177,7 +160,9 @@ HARNESSES: dict[str, Harness] = {
             key="crush",
             title="Crush",
             locate=_crush_settings,
-            next_steps=_crush_next,
+            next_steps=_says(
+                "Next: restart Crush; the first tool call of each session reports it to lich."
+            ),
             scenarios=scenarios.crush,
             shipped_file="crush-hooks.json",
             registration=lambda: {"hooks": registrations.crush_hooks()},
@@ -188,7 +173,10 @@ HARNESSES: dict[str, Harness] = {
             key="antigravity",
             title="Antigravity",
             locate=_antigravity_settings,
-            next_steps=_antigravity_next,
+            next_steps=_says(
+                "Next: restart Antigravity (agy); its first model call in a lich card reports it.",
+                "Antigravity ignores a hooks.json it cannot parse as a whole: keep it strict JSON.",
+            ),
             scenarios=scenarios.antigravity,
             shipped_file="hooks.json",
             registration=registrations.antigravity_hooks,
@@ -200,7 +188,10 @@ HARNESSES: dict[str, Harness] = {
             key="opencode",
             title="opencode",
             locate=_opencode_folder,
-            next_steps=_opencode_next,
+            next_steps=_says(
+                "Next: start opencode in a lich card; a new session reports at once, a continued "
+                "one (-c, -s, the session list) with its next message."
+            ),
             scenarios=scenarios.opencode,
             template="opencode-plugin.js",
             file_name="lich-hooks.js",
@@ -212,7 +203,9 @@ HARNESSES: dict[str, Harness] = {
             key="omp",
             title="omp",
             locate=_omp_folder,
-            next_steps=_omp_next,
+            next_steps=_says(
+                "Next: start omp in a lich card; a new, resumed or forked session reports at once."
+            ),
             scenarios=scenarios.omp,
             template="omp-extension.ts",
             file_name="lich-hooks.ts",

@@ -124,9 +124,8 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
                 )
                 if shared
                 else None,
-                other_card=(f"; it {whose}: commands the agent runs here see that card's variables")
-                if card and mine and card != mine
-                else None,
+                carried=(card, whose),
+                here=mine,
                 fixes=(SEVERAL_CARDS, OWN_DAEMON),
                 mine="; each report goes to the one card whose Codex TUIs are connected",
                 rows=rows,

@@ -77,9 +77,8 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
                 shared=f"; reports are dropped {'; '.join(dropped)} (it {whose})"
                 if dropped
                 else None,
-                other_card=(f"; it {whose}: commands the agent runs here see that card's variables")
-                if card and mine and card != mine
-                else None,
+                carried=(card, whose),
+                here=mine,
                 fixes=(ADVICE, ADVICE),
                 mine="; each report goes to the card whose workspace holds the conversation",
                 rows=rows,
