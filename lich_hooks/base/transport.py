@@ -1,6 +1,5 @@
-"""Reports to lich's loopback listener: the request, deadline and faults are
-docs/transport.md's; why not `requests` or `orjson`, docs/performance.md's.
-"""
+"""Reports to lich's loopback listener: the request, deadline and faults are docs/transport.md's;
+why not `requests` or `orjson`, docs/performance.md's."""
 
 from __future__ import annotations
 
@@ -128,12 +127,16 @@ def _left(deadline: float) -> float:
 
 
 def post(
-    env: LichEnv, endpoint: str, body: dict[str, object], extra: dict[str, str] | None = None
+    env: LichEnv,
+    endpoint: str,
+    body: dict[str, object],
+    extra: dict[str, str] | None = None,
+    seconds: float = DEADLINE,
 ) -> Result:
-    """One POST, never retried, ended by DEADLINE; every error comes back as a Result.
-    doctor's probe is this call, so what doctor proves is what a report does."""
+    """One POST, never retried, ended within `seconds` (at most DEADLINE); every error comes
+    back as a Result. doctor's probe is this call, so what doctor proves is what a report does."""
     started = time.monotonic()
-    deadline = started + DEADLINE
+    deadline = started + min(seconds, DEADLINE)
     sock = None
     try:
         assert env.port is not None and env.token is not None

@@ -69,7 +69,17 @@ class Outcome:
     """A job's decision (a word for the log), verdict and report. `env`: the card reported
     for when it is not the hook's own (a shared Codex daemon's client); None: our own."""
 
-    __slots__ = ("body", "decision", "endpoint", "env", "later", "on_end", "on_taken", "stdout")
+    __slots__ = (
+        "body",
+        "decision",
+        "endpoint",
+        "env",
+        "later",
+        "on_end",
+        "on_taken",
+        "send_by",
+        "stdout",
+    )
 
     def __init__(
         self,
@@ -81,6 +91,7 @@ class Outcome:
         on_taken: Callable[[], None] | None = None,
         on_end: Callable[[], None] | None = None,
         env: LichEnv | None = None,
+        send_by: float | None = None,
         later: Callable[[], Outcome] | None = None,
     ) -> None:
         self.decision = decision
@@ -91,3 +102,4 @@ class Outcome:
         self.body = body
         self.on_taken = on_taken  # after lich's 204, in the sender
         self.on_end = on_end  # once the send ends, whatever the outcome (after on_taken)
+        self.send_by = send_by  # time.time() the send must end by (its claim's life), if any

@@ -1,6 +1,5 @@
-"""read → decide → print → report: the only code that writes a hook's stdout, starts a
-report and catches everything, so every job gets docs/harnesses.md's guarantees.
-"""
+"""read → decide → print → report: the only code that writes a hook's stdout, starts a report and
+catches everything, so every job gets docs/harnesses.md's guarantees."""
 
 from __future__ import annotations
 
@@ -123,8 +122,16 @@ def _send_detached(env: LichEnv, outcome: Outcome, log: RunLog, environ: Mapping
         if outcome.endpoint is None or outcome.body is None:
             log.write()
             return
-        # post() ends within the deadline on every path: no timer is needed here
-        result = transport.post(outcome.env or env, outcome.endpoint, outcome.body)
+        # post() ends within the deadline on every path: no timer is needed here. A send
+        # whose claim ran out while this child waited for a CPU sends nothing: another
+        # call may have taken the report over (session_record.claim).
+        left = transport.DEADLINE if outcome.send_by is None else outcome.send_by - time.time()
+        if left > 0:
+            result = transport.post(
+                outcome.env or env, outcome.endpoint, outcome.body, seconds=left
+            )
+        else:
+            result = transport.Result(None, "claim-expired", 0.0)
         _call(outcome.on_taken if result.taken else None, log)
         _call(outcome.on_end, log)
         log.set(outcome=result.outcome, **result.as_dict())

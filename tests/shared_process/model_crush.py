@@ -26,7 +26,9 @@ the real server (tests/real_clients/test_crush_server.py):
 - a turn goes on after the client that started it quits, for as long as
   the workspace has other clients (its run is cancelled when the workspace
   goes).
-Assumptions: a hook may not run; a client's environment may be unreadable;
+Assumptions: a hook may not run; a client's environment may be unreadable, or the
+client itself unseen (started under another name, another user's, non-dumpable: the
+probe sees its connection to the server and no crush process holding it);
 a TUI showing a session another card's turn runs in is that card's view of
 it, so naming the TUI's card is right too.
 """
@@ -56,6 +58,7 @@ class Crush:
     argv: list[str]
     dir: str  # where it works: --cwd, else cwd
     env_readable: bool = True
+    visible: bool = True  # the probe reads it as a crush process holding its connection
     connected: bool = True
     run: bool = False  # `crush run`: attaches to no session
     session: str | None = None
@@ -114,11 +117,14 @@ class Server:
         cd: str | None = None,
         env_readable: bool = True,
         run: bool = False,
+        visible: bool = True,
     ) -> Crush:
         """A `crush [--cwd cd]` (or `crush run`) client: it joins or creates its workspace."""
         argv = ["crush"] + (["--cwd", cd] if cd is not None else []) + (["run"] if run else [])
         where = decide.normalise(cd if cd is not None and cd.startswith("/") else cwd)
-        client = Crush(2000 + 7 * self._next(), card, cwd, argv, where, env_readable, run=run)
+        client = Crush(
+            2000 + 7 * self._next(), card, cwd, argv, where, env_readable, visible, run=run
+        )
         self.clients.append(client)
         self.alive, self.lingering = True, False
         space = next((s for s in self.spaces.values() if s.path == where), None)
@@ -213,10 +219,20 @@ class Server:
             return workspace
         held = self.sessions.get(sid) == workspace.path
         viewers = len(self.viewers(sid)) if held else None
-        return decide.choose(workspace, sid, held, self.probe_clients(), None, viewers)
+        clients = decide.account(*self.probe_peers())
+        if isinstance(clients, decide.Attribution):
+            return clients
+        return decide.choose(workspace, sid, held, clients, None, viewers)
 
-    def probe_clients(self) -> list[decide.Client]:
-        return [
-            decide.Client(c.pid, c.argv, c.cwd, lich_of(c.card) if c.env_readable else None)
-            for c in self.connected()
-        ]
+    def probe_peers(self) -> tuple[set[int], list[decide.Holder], int]:
+        """The server's accepted connections (one per client, named by its pid here) and the
+        crush processes holding them that the probe reads, all of the server's user (0)."""
+        holders = []
+        for c in self.connected():
+            if c.visible:
+                holder = decide.Holder(
+                    c.pid, c.argv, c.cwd, lich_of(c.card) if c.env_readable else None
+                )
+                holder.held, holder.uid = {c.pid}, 0
+                holders.append(holder)
+        return {c.pid for c in self.connected()}, holders, 0

@@ -43,11 +43,20 @@ class CrushServer(RuleBasedStateMachine):
         env_readable=st.booleans(),
         run=st.booleans(),
         odd=st.integers(0, 9),
+        seen=st.integers(0, 9),
     )
     def join(
-        self, who: str | None, cwd: str, cd: str | None, env_readable: bool, run: bool, odd: int
+        self,
+        who: str | None,
+        cwd: str,
+        cd: str | None,
+        env_readable: bool,
+        run: bool,
+        odd: int,
+        seen: int,
     ) -> None:
-        self.server.join(who, cwd, cd, env_readable=env_readable or odd > 0, run=run)
+        readable = env_readable or odd > 0
+        self.server.join(who, cwd, cd, env_readable=readable, run=run, visible=seen > 0)
 
     @precondition(lambda self: bool(self.server.connected()))
     @rule(i=index, hook_runs=st.booleans(), odd=st.integers(0, 9))

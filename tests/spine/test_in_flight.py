@@ -96,3 +96,31 @@ def test_another_id_in_the_same_card_is_not_held_back(
     run_hook(CRUSH, b'{"session_id": "other-conversation"}', lich_env)
     assert decisions(lich_env, 2) == ["report", "report"]
     assert len(lich.wait(2)) == 2
+
+
+def test_a_sender_that_outlived_its_claim_sends_nothing(
+    lich: StandIn, lich_env: dict[str, str], tmp_path: Path
+) -> None:
+    """A sender that waited past its claim's send window (a child starved of CPU) may find
+    its report taken over: it sends nothing and still ends its claim (docs/session-start.md)."""
+    from lich_hooks.base.lichenv import LichEnv
+    from lich_hooks.base.runlog import RunLog
+    from lich_hooks.hook import run
+    from lich_hooks.hook.outcome import Outcome
+
+    ended = tmp_path / "ended"
+    for late, sent in ((True, 0), (False, 1)):
+        outcome = Outcome(
+            "report",
+            endpoint="session-start",
+            body={"sessionId": "card-1", "claudeSessionId": SID, "provider": "crush"},
+            on_end=ended.touch,
+            send_by=time.time() + (-1.0 if late else session_record.SEND_SECONDS),
+        )
+        log = RunLog(lich_env)
+        run._send_detached(LichEnv(lich_env), outcome, log, lich_env)
+        [record] = wait_for_log(lich_env, 1, timeout=15)[-1:]
+        assert record["error"] == ("claim-expired" if late else None), record
+        assert ended.exists() and len(lich.received) == sent
+        ended.unlink()
+        Path(lich_env["LICH_HOOK_LOG"]).unlink()

@@ -22,7 +22,7 @@ SENDING = ("sending",)
 # (served/<key of server pid, start time and id>: the card id), so its later calls
 # are deduped before any attribution.
 SERVED = ("served",)
-# The Crush guard's marks (base/commandline.py): `<card>.<conversation>.<crush pid>`, each
+# The Crush guard's marks (settings/commandline.py): `<card>.<conversation>.<crush pid>`, each
 # present only while the card's record holds that conversation, so a skip in the shell
 # is one the record would make (docs/harnesses.md, Crush).
 MARKS = (CRUSH_MARKS,)
@@ -32,9 +32,11 @@ CARD_LIMIT = 4096
 # the moment (another card's client connected then) delays a report, never loses it.
 REFUSED = b"\0refused "
 REFUSAL_SECONDS = 30.0
-# A claim outlives its sender only when the sender was killed hard: the send's
-# own deadline is 2 s, so an older claim is taken over.
-CLAIM_SECONDS = 3.0
+# A claim outlives its sender only when the sender was killed hard: a sender sends
+# only within SEND_SECONDS of its claim (a child that waited longer for a CPU sends
+# nothing), so an older claim is taken over without two reports in flight at once.
+CLAIM_SECONDS = 10.0
+SEND_SECONDS = 8.0
 
 
 def last_reported(where: Where, card: str) -> str | None:
@@ -123,9 +125,12 @@ def claim(where: Where, card: str, value: str, now: float) -> bool | None:
         directory.close()
 
 
-def release(where: Where, card: str, value: str) -> None:
-    """End this card and id's report in flight (after the record is written)."""
-    state.remove(where, SENDING, _claim_name(card, value))
+def release(where: Where, card: str, value: str, now: float) -> None:
+    """End this card and id's report in flight (after the record is written), if the claim
+    is still the one made at `now` and not a later call's that took a stale one over."""
+    name = _claim_name(card, value)
+    if state.read(where, SENDING, name, 64) == repr(now).encode():
+        state.remove(where, SENDING, name)
 
 
 def served_name(server: int, started: int, value: str) -> str:

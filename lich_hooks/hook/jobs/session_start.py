@@ -1,5 +1,4 @@
-"""session-start: tell lich which provider conversation runs in the card
-(docs/session-start.md)."""
+"""session-start: tell lich which provider conversation runs in the card (docs/session-start.md)."""
 
 from __future__ import annotations
 
@@ -78,7 +77,8 @@ def _report(ctx: Context, env: LichEnv, own: bool) -> Outcome:
         identity = f"{conversation}\n{source}\n{prompt}"
         if claims and not claim.claim(ctx, identity, card, where=where):
             return Outcome("other-route-acts")
-        claimed = _take(where, card, remembered, deduped)
+        now = time.time()
+        claimed = _take(where, card, remembered, deduped, now)
         if isinstance(claimed, Outcome) and claimed.decision == "already-reported":
             mark = _guard_mark(ctx, own, card, conversation)
             if mark is not None:
@@ -101,7 +101,7 @@ def _report(ctx: Context, env: LichEnv, own: bool) -> Outcome:
 
     def release() -> None:
         # After `remember` on a 204; on a failure the next call reports again.
-        session_record.release(environ, card, remembered)
+        session_record.release(environ, card, remembered, now)
 
     return Outcome(
         "report",
@@ -110,6 +110,7 @@ def _report(ctx: Context, env: LichEnv, own: bool) -> Outcome:
         on_taken=remember,
         on_end=release if claimed else None,
         env=None if own else env,
+        send_by=now + session_record.SEND_SECONDS if claimed else None,
     )
 
 
@@ -145,7 +146,9 @@ def _guard_mark(ctx: Context, own: bool, card: str, conversation: str) -> str | 
     return crush.guard_mark(ctx.environ, card, conversation)
 
 
-def _take(root: Where, card: str, remembered: str, deduped: bool) -> Outcome | bool | None:
+def _take(
+    root: Where, card: str, remembered: str, deduped: bool, now: float
+) -> Outcome | bool | None:
     """This run's turn to report `remembered` for the card, or the Outcome that says why
     not; a claim taken (True), none needed or none possible (None)."""
     from lich_hooks.hook.jobs import session_record
@@ -157,11 +160,11 @@ def _take(root: Where, card: str, remembered: str, deduped: bool) -> Outcome | b
         # One report per id in flight: a Crush turn fires several tool calls
         # within the ~100 ms a report takes, and the report in flight counts as
         # taken for them until its sender ends (and releases the claim).
-        claimed = session_record.claim(root, card, remembered, time.time())
+        claimed = session_record.claim(root, card, remembered, now)
         if claimed is False:
             return Outcome("report-in-flight")
         if claimed and session_record.last_reported(root, card) == remembered:
-            session_record.release(root, card, remembered)  # a sender finished in between
+            session_record.release(root, card, remembered, now)  # a sender finished meanwhile
             return Outcome("already-reported")
     session_record.forget_reported(root, card)
     return claimed
