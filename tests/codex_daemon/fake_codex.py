@@ -11,7 +11,7 @@ Python runs the directory named by argv[1] (`app-server/__main__.py`), which
 is how the daemon's argv[1] can be `app-server`. `log` writes the rows Codex
 0.171.0's daemon logs in CODEX_HOME/logs_2.sqlite (decide.from_evidence reads
 them): a TUI's startup request, a thread's start, and a row after each hook
-dated past every tie window, so no test waits for one.
+dated a minute ahead, so no test waits for one.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import time
 import uuid
 from pathlib import Path
 
-from lich_hooks.hook.shared.codex.decide import TIE_WINDOW
 from lich_hooks.hook.shared.codex.probe import started_at
 
 SCHEMA = """CREATE TABLE logs (id INTEGER PRIMARY KEY AUTOINCREMENT, ts INTEGER NOT NULL,
@@ -212,8 +211,8 @@ class FakeCodex:
         self.daemon.stdin.write(json.dumps(job) + "\n")
         self.daemon.stdin.flush()
         result: dict[str, object] = json.loads(self.daemon.stdout.readline())
-        if self.db is not None:  # the turn goes on: a later row, past every tie window
-            self.log(time.time() + TIE_WINDOW + 60, "turn/start", 0, None, body="turn")
+        if self.db is not None:  # the turn goes on: a later row, past every startup request
+            self.log(time.time() + 60, "turn/start", 0, None, body="turn")
         return result
 
     def hold_open(self, path: Path) -> None:

@@ -147,15 +147,14 @@ def daemon_up(lab: Lab) -> None:
 
 
 def settled(tui: Terminal) -> None:
-    """Until TIE_WINDOW has passed since the TUI started: a TUI is tied to its connection only
-    when no other starts that close to it (decide.tie), so a test that wants each card named
-    starts the next one later, as people do."""
-    from lich_hooks.hook.shared.codex.decide import TIE_WINDOW
+    """Until 5 s after the TUI started (it connects within 1.6 s, the daemon up): a TUI is
+    tied to its connection only when no other TUI's startup request comes between its start
+    and its own (decide.tie), so a test that wants each card named starts the next later."""
     from lich_hooks.hook.shared.codex.probe import started_at
 
     began = started_at(tui.proc.pid)
     assert began is not None
-    time.sleep(max(0.0, began + TIE_WINDOW + 0.5 - time.time()))
+    time.sleep(max(0.0, began + 5.0 - time.time()))
 
 
 def accepted(lich: StandIn) -> list[dict[str, object]]:

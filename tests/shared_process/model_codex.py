@@ -45,18 +45,19 @@ The daemon's log (decide.from_evidence; calibrated on 0.171.0, tests/real_client
   id on a row carrying the thread id; connection ids count accepts and restart at
   0 with a new daemon; a TUI keeps one connection for the daemon's life and, after
   a restart, reconnects with a new one and sends no startup request;
-- a plain TUI's connection sends `thread/start` id `startup-thread-start-<uuid>`
-  within TIE_WINDOW of the process start (drawn here up to TIE_WINDOW; measured
-  0.96-1.54 s, 4.2 s on a first start); `codex resume|fork|agents`, `queue`, raw
-  clients and reconnects never send one;
+- a TUI logs `connected app-server platform` under its pid when it first connects
+  (drawn here 0.3-12 s after its start; measured 0.96-1.54 s, 4.2-8.5 s on a first
+  start), never on a reconnect; a plain TUI's connection then sends `thread/start`
+  id `startup-thread-start-<uuid>` within REQUEST_AFTER (0.02 s here; measured
+  0.01-0.07 s); `codex resume|fork|agents`, `queue` and raw clients send none;
 - rows become readable in batches, in time order, at any moment (`flush`); a row
   follows each hook (its turn); rows are never dropped (unverified: Codex's
   writer drops rows when its queue is full); nobody forges a row;
 - a client may start or resume a thread, run its turn and leave before the
   hook (`codex queue --resume`, a raw client, a TUI that quits); the daemon
   restarts at any moment (its pending hooks then find it gone: refused);
-- the daemon runs before any TUI here (the first TUI spawning it, which
-  decide.tie admits through the daemon's parent pid, is not modelled).
+- the daemon runs before any TUI here (a TUI spawning it connects after its
+  start, which is all decide.tie asks).
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lich_hooks.hook.shared.codex import decide
-from lich_hooks.hook.shared.codex.decide import TIE_WINDOW
+from lich_hooks.hook.shared.codex.decide import REQUEST_AFTER
 
 SETTLE = 15.0  # evidence.SETTLE: how long the sender waits for the daemon's next write
 
@@ -169,7 +170,6 @@ class Daemon:
         self.hooks: list[Hook] = []  # senders still waiting
         self.life = 0
         self.since = self.now - 1  # the daemon's start (before any TUI: see the top)
-        self.parent: int | None = None
         self.accepted = 0
 
     # --- helpers ---------------------------------------------------------------------------
@@ -295,7 +295,7 @@ class Daemon:
             hook.event.found = decide.Attribution(decide.NO_EVIDENCE, "the daemon is gone")
         self.hooks = []
         self.life += 1
-        self.since, self.parent, self.accepted = self.now, None, 0
+        self.since, self.accepted = self.now, 0
         for tui in self.connected():
             tui.conn = self._connect()
         for thread in self.threads.values():
@@ -388,13 +388,12 @@ class Daemon:
             return
         readable = [r for r in self.rows if r.ts <= self.flushed and r.life == self.life]
         seen = max((r.ts for r in readable), default=0.0)
+        own = {t.pid: [t.connected_at] for t in self.tuis if t.connected_at <= self.flushed}
         for hook in list(self.hooks):
-            want = max(
-                [hook.at, *[c.started + TIE_WINDOW for c in hook.clients if c.lich and c.started]]
-            )
-            late = self.now >= max(hook.at, want) + SETTLE
-            if not late and seen <= want:
-                continue
+            pids = [c.pid for c in hook.clients if c.lich and c.pid in own]
+            want = max([hook.at, *[own[pid][0] + REQUEST_AFTER for pid in pids]])
+            if self.now < want + SETTLE and seen <= want:
+                continue  # the sender waits on (evidence.gather)
             self.hooks.remove(hook)
             event = hook.event
             rows = [
@@ -403,14 +402,6 @@ class Daemon:
                 if r.thread == event.session and r.method.startswith("thread/") and r.ts <= hook.at
             ]
             startups = [(r.ts, r.method, r.conn) for r in readable if r.startup]
-            own = {t.pid: t.connected_at for t in self.tuis if t.connected_at <= self.flushed}
             event.found = decide.from_evidence(
-                rows,
-                startups,
-                hook.clients,
-                event.source,
-                seen,
-                hook.at,
-                (self.since, self.parent),
-                {pid: [at] for pid, at in own.items()},
+                rows, startups, hook.clients, seen, hook.at, self.since, own
             )

@@ -21,13 +21,12 @@ from hypothesis.stateful import (
     rule,
 )
 
-from lich_hooks.hook.shared.codex.decide import TIE_WINDOW
 from tests.shared_process.model_codex import CARDS, DIRS, Daemon
 
 card = st.sampled_from(CARDS[:2]) | st.sampled_from((CARDS[2], None))
 where = st.sampled_from(DIRS[:2]) | st.sampled_from(DIRS)
 index = st.integers(0, 63)
-gap = st.sampled_from((0.3, 1.0, 4.0, TIE_WINDOW + 2))
+gap = st.sampled_from((0.3, 1.0, 4.0, 12.0))
 
 
 class CodexDaemon(RuleBasedStateMachine):

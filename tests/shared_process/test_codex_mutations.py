@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 import pytest
 
 from lich_hooks.hook.shared.codex import decide
-from lich_hooks.hook.shared.codex.decide import CONNECTED_BY, TIE_WINDOW, Client, Row
+from lich_hooks.hook.shared.codex.decide import REQUEST_AFTER, Client, Row
 from tests.shared_process.model_codex import CARDS, DIRS, Daemon, Event
 
 A, B = CARDS[:2]
@@ -27,7 +27,7 @@ def started_together_one_left(daemon: Daemon) -> Event:
     daemon.start(A, DIRS[0], gap=4.0)
     tui_b = daemon.start(B, DIRS[1], gap=0.3)
     event = daemon.turn(tui_b, leaves=True)
-    daemon.wait(TIE_WINDOW + 1)
+    daemon.wait(5)
     daemon.flush()
     daemon.wait(20)  # nothing more is written: the sender's wait ends
     assert event is not None
@@ -35,13 +35,14 @@ def started_together_one_left(daemon: Daemon) -> Event:
 
 
 def slow_start_one_left(daemon: Daemon) -> Event:
-    """Card A's TUI takes longer than the window to connect (a first start copying the
-    daemon); card B's starts with it, prompts and quits before its hook."""
-    daemon.start(A, DIRS[0], gap=TIE_WINDOW + 2)
+    """Card A's TUI takes 12 s to connect (a first start copying the daemon); card B's
+    starts with it, prompts and quits before its hook."""
+    daemon.start(A, DIRS[0], gap=12.0)
     tui_b = daemon.start(B, DIRS[1], gap=0.3)
     event = daemon.turn(tui_b, leaves=True)
-    daemon.wait(TIE_WINDOW + 3)
+    daemon.wait(14)
     daemon.flush()
+    daemon.wait(30)
     assert event is not None
     return event
 
@@ -63,7 +64,7 @@ def queue_resumes_a_s_thread(daemon: Daemon, flush: bool = True) -> Event:
     """Card A reports its thread and `/new`s; `codex queue --resume` (outside lich) resumes
     that thread, runs its turn and leaves before the hook."""
     tui_a = daemon.start(A, DIRS[0])
-    daemon.wait(TIE_WINDOW + 1)
+    daemon.wait(2)
     daemon.turn(tui_a)
     daemon.wait(1)
     daemon.flush()
@@ -85,15 +86,16 @@ def queue_before_the_write(daemon: Daemon) -> Event:
 
 
 def reconnected_after_a_restart(daemon: Daemon) -> Event:
-    """Card A's TUI starts; the daemon restarts (A reconnects, sending nothing); card B's
-    TUI starts within A's window, prompts and quits before its hook."""
+    """Card A's TUI starts; the daemon restarts right after A's startup request (A
+    reconnects, sending nothing); card B's TUI starts, prompts and quits before its hook:
+    B's request falls within REQUEST_AFTER of A's connect."""
     tui_a = daemon.start(A, DIRS[0], gap=1.0)
-    daemon.wait(2)
+    daemon.wait(1.2)
     daemon.flush()
     daemon.restart()
     tui_b = daemon.start(B, DIRS[1], gap=0.3)
     event = daemon.turn(tui_b, leaves=True)
-    daemon.wait(tui_a.started + TIE_WINDOW + 1 - daemon.now)
+    daemon.wait(5)
     daemon.slash_new(tui_a)  # the daemon writes on
     daemon.flush()
     daemon.wait(20)
@@ -102,36 +104,35 @@ def reconnected_after_a_restart(daemon: Daemon) -> Event:
 
 
 def _tie_first_request(
-    client: Client, startups: Sequence[Row], seen: float, daemon: tuple[float, int | None], own: Own
+    client: Client, startups: Sequence[Row], seen: float, since: float, own: Own
 ) -> int | None:
     """ "No other startup request in the window", weakened: the first one counts."""
-    if TIE(client, startups, seen, daemon, own) is None and client.started is not None:
-        start = client.started
-        first = sorted(r for r in startups if start <= r[0] <= start + TIE_WINDOW)
-        return first[0][2] if first else None
-    return TIE(client, startups, seen, daemon, own)
+    connect = decide.connected_at(client, own)
+    if TIE(client, startups, seen, since, own) is None and connect and client.started:
+        window = sorted(r for r in startups if client.started <= r[0] <= connect + REQUEST_AFTER)
+        return window[0][2] if window else None
+    return TIE(client, startups, seen, since, own)
 
 
 def _tie_without_own_row(
-    client: Client, startups: Sequence[Row], seen: float, daemon: tuple[float, int | None], own: Own
+    client: Client, startups: Sequence[Row], seen: float, since: float, own: Own
 ) -> int | None:
-    """ "Its own connect logged by CONNECTED_BY", deleted."""
-    start = client.started or 0.0
-    return TIE(client, startups, seen, daemon, {client.pid: [start + CONNECTED_BY / 2]})
+    """ "The window ends at the TUI's own connect", deleted: taken as its start."""
+    return TIE(client, startups, seen, since, {client.pid: [client.started or 0.0]})
 
 
 def _tie_without_waiting(
-    client: Client, startups: Sequence[Row], seen: float, daemon: tuple[float, int | None], own: Own
+    client: Client, startups: Sequence[Row], seen: float, since: float, own: Own
 ) -> int | None:
-    """ "The log read past the window", deleted."""
-    return TIE(client, startups, max(seen, (client.started or 0.0) + TIE_WINDOW), daemon, own)
+    """ "The log read past its own request", deleted."""
+    return TIE(client, startups, float("inf"), since, own)
 
 
 def _tie_any_age(
-    client: Client, startups: Sequence[Row], seen: float, daemon: tuple[float, int | None], own: Own
+    client: Client, startups: Sequence[Row], seen: float, since: float, own: Own
 ) -> int | None:
-    """ "A TUI older than the daemon is not tied", deleted."""
-    return TIE(client, startups, seen, (0.0, None), own)
+    """ "A TUI connected before the daemon started is not tied", deleted."""
+    return TIE(client, startups, seen, 0.0, own)
 
 
 def _first_connection(rows: Sequence[Row], *args: object) -> decide.Attribution:
@@ -143,21 +144,20 @@ def _without_the_flush(
     rows: Sequence[Row],
     startups: Sequence[Row],
     clients: Sequence[Client],
-    source: str | None,
     seen: float,
     hook_started: float,
-    daemon: tuple[float, int | None],
+    since: float,
     own: Own,
 ) -> decide.Attribution:
     """ "The daemon wrote after the hook", deleted."""
     seen = max(seen, hook_started)
-    return FROM_EVIDENCE(rows, startups, clients, source, seen, hook_started, daemon, own)
+    return FROM_EVIDENCE(rows, startups, clients, seen, hook_started, since, own)
 
 
 MUTANTS: list[tuple[str, str, Callable[..., object], Callable[[Daemon], Event]]] = [
     ("one startup request in the window", "tie", _tie_first_request, started_together_one_left),
-    ("its own connect logged in time", "tie", _tie_without_own_row, slow_start_one_left),
-    ("the log read past the window", "tie", _tie_without_waiting, judged_before_a_s_request),
+    ("the window ends at its own connect", "tie", _tie_without_own_row, slow_start_one_left),
+    ("the log read past its own request", "tie", _tie_without_waiting, judged_before_a_s_request),
     ("a reconnected TUI is not tied", "tie", _tie_any_age, reconnected_after_a_restart),
     ("one connection per thread", "from_evidence", _first_connection, queue_resumes_a_s_thread),
     (

@@ -50,7 +50,7 @@ def card(ctx: Context) -> LichEnv | Outcome | Callable[[], LichEnv | Outcome] | 
 
         def later() -> LichEnv | Outcome:
             return core.attributed(
-                ctx, from_log(ctx.environ, pid, thread, source, clients, hook_started), started
+                ctx, from_log(ctx.environ, pid, thread, clients, hook_started), started
             )
 
         return later
@@ -106,7 +106,6 @@ def from_log(
     environ: Mapping[str, str],
     daemon: int,
     thread: str,
-    source: str | None,
     clients: list[decide.Client],
     hook_started: float,
 ) -> decide.Attribution:
@@ -121,10 +120,7 @@ def from_log(
         )
     except evidence.Unreadable as error:
         return decide.Attribution(decide.NO_EVIDENCE, f"codex app-server {daemon}: {error}")
-    from lich_hooks.hook import procfs
-
-    daemon_of = (since, procfs.parent(daemon))
-    return decide.from_evidence(rows, startups, clients, source, seen, hook_started, daemon_of, own)
+    return decide.from_evidence(rows, startups, clients, seen, hook_started, since, own)
 
 
 def _real(path: str | None) -> str | None:

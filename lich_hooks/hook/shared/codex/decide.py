@@ -206,10 +206,9 @@ def _can_run_in(client: Client, want: str) -> bool:
 
 # The daemon log's evidence (docs/harnesses.md, Codex, "Attribution from evidence").
 # A plain TUI logs `connected app-server platform` under its own pid, then its session
-# connection sends `thread/start` id `startup-thread-start-<uuid>` (0.02 s later; 0.96-1.54 s
-# after the process start, 4.2-8.5 s on a first start that installs the daemon's copy).
-TIE_WINDOW = 10.0
-CONNECTED_BY = TIE_WINDOW - 2.0  # its own row by then, or the request may fall outside
+# connection sends `thread/start` id `startup-thread-start-<uuid>` (0.01-0.07 s later, n=8).
+CONNECT_WITHIN = 60.0  # a TUI's connect row is looked for this long after its start
+REQUEST_AFTER = 1.0  # its startup request follows its connect row within this
 Row = tuple[float, str, int]  # (time, rpc method, connection id)
 
 
@@ -217,18 +216,17 @@ def from_evidence(
     rows: Sequence[Row],
     startups: Sequence[Row],
     clients: Sequence[Client],
-    source: str | None,
     seen: float,
     hook_started: float,
-    daemon: tuple[float, int | None],
+    since: float,
     own: Mapping[int, Sequence[float]],
 ) -> Attribution:
     """The card whose live TUI's connection started or resumed this thread, or why none.
 
     `rows`: the thread's start/resume/fork requests before the hook; `startups`: every TUI
-    startup request logged around the clients' starts; `seen`: the newest daemon row read;
-    `clients` carry `started` as wall-clock seconds; `daemon`: its start and parent pid;
-    `own`: pid -> the times each client logged `connected app-server platform`.
+    startup request logged from the clients' starts; `seen`: the newest daemon row read;
+    `since`: the daemon's start; `own`: pid -> when each client logged its connect;
+    `clients` carry `started` as wall-clock seconds.
     """
     if seen < hook_started or not rows:
         return Attribution(NO_EVIDENCE, "the daemon's log names no connection for this thread")
@@ -240,7 +238,7 @@ def from_evidence(
             "any may be a client that left",
         )
     [connection] = connections
-    tied = [c for c in clients if tie(c, startups, seen, daemon, own) == connection]
+    tied = [c for c in clients if tie(c, startups, seen, since, own) == connection]
     if len(tied) != 1:
         return Attribution(
             UNTIED,
@@ -249,25 +247,29 @@ def from_evidence(
     return one_card(_members(tied), f"holding connection {connection}", WORDS, "the TUI")
 
 
+def connected_at(client: Client, own: Mapping[int, Sequence[float]]) -> float | None:
+    """When a client first logged its connect after its start (None: not in the log)."""
+    start = client.started
+    found = [t for t in own.get(client.pid, ()) if start is not None and start <= t]
+    return min(found) if found and min(found) <= (start or 0) + CONNECT_WITHIN else None
+
+
 def tie(
     client: Client,
     startups: Sequence[Row],
     seen: float,
-    daemon: tuple[float, int | None],
+    since: float,
     own: Mapping[int, Sequence[float]],
 ) -> int | None:
-    """The connection a plain TUI opened at its start: the one startup request logged within
-    TIE_WINDOW after it (its own is among them: it logged its connect early enough). A TUI
-    older than the daemon sent its own to another daemon, unless it started this one.
-    """
-    start, (since, parent) = client.started, daemon
-    if start is None or switcher(client.argv) is not None:
-        return None  # no startup request of its own
-    if not any(start <= t <= start + CONNECTED_BY for t in own.get(client.pid, ())):
-        return None  # its own request may be later than the window
-    if start < since and not (parent == client.pid and start >= since - TIE_WINDOW):
-        return None  # reconnected after a restart: its own went to the daemon before
-    if seen < start + TIE_WINDOW:
+    """The connection a plain TUI opened at its start: the one startup request logged between
+    its start and REQUEST_AFTER past its connect (its own is among them). A connect before the
+    daemon's start went to another daemon: a reconnect sends no startup request."""
+    connect = connected_at(client, own)
+    if client.started is None or switcher(client.argv) is not None or connect is None:
+        return None  # no startup request of its own in the log
+    if connect < since:
+        return None  # reconnected after a restart
+    if seen < connect + REQUEST_AFTER:
         return None  # its own request may not be written yet
-    near = {c for t, _, c in startups if start <= t <= start + TIE_WINDOW}
+    near = {c for t, _, c in startups if client.started <= t <= connect + REQUEST_AFTER}
     return near.pop() if len(near) == 1 else None

@@ -12,7 +12,7 @@ import os
 import re
 import time
 
-from lich_hooks.hook.shared.codex.decide import TIE_WINDOW, Row
+from lich_hooks.hook.shared.codex.decide import CONNECT_WITHIN, REQUEST_AFTER, Row
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -124,14 +124,14 @@ STARTUP = re.compile(
 
 
 def connected(db: sqlite3.Connection, pid: int, start: float) -> list[float]:
-    """When the TUI `pid` logged `connected app-server platform` within TIE_WINDOW of `start`."""
+    """When the TUI `pid` logged `connected app-server platform`, from `start` on."""
     rows = _query(
         db,
         "SELECT ts, ts_nanos, process_uuid FROM logs WHERE ts >= ? AND ts <= ? "
         "AND feedback_log_body LIKE 'connected app-server platform%' LIMIT 200",
         (
             int(start),
-            int(start + TIE_WINDOW) + 1,
+            int(start + CONNECT_WITHIN) + 1,
         ),
     )
     return [_when(ts, n) for ts, n, u in rows if str(u).startswith(f"pid:{pid}:")]
@@ -150,8 +150,8 @@ def gather(
     codex_home: str, daemon: int, thread: str, hook_started: float, starts: dict[int, float]
 ) -> tuple[list[Row], list[Row], float, float, dict[int, list[float]]]:
     """(thread rows, startup rows, newest row's time, daemon start, each TUI's connect rows)
-    once the daemon has written past the hook and, if it does within SETTLE of it, past each
-    TUI's (pid -> start) tie window. Unreadable: refuse."""
+    once the daemon has written past the hook and, if it does within SETTLE of it, past
+    each TUI's (pid -> start) startup request. Unreadable: refuse."""
     from lich_hooks.hook.shared.codex.probe import started_at
 
     since = started_at(daemon)
@@ -164,14 +164,12 @@ def gather(
         if found is None:
             raise Unreadable(f"codex app-server {daemon} wrote nothing in {SETTLE:.0f} s")
         uuid, seen = found
-        want = max([hook_started, *[s + TIE_WINDOW for s in starts.values()]])
-        # a TUI started just before: SETTLE more after its window (connected TUIs poll ~10 s)
-        longer = deadline + max(0.0, want - hook_started)
-        later = settle(db, daemon, want, longer) if seen <= want else None
+        own = {pid: connected(db, pid, start) for pid, start in starts.items()}
+        want = max([hook_started, *[min(t) + REQUEST_AFTER for t in own.values() if t]])
+        later = settle(db, daemon, want, deadline + want - hook_started) if seen <= want else None
         seen = seen if later is None else later[1]
         rows = thread_rows(db, uuid, thread, since, hook_started)
         low = min([hook_started, *starts.values()])
-        own = {pid: connected(db, pid, start) for pid, start in starts.items()}
         return rows, startup_rows(db, uuid, low, seen), seen, since, own
     finally:
         db.close()
