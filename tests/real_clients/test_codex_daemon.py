@@ -171,6 +171,7 @@ def test_two_cards_in_different_dirs_each_report_their_own_or_none(lab: Lab) -> 
     daemon_up(lab)
     with StandIn() as lich_a, StandIn() as lich_b, ExitStack() as stack:
         card_a = start(stack, lab, lab.card_env("card-A", lich_a), lab.dirs["projA"])
+        settled(card_a)  # a first prompt at once into a fresh daemon may find its log silent
         card_a.submit("hello from card A")
         [got_a] = lich_a.wait(1, timeout=60)
         assert bool(lab.daemons()) is lab.daemon, "a daemon only from 0.157"
@@ -371,6 +372,7 @@ def test_another_card_s_reported_session_resumed_then_new_is_never_that_card_s(
         if unload:
             _unload_at_once(lab, stack)
         card_b = start(stack, lab, lab.card_env("card-B", lich_b), there)
+        settled(card_b)
         before = len(lab.records())
         mark = len(card_b.screen())
         card_b.submit(f"first of card B in {there.name}")

@@ -113,7 +113,11 @@ def from_log(
     from lich_hooks.hook.shared.codex import evidence
 
     home = environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
-    starts = {c.pid: c.started for c in clients if c.started is not None and c.lich}
+    starts = {
+        c.pid: c.started
+        for c in clients
+        if c.started is not None and c.lich and decide.switcher(c.argv) is None
+    }
     try:
         rows, startups, seen, since, own = evidence.gather(
             home, daemon, thread, hook_started, starts

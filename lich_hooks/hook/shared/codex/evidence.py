@@ -164,7 +164,11 @@ def gather(
         if found is None:
             raise Unreadable(f"codex app-server {daemon} wrote nothing in {SETTLE:.0f} s")
         uuid, seen = found
-        own = {pid: connected(db, pid, start) for pid, start in starts.items()}
+        while True:  # each TUI writes its own rows in its own batches
+            own = {pid: connected(db, pid, start) for pid, start in starts.items()}
+            if all(own.values()) or time.monotonic() >= deadline:
+                break
+            time.sleep(POLL)
         want = max([hook_started, *[min(t) + REQUEST_AFTER for t in own.values() if t]])
         later = settle(db, daemon, want, deadline + want - hook_started) if seen <= want else None
         seen = seen if later is None else later[1]
