@@ -371,6 +371,7 @@ def test_another_card_s_reported_session_resumed_then_new_is_never_that_card_s(
         _answer_session_directory(lab, stack)
         if unload:
             _unload_at_once(lab, stack)
+        daemon_up(lab)
         card_b = start(stack, lab, lab.card_env("card-B", lich_b), there)
         settled(card_b)
         before = len(lab.records())
