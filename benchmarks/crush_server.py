@@ -126,7 +126,7 @@ def guard_rows(
 ) -> tuple[list[float], list[float], int]:
     """The shell running `true`, and the registered guard for an already-reported
     conversation (in the card's own environment), interleaved; how many hooks started."""
-    from lich_hooks.base import commandline
+    from lich_hooks.human.settings import commandline
 
     payload = root / "local.json"
     call = {"event": "PreToolUse", "session_id": "sess-local", "cwd": str(cwd), "tool_name": "ls"}

@@ -426,7 +426,7 @@ def build_rows(tmp: Path, lich: StandIn, reference: Path | None) -> list[Row]:
             worker,
         ),
         # Outside lich, each registered Claude Code command as the harness runs it: the guard
-        # (base/commandline.py) leaves in the harness's own sh, starting nothing.
+        # (settings/commandline.py) leaves in the harness's own sh, starting nothing.
         *(
             Row(
                 f"guard-{event}",

@@ -1,8 +1,7 @@
 """lich-hooks: the hook command that connects coding-agent CLIs to lich.
 
-Kept import-free on purpose: every hook run imports this package, and the
-no-op paths must cost next to nothing (docs/performance.md).
-"""
+Kept import-free on purpose: every hook run imports this package, and the no-op paths must cost next
+to nothing (docs/performance.md)."""
 
 __version__ = "0.1.0"
 

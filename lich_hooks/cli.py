@@ -1,9 +1,5 @@
-"""`lich-hook`: hook events first, with the standard library only; the human
-commands behind a click group that is imported only when one is asked for.
-
-A hook runs thousands of times a day, so this module decides in a few string
-comparisons which of the two worlds an invocation belongs to (docs/performance.md).
-"""
+"""`lich-hook`: hook events first, with the standard library only; the human commands behind a click
+group imported only when one is asked for (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -44,13 +40,11 @@ def plugin_main(args: list[str]) -> int:
 def finish(code: int, whole_process: bool) -> int:
     """End a hook or status-line process without the interpreter's teardown.
 
-    Teardown (atexit, module and GC cleanup) costs about 15% of a bare
-    `python -c pass` (docs/performance.md), and a hook has nothing
-    left for it to do: stdout was written with os.write, the log line is
-    written, a report is in a separate sender process. Only Python-level
-    buffers could hold bytes, so they are flushed first. Called with an argv
-    (tests, embedding), the caller's process is left alone.
-    """
+    Teardown (atexit, module and GC cleanup) costs about 15% of a bare `python -c pass`
+    (docs/performance.md), and a hook has nothing left for it to do: stdout was written with
+    os.write, the log line is written, a report is in a separate sender process. Only Python-level
+    buffers could hold bytes, so they are flushed first. Called with an argv (tests, embedding), the
+    caller's process is left alone."""
     if not whole_process:
         return code
     for stream in (sys.stdout, sys.stderr):

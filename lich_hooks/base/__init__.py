@@ -1,4 +1,3 @@
 """Stdlib only: what the hook and the human commands both read.
 
-Imports nothing above it (docs/architecture.md).
-"""
+Imports nothing above it (docs/architecture.md)."""

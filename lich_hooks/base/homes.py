@@ -1,7 +1,6 @@
-"""Where per-user files live, from one environ (tests and doctor use a scratch home): the
-HOME rule (docs/troubleshooting.md, "What lich-hook writes"), the state directory (by hand:
-importing platformdirs costs more than a no-op hook's budget), each harness's folder.
-"""
+"""Where per-user files live, from one environ (tests and doctor use a scratch home): the HOME rule
+(docs/troubleshooting.md, "What lich-hook writes"), the state directory (by hand: importing
+platformdirs costs more than a no-op hook's budget)."""
 
 from __future__ import annotations
 
@@ -73,7 +72,7 @@ def state_dir(
     return os.path.join(found, ".local", "state", APP)
 
 
-# The Crush guard's marks (base/commandline.py MARK): a directory of the state directory.
+# The Crush guard's marks (settings/commandline.py MARK): a directory of the state directory.
 CRUSH_MARKS = "crush-reported"
 
 
@@ -92,43 +91,3 @@ def file_key(text: str) -> str:
     import hashlib
 
     return safe[:40] + "-" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-# --- each harness's configuration folder (tests and doctor point them at a scratch home)
-
-
-def settings_home(environ: Mapping[str, str]) -> str:
-    """home(), or Refused: a relative HOME must never put settings under the working directory."""
-    found = home(environ)
-    if found is None:
-        from lich_hooks.base.errors import Refused
-
-        raise Refused(
-            "no home directory: HOME is a relative path, or unset and the account has "
-            "none; set HOME to an absolute path, or use --scope project"
-        )
-    return found
-
-
-def claude_config_dir(environ: Mapping[str, str]) -> str:
-    """Claude Code's user folder: settings.json, plugins/ (CLAUDE_CONFIG_DIR moves it)."""
-    return environ.get("CLAUDE_CONFIG_DIR") or os.path.join(settings_home(environ), ".claude")
-
-
-def codex_home(environ: Mapping[str, str]) -> str:
-    """Codex's user folder: config.toml, hooks.json, plugins/ (CODEX_HOME moves it)."""
-    return environ.get("CODEX_HOME") or os.path.join(settings_home(environ), ".codex")
-
-
-def config_home(environ: Mapping[str, str]) -> str:
-    """$XDG_CONFIG_HOME (when absolute, as the XDG rules say), else ~/.config: opencode's."""
-    return absolute(environ.get("XDG_CONFIG_HOME")) or os.path.join(
-        settings_home(environ), ".config"
-    )
-
-
-def omp_agent_dir(environ: Mapping[str, str]) -> str:
-    """omp's agent folder: $PI_CODING_AGENT_DIR (when absolute), else ~/.omp/agent."""
-    return absolute(environ.get("PI_CODING_AGENT_DIR")) or os.path.join(
-        settings_home(environ), ".omp", "agent"
-    )

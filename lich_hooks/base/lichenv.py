@@ -1,6 +1,5 @@
-"""The LICH_* variables (docs/transport.md), parsed strictly once per run: they end up in
-a URL and an argv, so a value out of shape means "not a lich we can trust", never a guess.
-"""
+"""The LICH_* variables (docs/transport.md), parsed strictly once per run: they end up in a URL and
+an argv, so a value out of shape means "not a lich we can trust", never a guess."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """One hook run's debug lines and log line (docs/troubleshooting.md): nothing without
-LICH_HOOK_DEBUG or LICH_HOOK_LOG, and never the token.
-"""
+LICH_HOOK_DEBUG or LICH_HOOK_LOG, and never the token."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""The one way a file we do not trust is read or written (docs/troubleshooting.md, "What
-lich-hook writes"): no FIFO can hang us, no symlink is followed unless it is the user's own,
-reads are bounded, writes atomic and private. Hook path: only `os` at top level.
-"""
+"""The one way a file we do not trust is read or written (docs/troubleshooting.md, "What lich-hook
+writes"): no FIFO can hang us, no symlink is followed unless it is the user's own, reads are
+bounded, writes atomic and private. Hook path: only `os` at top level."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Reports to lich's loopback listener: the request, deadline and faults are
-docs/transport.md's; why not `requests` or `orjson`, docs/performance.md's.
-"""
+"""Reports to lich's loopback listener: the request, deadline and faults are docs/transport.md's;
+why not `requests` or `orjson`, docs/performance.md's."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
-"""Windows' counterpart of procfs for the shared-process attributions (docs/harnesses.md,
-Windows): parents from one Toolhelp32 snapshot, command lines from each process's PEB (Wine 8
-does not answer NtQueryInformationProcess class 60 for another process). ctypes, Windows only;
-every failure is None.
-"""
+"""Windows' counterpart of procfs for the shared-process attributions (docs/harnesses.md, Windows):
+parents from one Toolhelp32 snapshot, command lines from each process's PEB (Wine 8 does not answer
+NtQueryInformationProcess class 60 for another process). ctypes, Windows only; every failure is
+None."""
 
 from __future__ import annotations
 

@@ -1,10 +1,9 @@
-"""Two routes, one act: of the runs two routes (the plugin's copy, an `install` entry) make of
-one firing, one acts and the other stays silent, decided at run time since settings files
-cannot tell whether the other will really run (docs/install.md, "Both routes at once": the
-rules and the measured identities). Each claim silences at most one run of each other route,
-a route's own claims never silence it, and a claim the state directory cannot hold counts as
-won: two reports, never none.
-"""
+"""Two routes, one act: of the runs two routes (the plugin's copy, an `install` entry) make of one
+firing, one acts and the other stays silent, decided at run time since settings files cannot tell
+whether the other will really run (docs/install.md, "Both routes at once": the rules and the
+measured identities). Each claim silences at most one run of each other route, a route's own claims
+never silence it, and a claim the state directory cannot hold counts as won: two reports, never
+none."""
 
 from __future__ import annotations
 
@@ -56,10 +55,9 @@ def claim(
 ) -> bool:
     """True: this run acts on the event. False: another route's run of this firing acts.
 
-    Only harnesses with two routes claim; an event without an identity is not claimed.
-    `card`: the card the run acts for, when it is not the hook's own (a shared process);
-    `where`: the state directory a run already opened (state.open_dir).
-    """
+    Only harnesses with two routes claim; an event without an identity is not claimed. `card`: the
+    card the run acts for, when it is not the hook's own (a shared process); `where`: the state
+    directory a run already opened (state.open_dir)."""
     if not claims(ctx) or not identity:
         return True
     from lich_hooks.hook import state
@@ -111,10 +109,9 @@ def take(directory: Dir, label: str, mine: str, now: float) -> bool:
 
 
 def stamp(value: object) -> str:
-    """A 64-bit digest of a value (two CRCs: `zlib` is built in, where `hashlib` costs a
-    reporting hook several ms of OpenSSL import). It tells apart the few events fired
-    within CLAIM_SECONDS; it guards nothing against an adversary, who could only make
-    one of our own reports stay silent."""
+    """A 64-bit digest of a value (two CRCs: `zlib` is built in, where `hashlib` costs a reporting
+    hook several ms of OpenSSL import). It tells apart the few events fired within CLAIM_SECONDS; it
+    guards nothing against an adversary, who could only make one of our own reports stay silent."""
     import zlib
 
     text = value if isinstance(value, str) else repr(value)

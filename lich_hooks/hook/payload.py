@@ -1,6 +1,5 @@
-"""The harness's JSON payload, read within bounds (docs/transport.md) and parsed without
-importing `json` (docs/performance.md). Anything but a JSON object is None: nothing to do.
-"""
+"""The harness's JSON payload, read within bounds (docs/transport.md) and parsed without importing
+`json` (docs/performance.md). Anything but a JSON object is None: nothing to do."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""read → decide → print → report: the only code that writes a hook's stdout, starts a
-report and catches everything, so every job gets docs/harnesses.md's guarantees.
-"""
+"""read → decide → print → report: the only code that writes a hook's stdout, starts a report and
+catches everything, so every job gets docs/harnesses.md's guarantees."""
 
 from __future__ import annotations
 

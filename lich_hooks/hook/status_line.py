@@ -1,8 +1,7 @@
 """`lich-hook status-line [-- <command…>]`: a Claude Code `statusLine` command.
 
-Run every few hundred ms, so it usually reads one directory and prints; lich's list is
-read at most every CHECK_SECONDS, shared by every run (docs/agent-cards.md).
-"""
+Run every few hundred ms, so it usually reads one directory and prints; lich's list is read at most
+every CHECK_SECONDS, shared by every run (docs/agent-cards.md)."""
 
 from __future__ import annotations
 
@@ -72,10 +71,9 @@ def _log_crash(environ: Mapping[str, str], error: Exception) -> None:
 
 
 def run_user_command(command: list[str], stdin: bytes) -> bytes:
-    """The user's status line as it printed it (trailing newlines dropped), bounded by
-    OUTPUT_LIMIT and USER_COMMAND_SECONDS; the whole process group is killed at either
-    (docs/agent-cards.md). Stderr is dropped: a child holding ours would stall Claude Code.
-    """
+    """The user's status line as it printed it (trailing newlines dropped), bounded by OUTPUT_LIMIT
+    and USER_COMMAND_SECONDS; the whole process group is killed at either (docs/agent-cards.md).
+    Stderr is dropped: a child holding ours would stall Claude Code."""
     import subprocess
 
     try:
@@ -151,8 +149,7 @@ def _collect_threads(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple
 def _collect_selecting(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
     """What the command prints until it closes its output, exits, or a limit cuts it (False).
 
-    After its exit only what is in the pipe is read: a background child cannot hold us.
-    """
+    After its exit only what is in the pipe is read: a background child cannot hold us."""
     import selectors
 
     assert proc.stdin is not None and proc.stdout is not None
@@ -199,9 +196,8 @@ def _collect_selecting(proc: Popen[bytes], stdin: bytes, deadline: float) -> tup
 
 
 def _end(proc: Popen[bytes], cut: bool) -> None:
-    """Kill a command cut by a limit with its whole group, then close our pipes: closing first
-    would let SIGPIPE end the shell while its background children live on.
-    """
+    """Kill a command cut by a limit with its whole group, then close our pipes: closing first would
+    let SIGPIPE end the shell while its background children live on."""
     import signal
 
     if cut or proc.poll() is None:
@@ -277,8 +273,7 @@ def sessions(env: LichEnv, environ: Mapping[str, str]) -> list[dict[str, object]
 def finished(worker: Worker, rows: list[dict[str, object]]) -> bool:
     """A shared worker ends when lich drops it; an isolated one also when it is `done`.
 
-    Rows match by roster name or session id, so a worker renamed in lich still counts.
-    """
+    Rows match by roster name or session id, so a worker renamed in lich still counts."""
     name = worker["name"]
     ident = worker.get("id")
     listed = [row for row in rows if row.get("name") == name or (ident and row.get("id") == ident)]

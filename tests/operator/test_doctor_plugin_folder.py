@@ -144,7 +144,7 @@ def test_a_copy_whose_package_does_not_load_is_named_incomplete(
 def test_doctor_reads_both_registered_forms(scratch: Scratch, in_lich: dict[str, str]) -> None:
     """The plain form an older release wrote and the guarded form `install` writes now:
     doctor judges what each runs (this installation, or a file that is gone), alike."""
-    from lich_hooks.base import commandline
+    from lich_hooks.human.settings import commandline
     from tests.support.runner import LICH_HOOK
 
     settings = scratch.home / ".claude" / "settings.json"

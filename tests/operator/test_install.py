@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lich_hooks.base.harnesses import default_stdout
-from lich_hooks.human.settings import ours, registry
+from lich_hooks.human.settings import commandline, ours, registry
 from lich_hooks.human.settings.scenarios import Demo
 from lich_hooks.human.standin.server import StandIn
 from tests.operator.conftest import Scratch
@@ -55,7 +55,7 @@ def expected(harness: str, path: Path | None = None) -> object:
 
 
 def program_of(command: str) -> str:
-    found = ours.registered(command)
+    found = commandline.parse(command)
     assert found is not None, command
     return found.program
 

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lich_hooks.base.errors import Refused
 from lich_hooks.human.settings import modules
+from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.registry import MODULES
 from lich_hooks.human.standin.server import StandIn
 from tests.operator.conftest import Scratch

@@ -275,7 +275,7 @@ def test_inside_lich_an_already_reported_call_costs_crush_no_more_than_3_ms(
     crush: Client, tmp_path: Path, model_api: ModelAPI, project: Path, lich: StandIn
 ) -> None:
     """Issue 31: inside lich, a tool call of a conversation this card already reported ends
-    in the registered guard (`[ -e MARK ]`, base/commandline.py): no interpreter, so it
+    in the registered guard (`[ -e MARK ]`, settings/commandline.py): no interpreter, so it
     costs what `:` costs plus a stat. The first call reports; a call made while that
     report is in flight still starts the hook (no mark yet), so calls 3 on are held."""
     card = lich.env("card-fast")

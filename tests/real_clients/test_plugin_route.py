@@ -274,7 +274,7 @@ def test_old_plugin_without_lich_hook_on_path_doctor_fix_path(
     (pipx without `pipx ensurepath`): every session shows errors; doctor names PATH."""
     add_plugin(claude, make_clone(tmp_path, old_plugin=True))
     broken = claude.session("old-plugin-not-on-path", claude.env())
-    # its hooks are guarded now: no error line, the person's line once (base/commandline.py)
+    # its hooks are guarded now: no error line, the person's line once (settings/commandline.py)
     assert error_lines(broken) == []
     assert " ".join(broken.split()).count("lich-hook (on PATH), which is missing") == 1
     code, report, _ = doctor(claude.env(), claude.project)

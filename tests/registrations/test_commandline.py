@@ -1,4 +1,4 @@
-"""The registered command (lich_hooks/base/commandline.py): one reader and writer for every
+"""The registered command (human/settings/commandline.py): one reader and writer for every
 harness, and a guard that never shows an error and starts nothing outside lich.
 
 Every form is run by the shells that run it for real (`/bin/sh` — dash here —, bash for
@@ -20,11 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lich_hooks.base import commandline
-from lich_hooks.base.commandline import ANSWER, CARD, CMD, LOGIN, POWERSHELL, SERVER
-from lich_hooks.base.errors import Refused
 from lich_hooks.base.harnesses import REGISTRATIONS
-from lich_hooks.human.settings import ours, registrations
+from lich_hooks.human.settings import commandline, ours, registrations
+from lich_hooks.human.settings.commandline import ANSWER, CARD, CMD, LOGIN, POWERSHELL, SERVER
+from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.registry import SETTINGS
 
 SHELLS = [shell for shell in ("/bin/sh", shutil.which("bash")) if shell]
@@ -169,11 +168,13 @@ def test_commands_that_only_look_like_ours_are_not(command: str) -> None:
 def test_no_registered_command_holds_a_backslash_or_a_quote_in_its_message() -> None:
     """Claude Code on Windows turns every backslash into `/` before Git Bash reads the
     command; cmd.exe's echo prints the rest of its line as it is."""
+    assert commandline.safe_message(
+        registrations.missing("/a/bin/lich-hook", "/a/.claude/settings.json")
+    )
     for key, row in REGISTRATIONS.items():
-        for text in (row.missing("/a/bin/lich-hook", "/a/.claude/settings.json"),):
-            assert commandline.safe_message(text), (key, text)
         if row.plugin_fix:
-            assert commandline.safe_message(row.plugin_missing())
+            found = commandline.parse(registrations.plugin_command("SessionStart", key))
+            assert found is not None and found.message and commandline.safe_message(found.message)
 
 
 # --- running them: the program's states, inside and outside lich ---------------------
@@ -245,7 +246,7 @@ def test_no_state_of_the_program_shows_an_error(
             # a 0-byte file "runs" as an empty script: exit 0, nothing said (doctor names it)
             empty = state == "zero-bytes" and (inside or guard == LOGIN)
             expected = b"{}" if provider == "antigravity" and not (runs or empty) else b""
-            if inside and not (runs or empty) and REGISTRATIONS[provider].says_on(event):
+            if inside and not (runs or empty) and registrations.says_on(guard, event):
                 said = json.loads(ran.stdout)["systemMessage"]
                 assert said.startswith("lich-hooks: a lich-hooks hook in /home/u/settings.json")
                 assert "Fix: " in said and "/home/u/settings.json" in said

@@ -33,10 +33,9 @@ from typing import Any
 import pytest
 
 from lich_hooks import __version__
-from lich_hooks.base import commandline
 from lich_hooks.base.harnesses import REGISTRATIONS, fold_event, fold_provider
 from lich_hooks.hook.jobs.agent_cards import lich_process
-from lich_hooks.human.settings import registrations
+from lich_hooks.human.settings import commandline, registrations
 from lich_hooks.human.settings.registry import SETTINGS
 from lich_hooks.human.standin.server import StandIn
 from tests.support.contract_check import assert_client_body
@@ -225,7 +224,7 @@ def test_every_command_names_its_event_and_harness() -> None:
         found = commandline.parse(command)
         assert found is not None, command
         provider = PROVIDER_OF[relative]
-        # the guard the harness's own shell evaluates (base/commandline.py)
+        # the guard the harness's own shell evaluates (settings/commandline.py)
         assert found.guard == REGISTRATIONS[provider].guard
         if relative in PLUGIN_FILES:
             # the plugin's own copy, started by sh (a copy that lost its mode bits still runs)

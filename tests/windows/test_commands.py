@@ -13,7 +13,7 @@ import os
 import time
 from pathlib import Path
 
-from lich_hooks.base import commandline
+from lich_hooks.human.settings import commandline
 from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import payload
 from tests.support.contract_check import assert_client_body

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.base import commandline
+from lich_hooks.human.settings import commandline
 from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import payload
 from tests.windows import wine

@@ -22,7 +22,7 @@ SENDING = ("sending",)
 # (served/<key of server pid, start time and id>: the card id), so its later calls
 # are deduped before any attribution.
 SERVED = ("served",)
-# The Crush guard's marks (base/commandline.py): `<card>.<conversation>.<crush pid>`, each
+# The Crush guard's marks (settings/commandline.py): `<card>.<conversation>.<crush pid>`, each
 # present only while the card's record holds that conversation, so a skip in the shell
 # is one the record would make (docs/harnesses.md, Crush).
 MARKS = (CRUSH_MARKS,)

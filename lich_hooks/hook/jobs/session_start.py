@@ -1,5 +1,4 @@
-"""session-start: tell lich which provider conversation runs in the card
-(docs/session-start.md)."""
+"""session-start: tell lich which provider conversation runs in the card (docs/session-start.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The last assistant message of a Claude Code transcript, read backwards in blocks
-(docs/worker-answer.md, "The transcript fallback"). Claude Code runs Stop before it flushes
-the turn (~100 ms later), so `settled` re-reads an `unwritten` one for up to SETTLE_S.
-"""
+(docs/worker-answer.md, "The transcript fallback"). Claude Code runs Stop before it flushes the turn
+(~100 ms later), so `settled` re-reads an `unwritten` one for up to SETTLE_S."""
 
 from __future__ import annotations
 
@@ -128,9 +127,8 @@ def _lines_from_end(path: str, limit: int) -> Iterator[bytes] | None:
 def _backwards(fd: int, end: int, start: int) -> Iterator[bytes]:
     try:
         pos = end
-        # Pieces of the line that continues into what we already read, last
-        # piece first; joined once its start is found (no quadratic copying
-        # for a line that spans many blocks).
+        # Pieces of the line that continues into what we already read, last piece first; joined once
+        # its start is found (no quadratic copying for a line that spans many blocks).
         pieces: list[bytes] = []
         while pos > start:
             size = min(BLOCK, pos - start)

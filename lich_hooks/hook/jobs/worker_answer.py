@@ -1,10 +1,5 @@
-"""Worker answer: a lich subagent worker's last message answers its task
-(docs/worker-answer.md says what is reported when).
-
-The order of the checks is the cost order: a Stop in a session that is not a
-worker (almost all of them) decides from the environment alone, before stdin is
-read or anything is imported (docs/performance.md's no-op budget).
-"""
+"""Worker answer: a lich subagent worker's last message answers its task (docs/worker-answer.md).
+The checks run in cost order: a Stop outside a worker decides from the environment alone."""
 
 from __future__ import annotations
 
@@ -78,10 +73,9 @@ def run(ctx: Context) -> Outcome:
 def body(card: str, message: object) -> dict[str, object] | None:
     """The /mod/answer body for a turn whose final message is `message`.
 
-    A blank (or non-string) message is `unanswered: blank`; a text is cleaned
-    of lone surrogates, cut to MAX_UNITS and, if still needed, to the byte
-    budget. None only when even an empty text would not fit (an absurd card id).
-    """
+    A blank (or non-string) message is `unanswered: blank`; a text is cleaned of lone surrogates,
+    cut to MAX_UNITS and, if still needed, to the byte budget. None only when even an empty text
+    would not fit (an absurd card id)."""
     text = clean(message) if isinstance(message, str) else ""
     if not text.strip():
         return {"session_id": card, "unanswered": "blank"}
@@ -94,10 +88,9 @@ def body(card: str, message: object) -> dict[str, object] | None:
 def clean(text: str) -> str:
     """`text` with every lone surrogate replaced by U+FFFD.
 
-    A JSON payload may carry `"\\ud800"`; the parser turns it into a lone
-    surrogate, which has no UTF-8 form, so no encoder can send it. Replacing it
-    keeps the rest of the answer (and the report) instead of losing both.
-    """
+    A JSON payload may carry `"\\ud800"`; the parser turns it into a lone surrogate, which has no
+    UTF-8 form, so no encoder can send it. Replacing it keeps the rest of the answer (and the
+    report) instead of losing both."""
     try:
         text.encode("utf-8")
         return text
@@ -115,9 +108,8 @@ def utf16_units(text: str) -> int:
 def truncate(text: str, limit: int = MAX_UNITS) -> str:
     """The first `limit` UTF-16 units of `text` plus MARKER, or `text` when it fits.
 
-    A surrogate pair straddling the limit is not split: the cut moves one unit
-    earlier, so the kept prefix is `limit - 1` units long.
-    """
+    A surrogate pair straddling the limit is not split: the cut moves one unit earlier, so the kept
+    prefix is `limit - 1` units long."""
     if len(text) <= limit // 2 or utf16_units(text) <= limit:
         return text
     raw = text.encode("utf-16-le", "surrogatepass")[: 2 * limit]
@@ -138,10 +130,9 @@ def json_size(text: str) -> int:
 def fit_bytes(text: str, budget: int) -> str:
     """`text` cut (and marked) so its JSON form takes at most `budget` bytes.
 
-    16,000 units of ordinary text never need this (at most 48,000 bytes); it
-    takes 16,000 control characters, each escaped as six bytes, to pass lich's
-    64 KiB. The cut keeps the longest prefix that fits beside the marker.
-    """
+    16,000 units of ordinary text never need this (at most 48,000 bytes); it takes 16,000 control
+    characters, each escaped as six bytes, to pass lich's 64 KiB. The cut keeps the longest prefix
+    that fits beside the marker."""
     if 6 * len(text) <= budget or json_size(text) <= budget:
         return text
     if text.endswith(MARKER):

@@ -1,8 +1,7 @@
 """Attribution under a shared process: one core (core.py), Codex's daemon and Crush's server.
 
-`card(ctx)`: None (the hook's own card), another card's LichEnv, or the Outcome that
-refuses. docs/harnesses.md explains both.
-"""
+`card(ctx)`: None (the hook's own card), another card's LichEnv, or the Outcome that refuses.
+docs/harnesses.md explains both."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""The per-user state directory, best-effort: a missing, read-only or corrupt directory makes a
-hook forget, never fail (docs/troubleshooting.md, "What lich-hook writes"). Nothing here prunes:
-a run that wrote a record is noted in `WRITTEN` and calls prune.py's `after_run`.
-"""
+"""The per-user state directory, best-effort: a missing, read-only or corrupt directory makes a hook
+forget, never fail (docs/troubleshooting.md, "What lich-hook writes"). Nothing here prunes: a run
+that wrote a record is noted in `WRITTEN` and calls prune.py's `after_run`."""
 
 from __future__ import annotations
 
@@ -29,11 +28,9 @@ class Unusable(OSError):
 def make_dirs(path: str) -> None:
     """Create `path` and its missing parents, one level at a time, each 0700.
 
-    Only directories this call creates are touched: an existing parent keeps
-    its mode and owner, whatever they are. A umask that takes the owner's
-    own bits away (0o277) is corrected on the directory just made, nothing
-    else.
-    """
+    Only directories this call creates are touched: an existing parent keeps its mode and owner,
+    whatever they are. A umask that takes the owner's own bits away (0o277) is corrected on the
+    directory just made, nothing else."""
     missing: list[str] = []
     current = path
     while not os.path.isdir(current):
@@ -66,9 +63,8 @@ def _check_root(root: Dir) -> None:
 def open_root(environ: Mapping[str, str], create: bool) -> Dir:
     """The state directory, opened; made (with its missing parents) when `create`.
 
-    The configured path itself may be a symlink to a directory (the user's
-    own choice); everything below it is opened without following any.
-    """
+    The configured path itself may be a symlink to a directory (the user's own choice); everything
+    below it is opened without following any."""
     path = state_dir(environ)
     if path is None:
         raise Unusable("no absolute HOME, XDG_STATE_HOME or LICH_HOOK_STATE_DIR")
@@ -90,10 +86,9 @@ def open_root(environ: Mapping[str, str], create: bool) -> Dir:
 def open_dir(where: Where, parts: tuple[str, ...], create: bool) -> Dir:
     """The directory `parts` (at least one, each a file_key) inside the state directory.
 
-    `where` is the environ (the state directory is opened, then closed once
-    descended) or the root a run already opened, which stays open for its next
-    call: a job that makes several calls opens the state directory once.
-    """
+    `where` is the environ (the state directory is opened, then closed once descended) or the root a
+    run already opened, which stays open for its next call: a job that makes several calls opens the
+    state directory once."""
     current = where if isinstance(where, Dir) else open_root(where, create)
     try:
         for part in parts:
@@ -152,13 +147,12 @@ def entries(
     names: int,
     newest: int,
 ) -> tuple[list[tuple[str, bytes]], bool]:
-    """(name, bytes) of the `newest` regular files modified at or after `since`, among the
-    first `names` entries of the directory `parts` (dot files skipped), each at most `size`
-    bytes (a larger one is left out); and whether nothing was left unread past those bounds.
+    """(name, bytes) of the `newest` regular files modified at or after `since`, among the first
+    `names` entries of the directory `parts` (dot files skipped), each at most `size` bytes (a
+    larger one is left out); and whether nothing was left unread past those bounds.
 
-    One lstat for each entry looked at, no read for the rest: records past their prune age
-    are the pruner's, not a reader's, and the bounds hold whatever the directory holds.
-    """
+    One lstat for each entry looked at, no read for the rest: records past their prune age are the
+    pruner's, not a reader's, and the bounds hold whatever the directory holds."""
     try:
         directory = open_dir(environ, parts, create=False)
     except OSError:

@@ -1,7 +1,6 @@
-"""Keeping the state directory bounded: one table of what is pruned (RULES), run off the
-harness's wait at most every PRUNE_EVERY seconds; what it holds whatever the directory looks
-like is docs/troubleshooting.md's "What lich-hook writes".
-"""
+"""Keeping the state directory bounded: one table of what is pruned (RULES), run off the harness's
+wait at most every PRUNE_EVERY seconds; what it holds whatever the directory looks like is
+docs/troubleshooting.md's "What lich-hook writes"."""
 
 from __future__ import annotations
 
@@ -23,13 +22,12 @@ EMPTY_CARD_SECONDS = 60.0  # a card directory left empty is kept this long (a wr
 DAY = 86400.0
 MINE = float("inf")  # the "when" of a record this process wrote
 
-# Every record directory, the module that writes it, and its rule: entries older than
-# the age go, and all but the newest `keep`; a nested directory holds one directory per
-# card, counted together, and a card's directory goes once only its spared names are
-# left. A module that writes records names its directory here (tests/state holds each
-# writer to a row), so this floor never imports the modules above it.
-# A worker's record past this age is pruned whether or not it still runs, so the status
-# line does not read it (agent_cards/record.py).
+# Every record directory, the module that writes it, and its rule: entries older than the age go,
+# and all but the newest `keep`; a nested directory holds one directory per card, counted together,
+# and a card's directory goes once only its spared names are left. A module that writes records
+# names its directory here (tests/state holds each writer to a row), so this floor never imports the
+# modules above it. A worker's record past this age is pruned whether or not it still runs, so the
+# status line does not read it (agent_cards/record.py).
 WORKERS_AGE = 14 * DAY
 
 RULES: tuple[Rule, ...] = (
@@ -59,13 +57,12 @@ RULES: tuple[Rule, ...] = (
 def after_run(
     environ: Mapping[str, str], now: float, inline: bool = False, wanted: bool = False
 ) -> None:
-    """Prune if this process wrote a record (or `wanted`: a reader found more records than
-    it reads) and the last prune is PRUNE_EVERY old.
+    """Prune if this process wrote a record (or `wanted`: a reader found more records than it reads)
+    and the last prune is PRUNE_EVERY old.
 
-    Detached (its own process, the harness's pipes dropped) unless `inline`:
-    the caller is already off the harness's wait. Best-effort: errors are
-    swallowed, and where fork is missing or fails nothing is pruned this time.
-    """
+    Detached (its own process, the harness's pipes dropped) unless `inline`: the caller is already
+    off the harness's wait. Best-effort: errors are swallowed, and where fork is missing or fails
+    nothing is pruned this time."""
     try:
         _after_run(environ, now, inline, wanted)
     except Exception:  # noqa: S110 - best-effort state, never the turn
@@ -137,9 +134,8 @@ def maybe_prune(environ: Mapping[str, str], now: float) -> int:
 def prune(root: Dir, now: float, rules: tuple[Rule, ...] | None = None) -> int:
     """Apply every rule under `root`; returns how many entries went.
 
-    Stray temporary files (a writer killed between create and rename) go with
-    their directory's other old entries.
-    """
+    Stray temporary files (a writer killed between create and rename) go with their directory's
+    other old entries."""
     removed = 0
     for name, max_age, keep, nested, spared in RULES if rules is None else rules:
         try:
@@ -162,9 +158,8 @@ def _files(
 ) -> list[tuple[float, str]]:
     """(when, name) of every entry that is not a directory; future mtimes count as now.
 
-    What this process wrote counts as newer than everything (MINE): it is
-    kept and counted, never this run's to remove.
-    """
+    What this process wrote counts as newer than everything (MINE): it is kept and counted, never
+    this run's to remove."""
     found = []
     for name in directory.names():
         if name in spared:
@@ -188,10 +183,8 @@ def _drop(
 ) -> int:
     """Unlink the entries older than `max_age` and all but the newest `keep`.
 
-    `dated` holds (when, card, name): with `parent`, each card's directory is
-    opened under it only while its entries are removed, one at a time;
-    without, every entry is in `directory`.
-    """
+    `dated` holds (when, card, name): with `parent`, each card's directory is opened under it only
+    while its entries are removed, one at a time; without, every entry is in `directory`."""
     dated.sort(key=lambda item: item[0], reverse=True)
     doomed: dict[str, list[str]] = {}
     for i, (when, card, name) in enumerate(dated):

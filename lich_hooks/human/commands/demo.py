@@ -1,16 +1,6 @@
-"""`lich-hook demo`: every shipped registration, run the way its harness runs it,
-against the built-in stand-in for lich.
-
-For each harness in the registry (settings/registry.py), in its order, it
-runs the entry's scenarios (settings/scenarios.py). It is written for a person
-trying the package for the first time: per run, one line of what was
-simulated, then in words what lich received and what the harness was told
-(for Claude Code's deny: what its person sees, what both read, what its model
-alone reads). The commands, payloads, request bodies and stdout behind those
-words come with `--verbose`. It needs nothing but this package: the stand-in
-listens on a free loopback port, the state directory is temporary, nothing is
-installed, and the last lines say so and name the next command to run.
-"""
+"""`lich-hook demo`: every shipped registration, run the way its harness runs it (each registry
+entry's scenarios, in the registry's order), against the built-in stand-in for lich, and said in
+words; nothing is installed (docs/architecture.md, "One stand-in")."""
 
 from __future__ import annotations
 
@@ -22,11 +12,10 @@ import sys
 import tempfile
 import time
 
-from lich_hooks.base import commandline
 from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.human.commands import style
 from lich_hooks.human.commands.exit_codes import ExitCode
-from lich_hooks.human.settings import registrations
+from lich_hooks.human.settings import commandline, registrations
 from lich_hooks.human.settings.registry import HARNESSES
 from lich_hooks.human.settings.scenarios import Demo
 from lich_hooks.human.standin.server import Received, StandIn
@@ -72,11 +61,6 @@ def _standin_lich(directory: str) -> str:
         handle.write(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(script)} "$@"\n')
     os.chmod(path, 0o700)
     return path
-
-
-def registered_commands() -> dict[str, set[str]]:
-    """Every command string each shipped registration file or module runs, per harness."""
-    return {key: harness.shipped_commands() for key, harness in HARNESSES.items()}
 
 
 def plugin_route(key: str) -> tuple[str, dict[str, str]] | None:
@@ -160,7 +144,6 @@ def run(
     every report lich received accepted."""
     out = environment.out
     bin_dir = os.path.dirname(os.path.abspath(environment.executable))
-    commands = registered_commands()
     problems = 0
     runs = 0
     with tempfile.TemporaryDirectory(prefix="lich-demo-") as tmp, StandIn() as lich:
@@ -198,7 +181,7 @@ def run(
                 shipped = found is not None
             else:
                 command = harness.command(scenario.event)
-                shipped = command in commands[key]
+                shipped = command in harness.shipped_commands()
             if not shipped:
                 out(_paint(environment, f"  ✗ {command} is not in {path}", "red"))
                 problems += 1
@@ -301,18 +284,14 @@ def _received_words(received: Received) -> str:
         why = f": {received.reason}" if received.reason else ""
         return f"a /{received.endpoint} report it refused (HTTP {received.status}{why})"
     if received.endpoint == "session-start":
-        title = _title(str(body.get("provider")))
+        provider = str(body.get("provider"))
+        title = HARNESSES[provider].title if provider in HARNESSES else provider
         session = body.get("provider_session_id")
         return f"card {body.get('session_id')} is running {title} session {session} (taken)"
     if received.endpoint == "mod/answer":
         card, said = body.get("session_id"), _short(str(body.get("text")), 80)
         return f'card {card}\'s answer, "{said}" (taken)'
     return f"a /{received.endpoint} report"
-
-
-def _title(provider: str) -> str:
-    harness = HARNESSES.get(provider)
-    return harness.title if harness else provider
 
 
 def _call_words(argv: list[str]) -> str:

@@ -1,6 +1,5 @@
-"""What a human command may read and write, as one value (httpie's pattern): the group
-builds it from the process, a test around a StringIO and a dict.
-"""
+"""What a human command may read and write, as one value (httpie's pattern): the group builds it
+from the process, a test around a StringIO and a dict."""
 
 from __future__ import annotations
 

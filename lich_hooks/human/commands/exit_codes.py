@@ -1,10 +1,5 @@
-"""The exit codes of the human commands, one meaning each.
-
-A script running `lich-hook doctor` must tell "doctor found a problem" from
-"lich-hook itself broke" (and both from a usage mistake), so each has its own
-code and nothing else shares it.
-Hooks are not commands: they exit 0 on every path (docs/harnesses.md).
-"""
+"""The exit codes of the human commands, one meaning each, so a script tells "doctor found a
+problem" from "lich-hook itself broke" and from a usage mistake. Hooks always exit 0."""
 
 from __future__ import annotations
 

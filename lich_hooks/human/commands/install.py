@@ -1,13 +1,12 @@
-"""`lich-hook install|uninstall <harness>` (docs/install.md): the one flow around a registry
-entry's plan (refuse, nothing to do, the diff, or write and say what now runs and what next).
-"""
+"""`lich-hook install|uninstall <harness>` (docs/install.md): the one flow around a registry entry's
+plan (refuse, nothing to do, the diff, or write and say what now runs and what next)."""
 
 from __future__ import annotations
 
-from lich_hooks.base.errors import Refused
 from lich_hooks.human.commands.exit_codes import ExitCode
 from lich_hooks.human.commands.style import paint
 from lich_hooks.human.settings import discovery, kinds, ours
+from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.registry import HARNESSES
 
 TYPE_CHECKING = False

@@ -1,7 +1,6 @@
-"""Which Claude Code plugins run here, from Claude Code's own records (docs/harnesses.md,
-"What the real clients do"; docs/troubleshooting.md, the plugin row): not the folders under
-`plugins/`, which uninstall and disable leave behind.
-"""
+"""Which Claude Code plugins run here, from Claude Code's own records (docs/harnesses.md, "What the
+real clients do"; docs/troubleshooting.md, the plugin row): not the folders under `plugins/`, which
+uninstall and disable leave behind."""
 
 from __future__ import annotations
 
@@ -9,10 +8,10 @@ import json
 import os
 from dataclasses import dataclass
 
-from lich_hooks.base.errors import Refused
-from lich_hooks.base.homes import claude_config_dir
 from lich_hooks.base.safefile import same_file
 from lich_hooks.human.settings import files
+from lich_hooks.human.settings.errors import Refused
+from lich_hooks.human.settings.folders import claude_config_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,26 +1,7 @@
-"""Which of our Codex hooks Codex will run: plugins enabled, hooks trusted, from config.toml.
-
-Codex runs a hook from `hooks.json` or a plugin only once the user trusted it
-(measured on Codex 0.171.0, docs/harnesses.md). The TUI asks at startup
-("Hooks need review" → "Trust all and continue") or in `/hooks`, and writes
-
-    [hooks.state."<key>"]
-    trusted_hash = "sha256:…"
-
-into `$CODEX_HOME/config.toml`. The key is `<source>:<event>:<group>:<handler>`:
-the source is the absolute path of a `hooks.json`, or `<plugin id>:<hooks file
-inside the plugin>` for a plugin (`lich-hooks@lich-hooks:codex-hooks.json`); the
-event is in snake case (`session_start`); group and handler are indices in the
-file. The hash is of the hook's identity, so changing the command, timeout or
-matcher makes the old trust stale: Codex then skips the hook, and `codex exec`
-says nothing about it. For a plugin Codex also records `trusted_content_hash`,
-a digest of the plugin's files that we do not recompute: after a plugin update
-Codex asks again, and doctor says so instead of claiming to know.
-
-Where Codex's app-server daemon runs, doctor asks it instead (`hooks/list` on its control
-socket answers each hook's trust itself, plugin pins included); the hash above is only for
-when nothing answers. The question never starts a daemon and is bounded by ASK_SECONDS.
-"""
+"""Which of our Codex hooks Codex will run: plugins enabled, hooks trusted. Where Codex's app-server
+daemon answers (`hooks/list` on its control socket, never starting one, bounded by ASK_SECONDS)
+doctor asks it; else the trust hash is computed from config.toml (docs/harnesses.md, Codex: the key,
+the hash, and the plugin's content hash we do not recompute)."""
 
 from __future__ import annotations
 
@@ -33,9 +14,9 @@ import struct
 import time
 from dataclasses import dataclass
 
-from lich_hooks.base.errors import Refused
-from lich_hooks.base.homes import codex_home
 from lich_hooks.human.settings import files, tomlfile
+from lich_hooks.human.settings.errors import Refused
+from lich_hooks.human.settings.folders import codex_home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

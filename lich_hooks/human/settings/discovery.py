@@ -1,14 +1,14 @@
-"""Every registration of ours a harness could run, and what stops it running (a `Blocker`):
-one walk for doctor and install, so they never disagree about where a harness looks.
-"""
+"""Every registration of ours a harness could run, and what stops it running (a `Blocker`): one walk
+for doctor and install, so they never disagree about where a harness looks."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
 
-from lich_hooks.base.errors import Refused
 from lich_hooks.human.settings import claude_plugins, codex_state, jsontext, ours, registrations
+from lich_hooks.human.settings.commandline import parse
+from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.module_file import ModuleHarness
 from lich_hooks.human.settings.settings_file import SettingsHarness as Harness
 
@@ -150,7 +150,7 @@ class Walk:
 
 
 def _launched(command: str) -> bool:
-    found = ours.registered(command)
+    found = parse(command)
     return found is not None and found.launcher
 
 

@@ -7,7 +7,7 @@ import os
 import stat
 
 from lich_hooks.base import safefile
-from lich_hooks.base.errors import Refused
+from lich_hooks.human.settings.errors import Refused
 
 # Far above any real settings file (a 20,000-hook file is about 1.6 MiB), low
 # enough that a runaway file cannot make `install` or `doctor` eat the memory.

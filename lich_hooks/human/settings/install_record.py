@@ -1,6 +1,5 @@
-"""Which containers `install` created, per settings file, so `uninstall` puts back what it
-found (docs/install.md); the file itself cannot say (Codex rejects unknown keys).
-"""
+"""Which containers `install` created, per settings file, so `uninstall` puts back what it found
+(docs/install.md); the file itself cannot say (Codex rejects unknown keys)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
-"""Edit a JSON(C) settings file as text, changing only what changed (docs/install.md: bytes
-and comments kept). The result is re-parsed and compared with the intended document; a
-splice that does not round-trip is refused with comments, else written as a clean dump.
-"""
+"""Edit a JSON(C) settings file as text, changing only what changed (docs/install.md: bytes and
+comments kept). The result is re-parsed and compared with the intended document; a splice that does
+not round-trip is refused with comments, else written as a clean dump."""
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,13 +33,13 @@ class Node:
         self.keys: list[tuple[str, int]] = []  # object members: key and the key's start
 
 
+@dataclass(eq=False)
 class Parsed:
     """A parsed document: its root node and where its comments are."""
 
-    def __init__(self, text: str, root: Node | None, comments: list[tuple[int, int]]) -> None:
-        self.text = text
-        self.root = root
-        self.comments = comments
+    text: str
+    root: Node | None
+    comments: list[tuple[int, int]]
 
 
 class _Parser:

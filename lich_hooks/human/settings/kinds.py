@@ -1,6 +1,5 @@
-"""The interface every registry entry answers, so install, uninstall, doctor and demo never
-ask which kind they hold (settings_file.py or module_file.py; promises: docs/install.md).
-"""
+"""The interface every registry entry answers, so install, uninstall, doctor and demo never ask
+which kind they hold (settings_file.py or module_file.py; promises: docs/install.md)."""
 
 from __future__ import annotations
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from lich_hooks.base.errors import Refused
 from lich_hooks.base.safefile import same_file
 from lich_hooks.human.settings import files, modules
+from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.kinds import NOTHING, REMOVE, SCOPES, WRITE, Harness, Plan
 
 TYPE_CHECKING = False

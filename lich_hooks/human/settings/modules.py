@@ -1,6 +1,5 @@
-"""The module files opencode and omp load (lich_hooks/modules/; docs/harnesses.md): the text
-install writes, how one of ours is told apart (its first line), and which command it runs.
-"""
+"""The module files opencode and omp load (lich_hooks/modules/; docs/harnesses.md): the text install
+writes, how one of ours is told apart (its first line), and which command it runs."""
 
 from __future__ import annotations
 
@@ -8,9 +7,10 @@ import json
 import os
 import re
 import stat
+from dataclasses import dataclass
 from importlib import resources
 
-from lich_hooks.base.errors import Refused
+from lich_hooks.human.settings.errors import Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,13 +68,13 @@ def command_of(text: str) -> str | None:
     return " ".join(["lich-hook", *args])
 
 
+@dataclass(eq=False)
 class Found:
     """What is at a module path: kind `missing`, `file` (with its text) or `other`."""
 
-    def __init__(self, kind: FoundKind, text: str | None = None, why: str = "") -> None:
-        self.kind = kind
-        self.text = text
-        self.why = why
+    kind: FoundKind
+    text: str | None = None
+    why: str = ""
 
 
 # The one look at the disk that install and doctor share.

@@ -1,8 +1,7 @@
-"""Which entries of a harness's settings are ours, and the merge that puts ours in or takes them
-out (docs/install.md). "Ours" is decided by the command (base/commandline.py), never by an
-extra key: Codex rejects unknown keys and Antigravity drops them. Plain data in and out: the
-byte-keeping write is jsontext.py, the file handling settings_file.py.
-"""
+"""Which entries of a harness's settings are ours, and the merge that puts ours in or takes them out
+(docs/install.md). "Ours" is decided by the command (settings/commandline.py), never by an extra
+key: Codex rejects unknown keys and Antigravity drops them. Plain data in and out: the byte-keeping
+write is jsontext.py, the file handling settings_file.py."""
 
 from __future__ import annotations
 
@@ -10,10 +9,9 @@ import os
 import shlex
 import sys
 
-from lich_hooks.base import commandline
-from lich_hooks.base.errors import Refused
 from lich_hooks.base.harnesses import DEFAULT_PROVIDER
-from lich_hooks.human.settings import registrations
+from lich_hooks.human.settings import commandline, registrations
+from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.jsontext import walk
 
 TYPE_CHECKING = False
@@ -29,11 +27,10 @@ EXECUTABLE_NAMES = commandline.EXECUTABLE_NAMES
 def this_executable() -> str:
     """The absolute path of this installation's `lich-hook` console script.
 
-    The script installed next to the running interpreter (a virtualenv's or
-    pipx's bin/Scripts directory) is the one that imports this very package:
-    never a pyenv shim or whatever `python3` is first on PATH. sys.executable is
-    deliberately not resolved: a venv's python is a symlink to the base one.
-    """
+    The script installed next to the running interpreter (a virtualenv's or pipx's bin/Scripts
+    directory) is the one that imports this very package: never a pyenv shim or whatever `python3`
+    is first on PATH. sys.executable is deliberately not resolved: a venv's python is a symlink to
+    the base one."""
     bin_dir = os.path.dirname(os.path.abspath(sys.executable))
     names = ("lich-hook.exe", "lich-hook") if sys.platform == "win32" else ("lich-hook",)
     for name in names:
@@ -70,17 +67,11 @@ def split(command: str) -> list[str]:
         return command.split()
 
 
-def registered(value: object) -> commandline.Registered | None:
-    """What a handler's command of ours runs (either form, base/commandline.py), else None."""
-    return commandline.parse(value)
-
-
 def command_argv(value: object) -> list[str] | None:
     """`[program, event, provider?]` of a command of ours, else None.
 
     A plugin's launcher command counts, as the argv it hands the launcher
-    (`${…PLUGIN_ROOT}/plugin/lich-hook`, event, provider).
-    """
+    (`${…PLUGIN_ROOT}/plugin/lich-hook`, event, provider)."""
     found = commandline.parse(value)
     return found.argv() if found is not None else None
 
@@ -101,7 +92,7 @@ def with_executable(
     value: object, executable: str, where: str | None = None, cmd: str | None = None
 ) -> object:
     """A registration (from registrations.py) whose commands run `executable`, in the
-    guarded form (base/commandline.py); `where` is the settings file it goes to.
+    guarded form (settings/commandline.py); `where` is the settings file it goes to.
 
     `cmd`: also give each handler a `command_windows` running that program, which Codex runs
     in its session shell there, PowerShell, else cmd.exe (docs/harnesses.md, Windows)."""
@@ -130,11 +121,9 @@ def with_executable(
 def _strip(entries: list[object]) -> tuple[list[object], int | None]:
     """`entries` without our handlers, and the index where our first entry stood.
 
-    An entry is either a handler (`command` in it: Crush, Antigravity's flat
-    events) or a group `{matcher, hooks: [handler…]}`. A group left empty by
-    the removal was ours and goes; a group with someone else's handlers stays
-    with only theirs.
-    """
+    An entry is either a handler (`command` in it: Crush, Antigravity's flat events) or a group
+    `{matcher, hooks: [handler…]}`. A group left empty by the removal was ours and goes; a group
+    with someone else's handlers stays with only theirs."""
     kept: list[object] = []
     at: int | None = None
     for entry in entries:
@@ -161,9 +150,8 @@ def merge_events(
 ) -> dict[str, object]:
     """`events` (event name → entries) with ours removed and `wanted` put in.
 
-    Our entries are replaced where they stood, so a re-run changes nothing and
-    an upgrade keeps its place among others' hooks; new ones are appended.
-    """
+    Our entries are replaced where they stood, so a re-run changes nothing and an upgrade keeps its
+    place among others' hooks; new ones are appended."""
     result: dict[str, object] = {}
     for name, entries in events.items():
         if not isinstance(entries, list):

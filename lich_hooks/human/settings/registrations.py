@@ -1,13 +1,7 @@
-"""The registration files this repository ships (docs/harnesses.md), as data.
-
-One source for all of them: the files at the repository root are rendered from
-here (`python -m lich_hooks.human.settings.registrations`), a test keeps them byte-identical,
-and `demo` and `install` read the same data, so what we test is what users run.
-
-Timeouts are seconds. The Agent/Task PreToolUse waits on `lich open`, whose
-own limit is lich_process.OPEN_SECONDS (120 s), so its registration allows
-more; every other hook is done in well under a second and gets a few seconds.
-"""
+"""The registration files this repository ships (docs/harnesses.md), as data: the files at the
+repository root are rendered from here (`python -m lich_hooks.human.settings.registrations`), a test
+keeps them byte-identical, and demo and install read the same data. Timeouts are seconds: the
+Agent/Task PreToolUse waits on `lich open` (lich_process.OPEN_SECONDS, 120 s)."""
 
 from __future__ import annotations
 
@@ -15,9 +9,9 @@ import json
 import os
 
 from lich_hooks import __version__
-from lich_hooks.base import commandline
-from lich_hooks.base.errors import Refused
 from lich_hooks.base.harnesses import PLUGIN_ROUTES, REGISTRATIONS
+from lich_hooks.human.settings import commandline
+from lich_hooks.human.settings.errors import Refused
 
 COMMAND = "lich-hook"
 QUICK_TIMEOUT = 5
@@ -35,23 +29,86 @@ PLUGIN_HOOKS = {key: f"lich_hooks/plugin/{key}-hooks.json" for key in PLUGIN_ROU
 
 
 def command(event: str, provider: str, program: str = COMMAND, where: str | None = None) -> str:
-    """The guarded command (base/commandline.py) running `program` for `event`; `where`:
+    """The guarded command (settings/commandline.py) running `program` for `event`; `where`:
     the settings file it is written to, named in the person's line when it cannot start."""
     row = REGISTRATIONS.get(provider)
     if row is None:  # no guard known for it: an unguarded command would break its sessions
         raise Refused(f"no registration for provider {provider!r} (base/harnesses.py)")
-    message = row.missing(program, where) if row.says_on(event) else None
+    message = missing(program, where) if says_on(row.guard, event) else None
     return commandline.render(row.guard, program, event, provider, message)
 
 
-def windows_command(event: str, provider: str, program: str, shell: str | None = None) -> str:
-    """Codex's `command_windows` for the same registration, for the shell Codex runs it in
-    there (`shell`, else this machine's: `codex_windows_shell`).
+def says_on(guard: commandline.Guard, event: str) -> bool:
+    """Does this event's command tell the person, once per session, that it cannot run?
+    SessionStart runs once per conversation start; every other event stays silent."""
+    return event == "SessionStart" and guard in (commandline.CARD, commandline.LOGIN)
 
-    cmd.exe cannot be handed a quoted path under Codex (base/commandline.py), so a path it
-    cannot read as one word is written as its 8.3 short name, or where that is no better,
-    as `lich-hook` on PATH.
-    """
+
+def missing(program: str, where: str | None) -> str:
+    """The person's line when `program` (an installed `lich-hook`) cannot start: true
+    whether or not the plugin still reports, with the fix for each cause."""
+    what = program if commandline.safe_message(program) else "lich-hook"
+    fix = reinstall(program)
+    if "/" not in program and "\\" not in program:
+        what = "lich-hook (on PATH)"
+        fix = f"put lich-hook on PATH (pipx ensurepath, then a new terminal), or {fix}"
+    entry, gone = "a lich-hooks hook", "remove the lich-hook hooks from your settings"
+    if where is not None and commandline.safe_message(where):
+        entry += f" in {where}"
+        gone = f"remove the lich-hook hooks from {where}"
+    return (
+        f"lich-hooks: {entry} runs {what}, which is missing or cannot start, so that "
+        f"entry reports nothing to lich (the lich-hooks plugin, where installed, still "
+        f"does). Fix: {fix}; or, if you uninstalled lich-hooks, {gone}. Then start a "
+        f"new session."
+    )
+
+
+UNKNOWN_SOURCE = "<path or git URL of lich-hooks>"
+
+
+def reinstall(program: str) -> str:
+    """The command that makes an installed `lich-hook` start again where it exists but
+    cannot (its venv's Python upgraded away): pipx's and uv's own reinstall, or the venv
+    made again for pip (docs/install.md, "When the program cannot start")."""
+    path = program.replace("\\", "/")
+    if "/pipx/venvs/lich-hooks/" in path:
+        return "pipx reinstall lich-hooks"
+    venv = path.rsplit("/", 2)[0] if path.count("/") >= 2 else ""
+    if not venv or not commandline.safe_message(venv) or "/" not in program:  # a PATH word
+        return f"pipx reinstall lich-hooks (uv: uv tool install --reinstall {UNKNOWN_SOURCE})"
+    source = install_source()
+    if "/uv/tools/lich-hooks/" in path:
+        return f"uv tool install --reinstall {source}"
+    return f"python3 -m venv --clear {venv}, then {venv}/bin/python -m pip install {source}"
+
+
+def install_source() -> str:
+    """Where this installation came from (pip's direct_url.json): what a reinstall names."""
+    try:
+        from importlib.metadata import distributions
+
+        found = (d.read_text("direct_url.json") for d in distributions(name="lich-hooks"))
+        data = json.loads(next(text for text in found if text))
+        url = str(data["url"])
+        if "vcs_info" in data:
+            url = f"git+{url}"
+        elif url.startswith("file://"):
+            from urllib.parse import unquote
+
+            url = unquote(url[len("file://") :])
+    except Exception:  # installed from an index, or metadata unreadable
+        return UNKNOWN_SOURCE
+    return url if commandline.safe_message(url) else UNKNOWN_SOURCE
+
+
+def windows_command(event: str, provider: str, program: str, shell: str | None = None) -> str:
+    """Codex's `command_windows` for the same registration, for the shell Codex runs it in there
+    (`shell`, else this machine's: `codex_windows_shell`).
+
+    cmd.exe cannot be handed a quoted path under Codex (settings/commandline.py), so a path it
+    cannot read as one word is written as its 8.3 short name, or where that is no better, as
+    `lich-hook` on PATH."""
     if (shell or codex_windows_shell()) == commandline.POWERSHELL:
         return commandline.render(commandline.POWERSHELL, program, event, provider)
     return commandline.render(commandline.CMD, _cmd_word(program), event, provider)
@@ -111,7 +168,13 @@ def plugin_command(event: str, provider: str) -> str:
     root (so a copy that lost its mode bits still runs)."""
     row = REGISTRATIONS[provider]
     assert row.plugin_root is not None
-    message = row.plugin_missing() if row.says_on(event) else None
+    message = None
+    if says_on(row.guard, event):  # its plugin folder gone (a moved or deleted clone)
+        message = (
+            "lich-hooks cannot report this session to lich: the plugin folder "
+            f"{row.title} runs it from is gone (a moved or deleted clone). Fix: "
+            f"{row.plugin_fix}. Then start a new session."
+        )
     return commandline.render(row.guard, COMMAND, event, provider, message, row.plugin_root)
 
 

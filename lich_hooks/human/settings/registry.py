@@ -1,29 +1,23 @@
-"""The harness registry: one entry per harness the human commands know.
-
-An entry carries everything about its harness that `install`, `uninstall`,
-`doctor` and `demo` need: its provider id and name, where its file lives per
-scope, its kind (kinds.py: a settings file with command hooks, or a module
-file), how ours is found in it and what stops the harness running it
-(discovery.py's finder), the next steps `install` prints, and the scenarios
-`demo` runs. Every list a person sees (install's choices, doctor's fix texts)
-is read from HARNESSES; tests/registrations/test_registry.py fails when a
-provider that has a registration is missing here, or has no route on the hook
-side (lich_hooks/base/harnesses.py, which the hot path reads without importing this).
-
-All locations come from one `environ` mapping and one project directory (the
-settings files, off-switches and plugin roots are base/harnesses.py's REGISTRATIONS,
-plain data the hook side reads too), so tests and `doctor` can point every harness
-at a scratch home.
-"""
+"""The harness registry: one entry per harness the human commands know (its file per scope, kind,
+finder, next steps, demo's scenarios); install's choices, doctor's fix texts and demo's order are
+read from HARNESSES. The hot path reads its own table (base/harnesses.py) without importing this;
+tests/registrations/test_registry.py holds the two to each other. Every location comes from one
+`environ` and one project folder, so tests and doctor can point every harness at a scratch home."""
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 
-from lich_hooks.base.harnesses import REGISTRATIONS
-from lich_hooks.base.homes import config_home, omp_agent_dir, settings_home
 from lich_hooks.human.settings import discovery, registrations, scenarios
+from lich_hooks.human.settings.folders import (
+    claude_config_dir,
+    codex_home,
+    config_home,
+    omp_agent_dir,
+    settings_home,
+)
 from lich_hooks.human.settings.kinds import Harness
 from lich_hooks.human.settings.module_file import ModuleHarness
 from lich_hooks.human.settings.settings_file import SettingsHarness
@@ -31,9 +25,44 @@ from lich_hooks.human.settings.versions import Verified
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from lich_hooks.human.settings.kinds import Scope
+
+
+def _claude_settings(scope: Scope, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        return os.path.join(project, ".claude", "settings.json")
+    return os.path.join(claude_config_dir(environ), "settings.json")
+
+
+def _codex_settings(scope: Scope, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        return os.path.join(project, ".codex", "hooks.json")
+    return os.path.join(codex_home(environ), "hooks.json")
+
+
+def _crush_settings(scope: Scope, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        # Crush reads `.crush.json` before `crush.json`: edit the one in use.
+        for name in (".crush.json", "crush.json"):
+            candidate = os.path.join(project, name)
+            if os.path.exists(candidate):
+                return candidate
+        return os.path.join(project, "crush.json")
+    override = environ.get("CRUSH_GLOBAL_CONFIG")
+    if override:
+        return os.path.join(override, "crush.json")
+    if sys.platform == "win32" and environ.get("LOCALAPPDATA"):
+        return os.path.join(environ["LOCALAPPDATA"], "crush", "crush.json")
+    base = environ.get("XDG_CONFIG_HOME") or os.path.join(settings_home(environ), ".config")
+    return os.path.join(base, "crush", "crush.json")
+
+
+def _antigravity_settings(scope: Scope, environ: Mapping[str, str], project: str) -> str:
+    if scope == "project":
+        return os.path.join(project, ".agents", "hooks.json")
+    return os.path.join(settings_home(environ), ".gemini", "config", "hooks.json")
 
 
 def _claude_also(environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
@@ -66,6 +95,11 @@ def _omp_folder(scope: Scope, environ: Mapping[str, str], project: str) -> str:
 # --- what install prints next, per harness (the executable as the shell spells it) -----
 
 
+def _says(*lines: str) -> Callable[[Scope, str], list[str]]:
+    """Next steps that are the same for every scope and executable."""
+    return lambda scope, exe: list(lines)
+
+
 def _claude_next(scope: Scope, exe: str) -> list[str]:
     # json.dumps: the lines are pasted into settings.json, and a quoted path has quotes.
     status = json.dumps({"type": "command", "command": f"{exe} status-line"}, ensure_ascii=False)
@@ -89,42 +123,20 @@ def _codex_next(scope: Scope, exe: str) -> list[str]:
     return steps
 
 
-def _crush_next(scope: Scope, exe: str) -> list[str]:
-    return ["Next: restart Crush; the first tool call of each session reports it to lich."]
-
-
-def _antigravity_next(scope: Scope, exe: str) -> list[str]:
-    return [
-        "Next: restart Antigravity (agy); its first model call in a lich card reports it.",
-        "Antigravity ignores a hooks.json it cannot parse as a whole: keep it strict JSON.",
-    ]
-
-
-def _opencode_next(scope: Scope, exe: str) -> list[str]:
-    return [
-        "Next: start opencode in a lich card; a new session reports at once, a continued "
-        "one (-c, -s, the session list) with its next message."
-    ]
-
-
-def _omp_next(scope: Scope, exe: str) -> list[str]:
-    return ["Next: start omp in a lich card; a new, resumed or forked session reports at once."]
-
-
 HARNESSES: dict[str, Harness] = {
     harness.key: harness
     for harness in (
         SettingsHarness(
             key="claude",
             title="Claude Code",
-            locate=REGISTRATIONS["claude"].settings,
+            locate=_claude_settings,
             next_steps=_claude_next,
             scenarios=scenarios.claude,
             shipped_file="hooks/hooks.json",
             registration=lambda: {"hooks": registrations.claude_hooks()},
             also_reads=_claude_also,
             finds=discovery.claude_code,
-            off_switch=REGISTRATIONS["claude"].off_switch,
+            off_switch="disableAllHooks",
             plugin_remove="claude plugin uninstall {id}{scope}",
             slashes=True,
             verified=Verified(
@@ -134,7 +146,7 @@ HARNESSES: dict[str, Harness] = {
         SettingsHarness(
             key="codex",
             title="Codex",
-            locate=REGISTRATIONS["codex"].settings,
+            locate=_codex_settings,
             next_steps=_codex_next,
             scenarios=scenarios.codex,
             shipped_file="codex-hooks.json",
@@ -147,8 +159,10 @@ HARNESSES: dict[str, Harness] = {
         SettingsHarness(
             key="crush",
             title="Crush",
-            locate=REGISTRATIONS["crush"].settings,
-            next_steps=_crush_next,
+            locate=_crush_settings,
+            next_steps=_says(
+                "Next: restart Crush; the first tool call of each session reports it to lich."
+            ),
             scenarios=scenarios.crush,
             shipped_file="crush-hooks.json",
             registration=lambda: {"hooks": registrations.crush_hooks()},
@@ -158,8 +172,11 @@ HARNESSES: dict[str, Harness] = {
         SettingsHarness(
             key="antigravity",
             title="Antigravity",
-            locate=REGISTRATIONS["antigravity"].settings,
-            next_steps=_antigravity_next,
+            locate=_antigravity_settings,
+            next_steps=_says(
+                "Next: restart Antigravity (agy); its first model call in a lich card reports it.",
+                "Antigravity ignores a hooks.json it cannot parse as a whole: keep it strict JSON.",
+            ),
             scenarios=scenarios.antigravity,
             shipped_file="hooks.json",
             registration=registrations.antigravity_hooks,
@@ -171,7 +188,10 @@ HARNESSES: dict[str, Harness] = {
             key="opencode",
             title="opencode",
             locate=_opencode_folder,
-            next_steps=_opencode_next,
+            next_steps=_says(
+                "Next: start opencode in a lich card; a new session reports at once, a continued "
+                "one (-c, -s, the session list) with its next message."
+            ),
             scenarios=scenarios.opencode,
             template="opencode-plugin.js",
             file_name="lich-hooks.js",
@@ -183,7 +203,9 @@ HARNESSES: dict[str, Harness] = {
             key="omp",
             title="omp",
             locate=_omp_folder,
-            next_steps=_omp_next,
+            next_steps=_says(
+                "Next: start omp in a lich card; a new, resumed or forked session reports at once."
+            ),
             scenarios=scenarios.omp,
             template="omp-extension.ts",
             file_name="lich-hooks.ts",

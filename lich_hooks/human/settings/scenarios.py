@@ -1,34 +1,29 @@
-"""What `lich-hook demo` runs per harness: payloads for `lich-hook <event> <key>`, which demo
-checks the shipped file or module really runs.
-"""
+"""What `lich-hook demo` runs per harness: payloads for `lich-hook <event> <key>`, which demo checks
+the shipped file or module really runs."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 from lich_hooks.human.settings import modules
 
 
+@dataclass(eq=False)
 class Demo:
     """What the scenarios may use: the demo's folder and its stand-in `lich` executable."""
 
-    def __init__(self, cwd: str, lich_bin: str) -> None:
-        self.cwd = cwd
-        self.lich_bin = lich_bin
+    cwd: str
+    lich_bin: str
 
 
+@dataclass(eq=False)
 class Scenario:
     """One hook run: its event, what the harness sends on stdin, which extra variables."""
 
-    def __init__(
-        self,
-        event: str,
-        payload: dict[str, object],
-        note: str = "",
-        env: dict[str, str] | None = None,
-    ) -> None:
-        self.event = event
-        self.payload = payload
-        self.note = note
-        self.env = env or {}
+    event: str
+    payload: dict[str, object]
+    note: str = ""
+    env: dict[str, str] = field(default_factory=dict)
 
 
 CLAUDE_SESSION = "5b0c8f0e-3d1a-4c2e-9f7a-2b6d1e8c4a10"
@@ -124,27 +119,16 @@ def codex(demo: Demo) -> list[Scenario]:
 
 def crush(demo: Demo) -> list[Scenario]:
     """The first tool call reports the session; the next one sends nothing."""
+    call = {"session_id": CRUSH_SESSION, "cwd": demo.cwd, "hook_event_name": "PreToolUse"}
     return [
         Scenario(
             "PreToolUse",
-            {
-                "session_id": CRUSH_SESSION,
-                "cwd": demo.cwd,
-                "hook_event_name": "PreToolUse",
-                "tool_name": "bash",
-                "tool_input": {"command": "ls"},
-            },
+            {**call, "tool_name": "bash", "tool_input": {"command": "ls"}},
             "The session's first tool call.",
         ),
         Scenario(
             "PreToolUse",
-            {
-                "session_id": CRUSH_SESSION,
-                "cwd": demo.cwd,
-                "hook_event_name": "PreToolUse",
-                "tool_name": "view",
-                "tool_input": {"file_path": "README.md"},
-            },
+            {**call, "tool_name": "view", "tool_input": {"file_path": "README.md"}},
             "The next tool call: the session was already reported.",
         ),
     ]
@@ -152,16 +136,14 @@ def crush(demo: Demo) -> list[Scenario]:
 
 def antigravity(demo: Demo) -> list[Scenario]:
     """The first model call reports the conversation; the next one sends nothing."""
+    call: dict[str, object] = {
+        "conversationId": ANTIGRAVITY_CONVERSATION,
+        "hook_event_name": "PreInvocation",
+    }
     return [
+        Scenario("PreInvocation", call, "The conversation's first model call."),
         Scenario(
-            "PreInvocation",
-            {"conversationId": ANTIGRAVITY_CONVERSATION, "hook_event_name": "PreInvocation"},
-            "The conversation's first model call.",
-        ),
-        Scenario(
-            "PreInvocation",
-            {"conversationId": ANTIGRAVITY_CONVERSATION, "hook_event_name": "PreInvocation"},
-            "The next model call: the conversation was already reported.",
+            "PreInvocation", call, "The next model call: the conversation was already reported."
         ),
     ]
 

@@ -1,6 +1,5 @@
-"""A harness with command hooks in its own JSON(C) settings file: ours merged in and out by
-their command (ours.py), every other byte kept (jsontext.py); promises: docs/install.md.
-"""
+"""A harness with command hooks in its own JSON(C) settings file: ours merged in and out by their
+command (ours.py), every other byte kept (jsontext.py); promises: docs/install.md."""
 
 from __future__ import annotations
 
@@ -8,8 +7,8 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from lich_hooks.base.errors import Refused
 from lich_hooks.human.settings import files, install_record, jsontext, ours
+from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.kinds import NOTHING, REMOVE, SCOPES, WRITE, Harness, Plan
 
 TYPE_CHECKING = False

@@ -1,7 +1,6 @@
-"""Codex's `config.toml` for doctor: tomllib, or on 3.10 (no TOML dependency for one old
-Python) `read_simple`, which reads only headers and single-line scalars the way Codex writes
-them and skips anything else, so an unreadable table looks absent: "not trusted", the safe side.
-"""
+"""Codex's `config.toml` for doctor: tomllib, or on 3.10 (no TOML dependency for one old Python)
+`read_simple`, which reads only headers and single-line scalars the way Codex writes them and skips
+anything else, so an unreadable table looks absent: "not trusted", the safe side."""
 
 from __future__ import annotations
 

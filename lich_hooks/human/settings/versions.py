@@ -1,7 +1,6 @@
-"""The releases each entry was verified on, and the one installed (docs/troubleshooting.md,
-the version row). Only Claude Code's native binary is run: Codex's `--version` writes into
-CODEX_HOME, opencode's and omp's take a second.
-"""
+"""The releases each entry was verified on, and the one installed (docs/troubleshooting.md, the
+version row). Only Claude Code's native binary is run: Codex's `--version` writes into CODEX_HOME,
+opencode's and omp's take a second."""
 
 from __future__ import annotations
 
@@ -10,9 +9,10 @@ import os
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 
-from lich_hooks.base.errors import Refused
 from lich_hooks.human.settings import files
+from lich_hooks.human.settings.errors import Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,24 +25,15 @@ _NUMBER = re.compile(r"(\d+(?:\.\d+)+)")
 _NATIVE = re.compile(r"[/\\]claude[/\\]versions[/\\](\d+(?:\.\d+)+)$")
 
 
+@dataclass(eq=False)
 class Verified:
     """A harness's command, its npm packages, and the range of releases verified."""
 
-    __slots__ = ("command", "newest", "oldest", "packages", "runs_version")
-
-    def __init__(
-        self,
-        command: str,
-        packages: tuple[str, ...],
-        oldest: str,
-        newest: str,
-        runs_version: bool = False,
-    ) -> None:
-        self.command = command
-        self.packages = packages  # npm names, platform packages included
-        self.oldest = oldest
-        self.newest = newest
-        self.runs_version = runs_version  # `<command> --version` is fast and writes nothing
+    command: str
+    packages: tuple[str, ...]  # npm names, platform packages included
+    oldest: str
+    newest: str
+    runs_version: bool = False  # `<command> --version` is fast and writes nothing
 
     def contains(self, version: str) -> bool:
         return version_key(self.oldest) <= version_key(version) <= version_key(self.newest)
@@ -58,15 +49,13 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in found.group(1).split(".")) if found else ()
 
 
+@dataclass(eq=False)
 class Installed:
     """What doctor found: the command's path and the version (None: could not be read)."""
 
-    __slots__ = ("path", "source", "version")
-
-    def __init__(self, path: str, version: str | None, source: str) -> None:
-        self.path = path
-        self.version = version
-        self.source = source  # where the version came from, for the report
+    path: str
+    version: str | None
+    source: str  # where the version came from, for the report
 
 
 def installed(harness: Verified, environ: Mapping[str, str]) -> Installed | None:

@@ -1,11 +1,11 @@
-"""lich's rules for the two endpoints we call; `validate` answers with lich's reason strings,
-pinned by lich's published vectors, vendored verbatim in vectors/.
-"""
+"""lich's rules for the two endpoints we call; `validate` answers with lich's reason strings, pinned
+by lich's published vectors, vendored verbatim in vectors/."""
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 
 VECTORS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vectors")
 
@@ -27,15 +27,13 @@ ENDPOINTS = ("session-start", "mod/answer")
 UNANSWERED = ("blank", "error", "refusal")
 
 
+@dataclass(eq=False)
 class Reply:
     """What lich answers one request: 204 and what it stores, or a status and why not."""
 
-    __slots__ = ("accepted", "reason", "status")
-
-    def __init__(self, status: int, accepted: dict[str, object] | None, reason: str | None):
-        self.status = status
-        self.accepted = accepted
-        self.reason = reason
+    status: int
+    accepted: dict[str, object] | None
+    reason: str | None
 
 
 def _refuse(reason: str, status: int = 400) -> Reply:

@@ -1,6 +1,5 @@
-"""A loopback lich: token (401), endpoint (404), body (400, lich's reason) or 204, and every
-request kept; doctor's probe (`X-Lich-Hook-Probe`) gets lich's usual answer.
-"""
+"""A loopback lich: token (401), endpoint (404), body (400, lich's reason) or 204, and every request
+kept; doctor's probe (`X-Lich-Hook-Probe`) gets lich's usual answer."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Which Agent calls become lich cards: docs/agent-cards.md's table, in its order, as one
-pure function. The probes (interactive, LICH_BIN on disk, git branch) are callables run only
-when a row needs them, so tests drive every row and a call not taken imports nothing.
-"""
+"""Which Agent calls become lich cards: docs/agent-cards.md's table, in its order, as one pure
+function. The probes (interactive, LICH_BIN on disk, git branch) are callables run only when a row
+needs them, so tests drive every row and a call not taken imports nothing."""
 
 from __future__ import annotations
 

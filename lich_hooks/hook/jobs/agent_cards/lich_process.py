@@ -1,7 +1,6 @@
-"""The lich CLI and git as argv lists, never a shell. `lich open` (up to ~110 s) runs in a
-session of its own with its output in temporary files, so Esc's SIGINT neither reaches it nor
-leaves it writing into a closed pipe: once lich may have the task, the hook must say so.
-"""
+"""The lich CLI and git as argv lists, never a shell. `lich open` (up to ~110 s) runs in a session
+of its own with its output in temporary files, so Esc's SIGINT neither reaches it nor leaves it
+writing into a closed pipe: once lich may have the task, the hook must say so."""
 
 from __future__ import annotations
 
@@ -34,10 +33,9 @@ LAUNCH_ERROR: OpenKind = "launch-error"
 TIMEOUT: OpenKind = "timeout"
 INTERRUPTED: OpenKind = "interrupted"
 
-# An open left running when the hook was interrupted. Held until the hook's
-# os._exit so its Popen is never finalised: the finaliser warns "subprocess …
-# is still running" on stderr when PYTHONWARNINGS or -X dev is set, and here
-# that is intended.
+# An open left running when the hook was interrupted. Held until the hook's os._exit so its Popen is
+# never finalised: the finaliser warns "subprocess … is still running" on stderr when PYTHONWARNINGS
+# or -X dev is set, and here that is intended.
 _LEFT_RUNNING: list[object] = []
 
 

@@ -1,7 +1,6 @@
-"""Agent cards' PreToolUse job (docs/agent-cards.md). Claude Code may run it before every
-tool call, so a call that ends in "no verdict" imports only `eligibility`; the texts, signals and
-`lich open` load once a call is taken or a recorded worker stopped.
-"""
+"""Agent cards' PreToolUse job (docs/agent-cards.md). Claude Code may run it before every tool call,
+so a call that ends in "no verdict" imports only `eligibility`; the texts, signals and `lich open`
+load once a call is taken or a recorded worker stopped."""
 
 from __future__ import annotations
 

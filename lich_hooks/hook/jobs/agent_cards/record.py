@@ -1,7 +1,6 @@
-"""The workers a card opened, one private file each in the state directory: what it holds,
-why one file per worker, and how it is pruned is docs/agent-cards.md's "The worker
-record, and TaskStop". Best-effort: a broken directory loses the record, never the verdict.
-"""
+"""The workers a card opened, one private file each in the state directory: what it holds, why one
+file per worker, and how it is pruned is docs/agent-cards.md's "The worker record, and TaskStop".
+Best-effort: a broken directory loses the record, never the verdict."""
 
 from __future__ import annotations
 
@@ -15,9 +14,8 @@ if TYPE_CHECKING:
     from typing import TypedDict
 
     class Worker(TypedDict):
-        """What `add` writes for a worker lich took (verdict.for_open builds it), and what
-        `find` and `workers` give back once `_valid` checked each field of the file.
-        """
+        """What `add` writes for a worker lich took (verdict.for_open builds it), and what `find`
+        and `workers` give back once `_valid` checked each field of the file."""
 
         name: str  # lich's roster name: the file's key, and the TaskStop id
         label: str
@@ -100,10 +98,9 @@ def remove(environ: Mapping[str, str], card: str, *names: str) -> None:
 
 
 def workers(environ: Mapping[str, str], card: str, now: float) -> tuple[list[Worker], bool]:
-    """The workers recorded for `card` within the prune age, oldest first, and whether those
-    are all of them: at most READ_LIMIT records of RECORD_LIMIT bytes are read, the newest,
-    among the first SCAN_LIMIT entries (older records are the pruner's, state/prune.py).
-    """
+    """The workers recorded for `card` within the prune age, oldest first, and whether those are all
+    of them: at most READ_LIMIT records of RECORD_LIMIT bytes are read, the newest, among the first
+    SCAN_LIMIT entries (older records are the pruner's, state/prune.py)."""
     from lich_hooks.hook.state.prune import WORKERS_AGE
 
     read, whole = state.entries(

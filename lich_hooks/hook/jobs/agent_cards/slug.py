@@ -1,6 +1,5 @@
 """Branch names for isolated workers (docs/agent-cards.md): shaped like lich's own worktree
-dialog's, with a suffix from the call's id so two calls never land on one existing branch.
-"""
+dialog's, with a suffix from the call's id so two calls never land on one existing branch."""
 
 from __future__ import annotations
 

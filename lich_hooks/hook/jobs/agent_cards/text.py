@@ -1,7 +1,6 @@
-"""Every string agent cards show (docs/agent-cards.md): `<key>_person` is a deny's
-systemMessage, `<key>` its reason, `<key>_context` its additionalContext; English is the
-fallback; values are inserted with `str.format` as they are.
-"""
+"""Every string agent cards show (docs/agent-cards.md): `<key>_person` is a deny's systemMessage,
+`<key>` its reason, `<key>_context` its additionalContext; English is the fallback; values are
+inserted with `str.format` as they are."""
 
 from __future__ import annotations
 

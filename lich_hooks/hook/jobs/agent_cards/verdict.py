@@ -1,7 +1,6 @@
-"""What Claude Code reads back (docs/agent-cards.md). A hook cannot hand it an Agent result,
-so where lich has (or may have) the task it is a deny that says so; only an open that
-certainly failed lets the native agent run, with a toast.
-"""
+"""What Claude Code reads back (docs/agent-cards.md). A hook cannot hand it an Agent result, so
+where lich has (or may have) the task it is a deny that says so; only an open that certainly failed
+lets the native agent run, with a toast."""
 
 from __future__ import annotations
 

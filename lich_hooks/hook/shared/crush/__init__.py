@@ -1,10 +1,5 @@
-"""Crush's shared `crush server`: find the card a hook reports for, or refuse.
-
-`decide.py` holds the rules (pure), `probe.py` reads the server's API and
-/proc. The session-start job asks `who_runs` on every Crush PreToolUse (a few
-/proc reads) and, only under the server, `find_card`. docs/harnesses.md
-(Crush) tells users what this means for them.
-"""
+"""Crush's shared `crush server`: find the card a hook reports for, or refuse (docs/harnesses.md,
+Crush); decide.py the rules, probe.py the reading."""
 
 from __future__ import annotations
 
@@ -99,8 +94,7 @@ def find_card(
 ) -> decide.Attribution:
     """The card whose conversation `session` in `cwd` is, among the server's, or why none.
 
-    `environ` is the hook's own, i.e. the server's: it says where the socket is.
-    """
+    `environ` is the hook's own, i.e. the server's: it says where the socket is."""
     if sys.platform == "win32":
         return windows_refusal(server)
     if not cwd or not os.path.isabs(cwd):
@@ -134,11 +128,10 @@ def resolved_dir(client: decide.Client) -> str | None:
 
 
 def guard_mark(environ: Mapping[str, str], card: str, conversation: str) -> str | None:
-    """The name of the mark the registered guard tests for `conversation` reported by this
-    card in Crush's local mode (base/commandline.py MARK), or None where that guard would
-    not find it: ids the shell would spell otherwise, a state directory its expansion
-    does not name, or no local crush as the hook's parent (`$$` in its shell).
-    """
+    """The name of the mark the registered guard tests for `conversation` reported by this card in
+    Crush's local mode (human/settings/commandline.py MARK), or None where that guard would not find
+    it: ids the shell would spell otherwise, a state directory its expansion does not name, or no
+    local crush as the hook's parent (`$$` in its shell)."""
     from lich_hooks.base import homes
     from lich_hooks.hook import procfs
 

@@ -1,9 +1,8 @@
 """Which lich card a Crush hook reports for under `crush server`: pure rules over what probe.py
-read. The server runs every hook with its first client's environment, and a second client in
-one directory joins that workspace with its own environment dropped ("first wins"); so the
-workspace at the payload's cwd must hold the session and every client there must name one
-card, or nothing is sent (docs/harnesses.md, Crush).
-"""
+read. The server runs every hook with its first client's environment, and a second client in one
+directory joins that workspace with its own environment dropped ("first wins"); so the workspace at
+the payload's cwd must hold the session and every client there must name one card, or nothing is
+sent (docs/harnesses.md, Crush)."""
 
 from __future__ import annotations
 
@@ -99,10 +98,9 @@ def host_flag(argv: Sequence[str]) -> str | None:
 def work_dir(client: Client) -> str | None:
     """The directory a crush client works in: its `--cwd`/`-c DIR` if given, else its cwd.
 
-    A client started with `--cwd` joins (or creates) the workspace of that
-    directory whatever its own working directory is; a relative DIR is taken
-    from the cwd. None: its cwd is gone or unreadable.
-    """
+    A client started with `--cwd` joins (or creates) the workspace of that directory whatever its
+    own working directory is; a relative DIR is taken from the cwd. None: its cwd is gone or
+    unreadable."""
     return flag_dir(client, "-c", "--cwd")
 
 
@@ -128,13 +126,12 @@ class Holder(Client):
 def account(
     peers: set[int], holders: Sequence[Holder], server_uid: int | None
 ) -> list[Client] | Attribution:
-    """The server's clients when every connection it accepted (`peers`) is held by a crush
-    client of its own user whose argv, cwd and environment were read; else why not.
+    """The server's clients when every connection it accepted (`peers`) is held by a crush client of
+    its own user whose argv, cwd and environment were read; else why not.
 
-    A connection no readable crush process holds may be a crush under another
-    name (a symlink, a download's name) in any workspace, another user's or a
-    non-dumpable one: anyone's. Cannot tell, so no card (docs/harnesses.md, Crush).
-    """
+    A connection no readable crush process holds may be a crush under another name (a symlink, a
+    download's name) in any workspace, another user's or a non-dumpable one: anyone's. Cannot tell,
+    so no card (docs/harnesses.md, Crush)."""
     for holder in holders:
         what = f"process {holder.pid} holds a connection to the crush server"
         if not is_crush(holder.argv) or is_server(holder.argv):
@@ -193,10 +190,9 @@ def choose(
 ) -> Attribution:
     """The card owning `session` in `workspace`, given its connected `clients` (None: unknown).
 
-    Every client working in its directory joined it with its environment dropped, so all must
-    name one card. `viewers` (the server's `attached_clients`) of 0: a `crush run`, or a turn
-    whose client quit runs on for the others, whose card it need not be: nothing is named.
-    """
+    Every client working in its directory joined it with its environment dropped, so all must name
+    one card. `viewers` (the server's `attached_clients`) of 0: a `crush run`, or a turn whose
+    client quit runs on for the others, whose card it need not be: nothing is named."""
     want = normalise(workspace.path)
     if not holds_session:
         return Attribution(

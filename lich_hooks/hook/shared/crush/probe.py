@@ -1,6 +1,5 @@
 """What the Crush attribution reads: the server's own API on its socket, and its clients.
-(docs/harnesses.md, Crush, has the API it reads and where its socket is.)
-"""
+(docs/harnesses.md, Crush, has the API it reads and where its socket is.)"""
 
 from __future__ import annotations
 
@@ -28,11 +27,10 @@ if TYPE_CHECKING:
 MAX_SOCKET_PATH = 104  # Crush's maxUnixSocketPathLen
 FALLBACK_DIR = "/tmp"  # noqa: S108 - where Crush itself puts the socket: read, never written
 API_SECONDS = 1.0  # the whole exchange with the server, per request
-# A workspace list carries each workspace's whole config and its creator's environment:
-# measured on Crush v0.90 with seven providers configured, ~108 KB and ~9,100 values per
-# workspace. These caps hold ~75 such workspaces by size and ~27 by count, and bound what
-# parsing any answer costs: a few hundred ms and well under 64 MiB
-# (benchmarks/crush_server.py, with a 15 MiB hostile answer).
+# A workspace list carries each workspace's whole config and its creator's environment: measured on
+# Crush v0.90 with seven providers configured, ~108 KB and ~9,100 values per workspace. These caps
+# hold ~75 such workspaces by size and ~27 by count, and bound what parsing any answer costs: a few
+# hundred ms and well under 64 MiB (benchmarks/crush_server.py, with a 15 MiB hostile answer).
 MAX_RESPONSE = 8 * 1024 * 1024
 HEAD_LIMIT = 16 * 1024  # the status line and headers
 SESSION_LIMIT = 1 << 20  # one session's summary: its title, counts and costs
@@ -59,8 +57,7 @@ def socket_path(server_argv: list[str] | None, environ: Mapping[str, str]) -> st
 def get(socket: str, target: str) -> tuple[int, bytes]:
     """One `GET target` on the server's socket: (status, body), within API_SECONDS.
 
-    HTTP/1.0, so the server closes after the body and sends no chunks.
-    """
+    HTTP/1.0, so the server closes after the body and sends no chunks."""
     import _socket
     import time
 
@@ -136,10 +133,8 @@ def workspaces(socket: str) -> list[Workspace]:
 def bounded(body: bytes) -> None:
     """Refuse (ProbeError) an answer whose parse could cost more than a real list's.
 
-    Counted in C before anything is built: every value a parse makes follows
-    a comma, a colon or an opening bracket, and text beyond ASCII may decode
-    to four bytes a character.
-    """
+    Counted in C before anything is built: every value a parse makes follows a comma, a colon or an
+    opening bracket, and text beyond ASCII may decode to four bytes a character."""
     if not body.isascii() and len(body) > MAX_WIDE_RESPONSE:
         raise ProbeError(f"the crush server's workspace list is over {MAX_WIDE_RESPONSE} bytes")
     values = body.count(b",") + body.count(b":") + body.count(b"[") + body.count(b"{")
@@ -183,13 +178,12 @@ def session_viewers(socket: str, workspace: str, session: str) -> int | None:
 
 
 def clients(server: int, proc: str = PROC) -> list[Client] | decide.Attribution:
-    """Every client of the server: the holder of each connection it accepted, read, or why
-    one cannot be (decide.account: a connection held by no readable crush process of the
-    server's user is "cannot tell"). Only processes named crush are read (proc.holders:
-    the names choose whom to read, never who is a client).
+    """Every client of the server: the holder of each connection it accepted, read, or why one
+    cannot be (decide.account: a connection held by no readable crush process of the server's user
+    is "cannot tell"). Only processes named crush are read (proc.holders: the names choose whom to
+    read, never who is a client).
 
-    Raises ProbeError when the server's sockets or their peers cannot be read.
-    """
+    Raises ProbeError when the server's sockets or their peers cannot be read."""
     mine = socket_inodes(server, proc)
     if mine is None:
         raise ProbeError(f"cannot read the sockets of crush server {server}")

@@ -1,15 +1,13 @@
 """`lich-hook doctor [--json]`: what a user checks when "nothing reports" (docs/troubleshooting.md).
 
-Exit 0 only when reporting has all it needs (lich's variables, a listener taking our token,
-one registration the harness really runs); warnings do not change it. Each check is one
-function in a sibling module built from check.py, listed in `collect`. The token is shown as
-its length and scrubbed from every check before encoding (JSON or repr() would escape it).
-"""
+Exit 0 only when reporting has all it needs (lich's variables, a listener taking our token, one
+registration the harness really runs); warnings do not change it. Each check is one function in a
+sibling module built from check.py, listed in `collect`. The token is shown as its length and
+scrubbed from every check before encoding (JSON or repr() would escape it)."""
 
 from __future__ import annotations
 
 from lich_hooks import __version__
-from lich_hooks.base.errors import Refused
 from lich_hooks.base.runlog import RunLog
 from lich_hooks.human.commands.doctor import codex_daemon, crush_server, versions
 from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, SKIP, WARN, Check
@@ -24,6 +22,7 @@ from lich_hooks.human.commands.doctor.machine import (
 from lich_hooks.human.commands.exit_codes import ExitCode
 from lich_hooks.human.commands.style import paint
 from lich_hooks.human.settings import ours
+from lich_hooks.human.settings.errors import Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -22,8 +22,7 @@ RANK: dict[Status, int] = {INFO: 0, SKIP: 0, OK: 1, WARN: 2, FAIL: 3}
 class Check:
     """One row: name, status, one-line summary, and what to do when it fails.
 
-    `counts_as_registration`: a working registration; the verdict needs at least one.
-    """
+    `counts_as_registration`: a working registration; the verdict needs at least one."""
 
     def __init__(
         self,
@@ -86,20 +85,23 @@ def shared_process(
     summary: str,
     *,
     shared: str | None,
-    other_card: str | None,
+    carried: tuple[str | None, str],
+    here: str | None,
     fixes: tuple[str, str],
     mine: str,
     rows: list[str],
     **ids: object,
 ) -> Check:
-    """A shared process's row (Codex's daemon, Crush's server): a warning only where
-    reports are lost (`shared`) or this card sees another's variables (`other_card`)."""
+    """A shared process's row (Codex's daemon, Crush's server): a warning only where reports
+    are lost (`shared`) or this card (`here`) sees another's variables (`carried`: carries())."""
     status: Status = OK
     fix = None
+    card, whose = carried
     if shared:
         status, fix, summary = WARN, fixes[0], summary + shared
-    elif other_card:
-        status, fix, summary = WARN, fixes[1], summary + other_card
+    elif card and here and card != here:
+        status, fix = WARN, fixes[1]
+        summary += f"; it {whose}: commands the agent runs here see that card's variables"
     else:
         summary += mine
     check = Check(name, status, summary, fix)

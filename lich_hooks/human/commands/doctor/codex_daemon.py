@@ -1,16 +1,14 @@
 """doctor's Codex row: the app-server daemon for this CODEX_HOME, and whose card it carries.
 
-The hook copes with the daemon for its reports, but the agent's own commands there see the
-first TUI's LICH_*: a warning only where the person loses something and can act (`codex
---no-daemon`). docs/troubleshooting.md (Codex daemon), docs/harnesses.md (Codex).
-"""
+The hook copes with the daemon for its reports, but the agent's own commands there see the first
+TUI's LICH_*: a warning only where the person loses something and can act (`codex --no-daemon`).
+docs/troubleshooting.md (Codex daemon), docs/harnesses.md (Codex)."""
 
 from __future__ import annotations
 
 import os
 import sys
 
-from lich_hooks.base.homes import codex_home
 from lich_hooks.base.safefile import read_regular, same_file
 from lich_hooks.hook.shared.codex import decide, probe
 from lich_hooks.human.commands.doctor.check import (
@@ -21,6 +19,7 @@ from lich_hooks.human.commands.doctor.check import (
     describe,
     shared_process,
 )
+from lich_hooks.human.settings.folders import codex_home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -125,9 +124,8 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
                 )
                 if shared
                 else None,
-                other_card=(f"; it {whose}: commands the agent runs here see that card's variables")
-                if card and mine and card != mine
-                else None,
+                carried=(card, whose),
+                here=mine,
                 fixes=(SEVERAL_CARDS, OWN_DAEMON),
                 mine="; each report goes to the one card whose Codex TUIs are connected",
                 rows=rows,
@@ -139,9 +137,8 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
 
 
 def _shared_dirs(clients: list[decide.Client], unaccounted: int = 0) -> list[str]:
-    """The directories whose reports the hook drops for several cards, asked of
-    decide.attribute itself (a new conversation in each client's directory).
-    """
+    """The directories whose reports the hook drops for several cards, asked of decide.attribute
+    itself (a new conversation in each client's directory)."""
     places = sorted({where for c in clients if (where := decide.conversation_dir(c)) is not None})
     return [
         where

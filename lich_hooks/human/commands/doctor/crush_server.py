@@ -1,17 +1,6 @@
-"""doctor: is a `crush server` running for this terminal's socket, and whose card does it carry?
-
-With CRUSH_CLIENT_SERVER=1 every Crush TUI and `crush run` joins one
-`crush server` per socket path, started with the environment of whichever
-client came first, and every hook and tool command runs inside it. lich-hook
-finds the owning card for its reports on Linux (docs/harnesses.md, Crush),
-but the agent's own commands see the first card's LICH_*. So doctor names the
-server and the card it carries (token redacted). A server this card's reports
-get through is fine (ok); it warns only where the person loses something and
-can act: the agent's commands here see another card's variables, or several
-cards share a directory (its reports drop), and then lists the workspaces and
-clients with their cards. The fix is the person's (Crush's default, local mode,
-in this card); what lich itself should do is in docs/harnesses.md.
-"""
+"""doctor: is a `crush server` running for this terminal's socket, and whose card does it carry? A
+warning only where the person loses something and can act: the agent's commands see another card's
+LICH_*, or several cards share a directory (its reports drop); docs/harnesses.md, Crush."""
 
 from __future__ import annotations
 
@@ -88,9 +77,8 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
                 shared=f"; reports are dropped {'; '.join(dropped)} (it {whose})"
                 if dropped
                 else None,
-                other_card=(f"; it {whose}: commands the agent runs here see that card's variables")
-                if card and mine and card != mine
-                else None,
+                carried=(card, whose),
+                here=mine,
                 fixes=(ADVICE, ADVICE),
                 mine="; each report goes to the card whose workspace holds the conversation",
                 rows=rows,

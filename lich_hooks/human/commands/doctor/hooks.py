@@ -1,11 +1,6 @@
-"""doctor's rows about registrations: every settings or plugin file that holds our
-entries, every module file, and whether any of them is one a harness will run.
-
-A registration the harness will not run (a disabled plugin, an untrusted Codex
-hook) is a failure while its harness has no other working one, and a warning
-beside one that works; doctor fails unless at least one harness runs a working
-lich-hook (docs/troubleshooting.md).
-"""
+"""doctor's rows about registrations: every settings, plugin or module file holding our entries and
+whether its harness will run them; doctor fails unless one harness runs a working lich-hook
+(docs/troubleshooting.md)."""
 
 from __future__ import annotations
 
@@ -14,11 +9,10 @@ import shutil
 import subprocess
 import sys
 
-from lich_hooks.base import commandline
-from lich_hooks.base.harnesses import REGISTRATIONS, reinstall
+from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.base.safefile import same_file
 from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
-from lich_hooks.human.settings import discovery, kinds, modules, ours, registrations
+from lich_hooks.human.settings import commandline, discovery, kinds, modules, ours, registrations
 from lich_hooks.human.settings.jsontext import walk
 from lich_hooks.human.settings.registry import HARNESSES, MODULES, SETTINGS, discover
 
@@ -59,11 +53,10 @@ def judge_command(
 ) -> Check:
     """Does this registered command run an existing lich-hook, and is it this one?
 
-    `found` is the file it is registered in: a plugin's launcher runs the
-    plugin's own copy, and any command in a plugin that fails is fixed on the
-    plugin, never by `install` (which would leave the plugin's entry failing).
-    """
-    registered = ours.registered(command)
+    `found` is the file it is registered in: a plugin's launcher runs the plugin's own copy, and any
+    command in a plugin that fails is fixed on the plugin, never by `install` (which would leave the
+    plugin's entry failing)."""
+    registered = commandline.parse(command)
     argv = registered.argv() if registered is not None else ours.split(command)
     if registered is not None and registered.launcher and found is not None and found.root:
         return judge_launcher(argv, environ, found, project or os.getcwd())
@@ -86,7 +79,7 @@ def judge_command(
             FAIL,
             f"runs {target}, which cannot start: its Python {interpreter} is gone (upgraded "
             "or removed), so it reports nothing",
-            reinstall(target),
+            registrations.reinstall(target),
         )
     if executable is not None and same_file(target, executable):
         return Check(what, OK, f"runs this installation ({target})")
@@ -118,9 +111,8 @@ def _missing_fix(
 ) -> str:
     """A fix that ends this failure: in a plugin, only the plugin or PATH can.
 
-    `install` writes new entries into the settings file; the plugin's own
-    entries would go on failing beside them.
-    """
+    `install` writes new entries into the settings file; the plugin's own entries would go on
+    failing beside them."""
     if found is None or not found.plugin:
         return "register this installation by absolute path: lich-hook install <harness>"
     installed_elsewhere = (
@@ -255,8 +247,7 @@ def _registration_check(
 ) -> Check:
     """One file's verdict: do its commands run an existing lich-hook, will the harness run them?
 
-    The summary carries the reason (a script reading --json needs it), not only a count.
-    """
+    The summary carries the reason (a script reading --json needs it), not only a count."""
     harness = found.harness
     verdicts = [
         judge_command(command, executable, environ, found, project) for command in found.commands
@@ -320,10 +311,8 @@ def gone_plugin_rows(environ: Mapping[str, str], project: str) -> list[Check]:
 def settings_rows(environ: Mapping[str, str], project: str, executable: str | None) -> list[Check]:
     """A row per settings or plugin file that holds our entries.
 
-    A registration the harness will not run (a disabled plugin, an untrusted
-    Codex hook) is a failure while its harness has no other working one, and
-    a warning beside one that works.
-    """
+    A registration the harness will not run (a disabled plugin, an untrusted Codex hook) is a
+    failure while its harness has no other working one, and a warning beside one that works."""
     checks: list[Check] = []
     rows: list[tuple[discovery.Found, Check]] = []
     for found in discover(environ, project, ask=True):
@@ -392,9 +381,8 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
 def module_rows(environ: Mapping[str, str], project: str, executable: str | None) -> list[Check]:
     """One check per module file in place (ours or not); nothing when there is none.
 
-    A module of ours counts as a working registration when the lich-hook it
-    names exists (docs/troubleshooting.md): doctor's overall verdict uses that.
-    """
+    A module of ours counts as a working registration when the lich-hook it names exists
+    (docs/troubleshooting.md): doctor's overall verdict uses that."""
     checks: list[Check] = []
     for harness in MODULES.values():
         seen: set[str] = set()

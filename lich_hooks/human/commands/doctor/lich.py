@@ -114,9 +114,8 @@ def check_listener(environ: Mapping[str, str]) -> list[Check]:
 def _probe(port: int, token: str) -> int:
     """POST an empty body: lich answers 400 to a good token, 401 to a bad one, records nothing.
 
-    Through transport.post, so a probe that works proves the path reports take; an OSError
-    names the cause, never the URL (it holds the token).
-    """
+    Through transport.post, so a probe that works proves the path reports take; an OSError names the
+    cause, never the URL (it holds the token)."""
     from lich_hooks.base import transport
 
     result = transport.post(

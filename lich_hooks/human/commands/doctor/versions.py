@@ -1,6 +1,5 @@
-"""doctor's harness versions against the range verified: a harness not on PATH is left out,
-one outside the range is a warning (it was just not run on that version).
-"""
+"""doctor's harness versions against the range verified: a harness not on PATH is left out, one
+outside the range is a warning (it was just not run on that version)."""
 
 from __future__ import annotations
 

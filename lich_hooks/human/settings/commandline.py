@@ -1,23 +1,21 @@
-"""The one writer and reader of a command this package registers: a guard the harness's own
-shell evaluates before anything of ours starts, so a missing `lich-hook` shows no error line.
-The forms per harness and OS (the Crush MARK, the person's line, why no backslash and no `"`)
-are docs/harnesses.md, "The registered command, per harness" and Windows. A command is ours
-when it renders back to itself from what `parse` read (`lich-hook Stop claude && notify-send
-done` never is), or is the plain `<…/lich-hook> <event> [<provider>]` an older release wrote.
-"""
+"""The one writer and reader of a command this package registers: a guard the harness's own shell
+evaluates before anything of ours starts, so a missing `lich-hook` shows no error line. The forms
+per harness and OS (the Crush MARK, the person's line, why no backslash and no `"`) are
+docs/harnesses.md, "The registered command, per harness" and Windows. A command is ours when it
+renders back to itself from what `parse` read (`lich-hook Stop claude && notify-send done` never
+is), or is the plain `<…/lich-hook> <event> [<provider>]` an older release wrote."""
 
 from __future__ import annotations
 
 import re
 import shlex
+from dataclasses import dataclass
 
 from lich_hooks.base.homes import CRUSH_MARKS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Literal
-
-    Guard = Literal["card", "server", "server-unmarked", "answer", "login", "powershell", "cmd"]
+    from lich_hooks.base.harnesses import Guard as Guard
 
 CARD: Guard = "card"
 SERVER: Guard = "server"
@@ -48,39 +46,25 @@ _CMD_ESCAPED = "&|<>^"
 _CMD_UNSAFE = re.compile(r'[\s,;=%!"()]')
 
 
+@dataclass(eq=False)
 class Registered:
     """What one registered command of ours runs.
 
-    `program`: the absolute path or PATH word of `lich-hook`, or for a plugin's launcher its
-    path as written (`${CLAUDE_PLUGIN_ROOT}/plugin/lich-hook`, `launcher` set). `guard`: None
-    for the plain form an older release wrote. `message`: the person's line it prints when
-    the program cannot start (inside lich), or None.
-    """
+    `program`: the absolute path or PATH word of `lich-hook`, or for a plugin's launcher its path as
+    written (`${CLAUDE_PLUGIN_ROOT}/plugin/lich-hook`, `launcher` set). `guard`: None for the plain
+    form an older release wrote. `message`: the person's line it prints when the program cannot
+    start (inside lich), or None."""
 
-    __slots__ = ("event", "guard", "launcher", "message", "program", "provider")
-
-    def __init__(
-        self,
-        program: str,
-        event: str,
-        provider: str | None,
-        guard: Guard | None = None,
-        message: str | None = None,
-        launcher: bool = False,
-    ) -> None:
-        self.program = program
-        self.event = event
-        self.provider = provider
-        self.guard = guard
-        self.message = message
-        self.launcher = launcher
+    program: str
+    event: str
+    provider: str | None
+    guard: Guard | None = None
+    message: str | None = None
+    launcher: bool = False
 
     def argv(self) -> list[str]:
         """`[program, event, provider?]`: what the command hands our program."""
         return [self.program, self.event] + ([self.provider] if self.provider else [])
-
-    def __repr__(self) -> str:
-        return f"Registered({self.argv()!r}, guard={self.guard!r}, launcher={self.launcher})"
 
 
 # --- writing ---------------------------------------------------------------------------
@@ -118,12 +102,11 @@ def render(
     message: str | None = None,
     launcher: str | None = None,
 ) -> str:
-    """The registered command running `program` (a path or PATH word; with `launcher`, the
-    plugin root variable whose launcher runs) for `event`, under `guard`.
+    """The registered command running `program` (a path or PATH word; with `launcher`, the plugin
+    root variable whose launcher runs) for `event`, under `guard`.
 
-    `message` (SessionStart only): the person's line printed inside lich when the program
-    cannot start; its text must pass `safe_message`.
-    """
+    `message` (SessionStart only): the person's line printed inside lich when the program cannot
+    start; its text must pass `safe_message`."""
     said = system_message(message) if message is not None else None
     if guard == POWERSHELL:
         quoted = "".join(c * 2 if c in _PS_QUOTES else c for c in program)
