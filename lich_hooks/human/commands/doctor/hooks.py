@@ -20,6 +20,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from lich_hooks.human.settings.module_file import ModuleHarness
+
 
 def check_registrations(
     environ: Mapping[str, str], project: str, executable: str | None
@@ -408,50 +410,7 @@ def module_rows(environ: Mapping[str, str], project: str, executable: str | None
                 )
                 continue
             ours_at.append(path)
-            target = modules.executable_of(found.text)
-            current = executable is not None and found.text == modules.render(
-                harness.template, executable
-            )
-            if target is None or not os.path.isfile(target):
-                checks.append(
-                    Check(
-                        name,
-                        FAIL,
-                        f"{path} runs {target or 'no lich-hook'}, which does not exist",
-                        f"lich-hook install {harness.key} --scope {scope}",
-                        counts_as_registration=True,
-                        module=path,
-                        runs=target,
-                    )
-                )
-                continue
-            if executable is not None and same_file(target, executable) and current:
-                checks.append(
-                    Check(
-                        name,
-                        OK,
-                        f"{path} runs this installation ({target})",
-                        counts_as_registration=True,
-                        module=path,
-                        runs=target,
-                    )
-                )
-                continue
-            why = (
-                f"runs another installation: {target}"
-                if executable is None or not same_file(target, executable)
-                else f"an older version of the module (it runs {target})"
-            )
-            checks.append(
-                Check(
-                    name,
-                    WARN,
-                    f"{path}: {why}",
-                    f"lich-hook install {harness.key} --scope {scope} replaces it",
-                    module=path,
-                    runs=target,
-                )
-            )
+            checks.append(_module_row(name, path, found.text, harness, scope, executable))
         if len(ours_at) > 1:
             checks.append(
                 Check(
@@ -464,3 +423,26 @@ def module_rows(environ: Mapping[str, str], project: str, executable: str | None
                 )
             )
     return checks
+
+
+def _module_row(
+    name: str, path: str, text: str, harness: ModuleHarness, scope: str, executable: str | None
+) -> Check:
+    """A module of ours: it runs this installation (ok), another or an older module (warn), or
+    a lich-hook that does not exist (fail); ok and fail count as registrations."""
+    target = modules.executable_of(text)
+    fix: str | None = f"lich-hook install {harness.key} --scope {scope}"
+    if target is None or not os.path.isfile(target):
+        status, summary = FAIL, f"{path} runs {target or 'no lich-hook'}, which does not exist"
+    elif executable is None or not same_file(target, executable):
+        status, summary = WARN, f"{path}: runs another installation: {target}"
+        fix = f"{fix} replaces it"
+    elif text != modules.render(harness.template, executable):
+        status, summary = WARN, f"{path}: an older version of the module (it runs {target})"
+        fix = f"{fix} replaces it"
+    else:
+        status, summary, fix = OK, f"{path} runs this installation ({target})", None
+    registration = status != WARN
+    return Check(
+        name, status, summary, fix, counts_as_registration=registration, module=path, runs=target
+    )
