@@ -154,15 +154,11 @@ def judge_launcher(
     variable = REGISTRATIONS[harness.key].plugin_root or "CLAUDE_PLUGIN_ROOT"
     launcher = argv[0].replace("${" + variable + "}", found.root)
     what = " ".join(argv[1:])
-    remove = _plugin_remove(found)
-    if not os.path.isfile(launcher) or not os.path.isfile(
-        os.path.join(os.path.dirname(launcher), "boot.py")
-    ):
+    boot = os.path.join(os.path.dirname(launcher), "boot.py")
+    again = f"install the plugin again: `{_plugin_remove(found)}`, then add it again"
+    if not os.path.isfile(launcher) or not os.path.isfile(boot):
         return Check(
-            what,
-            FAIL,
-            f"the plugin's copy in {found.root} is incomplete (no {launcher})",
-            f"install the plugin again: `{remove}`, then add it again",
+            what, FAIL, f"the plugin's copy in {found.root} is incomplete (no {launcher})", again
         )
     python = _launcher_python(launcher, environ)
     if not python:
@@ -173,14 +169,12 @@ def judge_launcher(
             "reports nothing (the hook stays silent)",
             "install Python 3.10 or newer, then start a new session",
         )
-    if not _copy_loads(python, os.path.join(os.path.dirname(launcher), "boot.py"), environ):
-        return Check(
-            what,
-            FAIL,
+    if not _copy_loads(python, boot, environ):
+        why = (
             f"the plugin's copy in {found.root} is incomplete (its package does not load), "
-            "so it reports nothing (inside lich SessionStart says so)",
-            f"install the plugin again: `{remove}`, then add it again",
+            "so it reports nothing (inside lich SessionStart says so)"
         )
+        return Check(what, FAIL, why, again)
     # Beside an `install` entry for the same event, the first of the two to claim the
     # event acts and the other stays silent (hook/claim.py): one report, never none.
     return Check(what, OK, f"runs the plugin's own copy with {python}")
