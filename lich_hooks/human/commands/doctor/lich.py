@@ -25,15 +25,14 @@ def check_variables(environ: Mapping[str, str]) -> list[Check]:
     missing = [
         name for name in ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID") if not environ.get(name)
     ]
-    shown = []
-    for name in ("LICH_PORT", "LICH_SESSION_ID", "LICH_BIN", "LICH_SUBAGENT_DEPTH"):
-        if name in environ:
-            shown.append(f"{name}={environ[name]}")
+
+    def said(*names: str) -> list[str]:
+        return [f"{name}={environ[name]}" for name in names if name in environ]
+
+    shown = said("LICH_PORT", "LICH_SESSION_ID", "LICH_BIN", "LICH_SUBAGENT_DEPTH")
     if environ.get("LICH_TOKEN"):
         shown.append(f"LICH_TOKEN=<redacted, {len(environ['LICH_TOKEN'])} characters>")
-    for name in ("LICH_SUBAGENT_CARDS", "LICH_PROMPT_LANG"):
-        if name in environ:
-            shown.append(f"{name}={environ[name]}")
+    shown += said("LICH_SUBAGENT_CARDS", "LICH_PROMPT_LANG")
     scrub = REGISTRATIONS["claude"].scrub_said(environ)
     if missing == ["LICH_TOKEN"]:
         # a card (its port and id are here) whose token something stripped
