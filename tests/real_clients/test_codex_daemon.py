@@ -392,7 +392,7 @@ def test_another_card_s_reported_session_resumed_then_new_is_never_that_card_s(
         card_a.press_enter()
         listed = card_a.wait_for_text("Resume a previous session", after=mark)
         card_a.type("\x1b[C")  # the filter: this directory's sessions -> all
-        loaded = card_a.wait_for_text(f"first of card B in {there.name}", after=listed)
+        loaded = card_a.wait_for_text(f"first of card B in {there.name}", after=listed, drawn=True)
         card_a.type(f"first of card B in {there.name}")
         searched = card_a.wait_for_text("Search:", after=loaded)
         card_a.wait_for_text(f"in {there.name}", after=searched)

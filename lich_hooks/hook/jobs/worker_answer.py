@@ -71,11 +71,8 @@ def run(ctx: Context) -> Outcome:
 
 
 def body(card: str, message: object) -> dict[str, object] | None:
-    """The /mod/answer body for a turn whose final message is `message`.
-
-    A blank (or non-string) message is `unanswered: blank`; a text is cleaned of lone surrogates,
-    cut to MAX_UNITS and, if still needed, to the byte budget. None only when even an empty text
-    would not fit (an absurd card id)."""
+    """The /mod/answer body for a turn ending with `message` (docs/worker-answer.md); None only
+    when even an empty text would not fit (an absurd card id)."""
     text = clean(message) if isinstance(message, str) else ""
     if not text.strip():
         return {"session_id": card, "unanswered": "blank"}
@@ -86,11 +83,7 @@ def body(card: str, message: object) -> dict[str, object] | None:
 
 
 def clean(text: str) -> str:
-    """`text` with every lone surrogate replaced by U+FFFD.
-
-    A JSON payload may carry `"\\ud800"`; the parser turns it into a lone surrogate, which has no
-    UTF-8 form, so no encoder can send it. Replacing it keeps the rest of the answer (and the
-    report) instead of losing both."""
+    """`text` with each lone surrogate (no UTF-8 form) made U+FFFD: docs/worker-answer.md."""
     try:
         text.encode("utf-8")
         return text
@@ -106,10 +99,8 @@ def utf16_units(text: str) -> int:
 
 
 def truncate(text: str, limit: int = MAX_UNITS) -> str:
-    """The first `limit` UTF-16 units of `text` plus MARKER, or `text` when it fits.
-
-    A surrogate pair straddling the limit is not split: the cut moves one unit earlier, so the kept
-    prefix is `limit - 1` units long."""
+    """The first `limit` UTF-16 units of `text` plus MARKER, never splitting a surrogate pair, or
+    `text` when it fits (docs/worker-answer.md, "The cut")."""
     if len(text) <= limit // 2 or utf16_units(text) <= limit:
         return text
     raw = text.encode("utf-16-le", "surrogatepass")[: 2 * limit]
@@ -128,11 +119,8 @@ def json_size(text: str) -> int:
 
 
 def fit_bytes(text: str, budget: int) -> str:
-    """`text` cut (and marked) so its JSON form takes at most `budget` bytes.
-
-    16,000 units of ordinary text never need this (at most 48,000 bytes); it takes 16,000 control
-    characters, each escaped as six bytes, to pass lich's 64 KiB. The cut keeps the longest prefix
-    that fits beside the marker."""
+    """`text` cut to its longest prefix whose JSON form fits `budget` bytes beside the marker
+    (docs/worker-answer.md, "The 64 KiB limit")."""
     if 6 * len(text) <= budget or json_size(text) <= budget:
         return text
     if text.endswith(MARKER):

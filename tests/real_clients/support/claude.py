@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import re
+import select
 import signal
 import struct
 import subprocess
@@ -21,6 +22,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import pyte
 
 from lich_hooks.human.settings.registrations import claude_hooks
 from tests.real_clients.support.clients import Client, run_cli
@@ -161,14 +164,21 @@ class Terminal:
         os.close(slave)
         self._master = master
         self._raw = bytearray()
+        self._drawn = pyte.Screen(cols, rows)
+        self._stream = pyte.ByteStream(self._drawn)
         self._declined = False
+        self._closing = False
         self._changed = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
-        while True:
+        # Polls, so that `close` can stop it before closing the fd: a read on a closed fd
+        # number may read (or a second close may close) a socket that reused the number.
+        while not self._closing:
             try:
+                if not select.select([self._master], [], [], 0.2)[0]:
+                    continue
                 data = os.read(self._master, 65536)
             except OSError:
                 data = b""
@@ -177,6 +187,7 @@ class Terminal:
                     self._changed.notify_all()
                     return
                 self._raw.extend(data)
+                self._stream.feed(data)
                 self._changed.notify_all()
 
     def screen(self) -> str:
@@ -186,8 +197,19 @@ class Terminal:
         text = _ANSI.sub(b"", raw).decode("utf-8", "replace")
         return re.sub(r"\s+", "", text)
 
-    def wait_for_text(self, text: str, timeout: float = 60.0, after: int = 0) -> int:
-        """Wait until `text` (whitespace ignored) shows up past offset `after`; its end offset."""
+    def drawn(self) -> str:
+        """What the terminal shows now, whitespace removed. A TUI that repaints only the
+        cells that change (Codex's ratatui) never prints a character its cell already
+        showed, so text drawn over other text may be missing from `screen`."""
+        with self._changed:
+            return re.sub(r"\s+", "", "".join(self._drawn.display))
+
+    def wait_for_text(
+        self, text: str, timeout: float = 60.0, after: int = 0, drawn: bool = False
+    ) -> int:
+        """Wait until `text` (whitespace ignored) shows up past offset `after`; its end offset.
+        `drawn`: or is shown on the terminal now (for text that cannot have been shown
+        before `after`), and then the offset is the stream's end."""
         needle = re.sub(r"\s+", "", text)
         deadline = time.monotonic() + timeout
         while True:
@@ -195,6 +217,8 @@ class Terminal:
             found = screen.find(needle, after)
             if found >= 0:
                 return found + len(needle)
+            if drawn and needle in self.drawn():
+                return len(screen)
             remaining = deadline - time.monotonic()
             if remaining <= 0 or self.proc.poll() is not None:
                 raise AssertionError(
@@ -267,11 +291,11 @@ class Terminal:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 continue
-        try:
-            os.close(self._master)
-        except OSError:
-            pass
-        self._reader.join(timeout=5)
+        if self._closing:
+            return
+        self._closing = True
+        self._reader.join()
+        os.close(self._master)
 
     def __enter__(self) -> Terminal:
         return self

@@ -41,7 +41,7 @@ def collect(environ: Mapping[str, str], project: str) -> list[Check]:
         check_install(executable),
         *check_variables(environ),
         *check_listener(environ),
-        *check_bin(environ),
+        check_bin(environ),
         *check_registrations(environ, project, executable),
         *codex_daemon.check(environ),
         *crush_server.check(environ),

@@ -20,6 +20,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from lich_hooks.human.settings.module_file import ModuleHarness
+
 
 def check_registrations(
     environ: Mapping[str, str], project: str, executable: str | None
@@ -152,15 +154,11 @@ def judge_launcher(
     variable = REGISTRATIONS[harness.key].plugin_root or "CLAUDE_PLUGIN_ROOT"
     launcher = argv[0].replace("${" + variable + "}", found.root)
     what = " ".join(argv[1:])
-    remove = _plugin_remove(found)
-    if not os.path.isfile(launcher) or not os.path.isfile(
-        os.path.join(os.path.dirname(launcher), "boot.py")
-    ):
+    boot = os.path.join(os.path.dirname(launcher), "boot.py")
+    again = f"install the plugin again: `{_plugin_remove(found)}`, then add it again"
+    if not os.path.isfile(launcher) or not os.path.isfile(boot):
         return Check(
-            what,
-            FAIL,
-            f"the plugin's copy in {found.root} is incomplete (no {launcher})",
-            f"install the plugin again: `{remove}`, then add it again",
+            what, FAIL, f"the plugin's copy in {found.root} is incomplete (no {launcher})", again
         )
     python = _launcher_python(launcher, environ)
     if not python:
@@ -171,14 +169,12 @@ def judge_launcher(
             "reports nothing (the hook stays silent)",
             "install Python 3.10 or newer, then start a new session",
         )
-    if not _copy_loads(python, os.path.join(os.path.dirname(launcher), "boot.py"), environ):
-        return Check(
-            what,
-            FAIL,
+    if not _copy_loads(python, boot, environ):
+        why = (
             f"the plugin's copy in {found.root} is incomplete (its package does not load), "
-            "so it reports nothing (inside lich SessionStart says so)",
-            f"install the plugin again: `{remove}`, then add it again",
+            "so it reports nothing (inside lich SessionStart says so)"
         )
+        return Check(what, FAIL, why, again)
     # Beside an `install` entry for the same event, the first of the two to claim the
     # event acts and the other stays silent (hook/claim.py): one report, never none.
     return Check(what, OK, f"runs the plugin's own copy with {python}")
@@ -408,50 +404,7 @@ def module_rows(environ: Mapping[str, str], project: str, executable: str | None
                 )
                 continue
             ours_at.append(path)
-            target = modules.executable_of(found.text)
-            current = executable is not None and found.text == modules.render(
-                harness.template, executable
-            )
-            if target is None or not os.path.isfile(target):
-                checks.append(
-                    Check(
-                        name,
-                        FAIL,
-                        f"{path} runs {target or 'no lich-hook'}, which does not exist",
-                        f"lich-hook install {harness.key} --scope {scope}",
-                        counts_as_registration=True,
-                        module=path,
-                        runs=target,
-                    )
-                )
-                continue
-            if executable is not None and same_file(target, executable) and current:
-                checks.append(
-                    Check(
-                        name,
-                        OK,
-                        f"{path} runs this installation ({target})",
-                        counts_as_registration=True,
-                        module=path,
-                        runs=target,
-                    )
-                )
-                continue
-            why = (
-                f"runs another installation: {target}"
-                if executable is None or not same_file(target, executable)
-                else f"an older version of the module (it runs {target})"
-            )
-            checks.append(
-                Check(
-                    name,
-                    WARN,
-                    f"{path}: {why}",
-                    f"lich-hook install {harness.key} --scope {scope} replaces it",
-                    module=path,
-                    runs=target,
-                )
-            )
+            checks.append(_module_row(name, path, found.text, harness, scope, executable))
         if len(ours_at) > 1:
             checks.append(
                 Check(
@@ -464,3 +417,26 @@ def module_rows(environ: Mapping[str, str], project: str, executable: str | None
                 )
             )
     return checks
+
+
+def _module_row(
+    name: str, path: str, text: str, harness: ModuleHarness, scope: str, executable: str | None
+) -> Check:
+    """A module of ours: it runs this installation (ok), another or an older module (warn), or
+    a lich-hook that does not exist (fail); ok and fail count as registrations."""
+    target = modules.executable_of(text)
+    fix: str | None = f"lich-hook install {harness.key} --scope {scope}"
+    if target is None or not os.path.isfile(target):
+        status, summary = FAIL, f"{path} runs {target or 'no lich-hook'}, which does not exist"
+    elif executable is None or not same_file(target, executable):
+        status, summary = WARN, f"{path}: runs another installation: {target}"
+        fix = f"{fix} replaces it"
+    elif text != modules.render(harness.template, executable):
+        status, summary = WARN, f"{path}: an older version of the module (it runs {target})"
+        fix = f"{fix} replaces it"
+    else:
+        status, summary, fix = OK, f"{path} runs this installation ({target})", None
+    registration = status != WARN
+    return Check(
+        name, status, summary, fix, counts_as_registration=registration, module=path, runs=target
+    )

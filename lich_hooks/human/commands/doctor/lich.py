@@ -25,15 +25,14 @@ def check_variables(environ: Mapping[str, str]) -> list[Check]:
     missing = [
         name for name in ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID") if not environ.get(name)
     ]
-    shown = []
-    for name in ("LICH_PORT", "LICH_SESSION_ID", "LICH_BIN", "LICH_SUBAGENT_DEPTH"):
-        if name in environ:
-            shown.append(f"{name}={environ[name]}")
+
+    def said(*names: str) -> list[str]:
+        return [f"{name}={environ[name]}" for name in names if name in environ]
+
+    shown = said("LICH_PORT", "LICH_SESSION_ID", "LICH_BIN", "LICH_SUBAGENT_DEPTH")
     if environ.get("LICH_TOKEN"):
         shown.append(f"LICH_TOKEN=<redacted, {len(environ['LICH_TOKEN'])} characters>")
-    for name in ("LICH_SUBAGENT_CARDS", "LICH_PROMPT_LANG"):
-        if name in environ:
-            shown.append(f"{name}={environ[name]}")
+    shown += said("LICH_SUBAGENT_CARDS", "LICH_PROMPT_LANG")
     scrub = REGISTRATIONS["claude"].scrub_said(environ)
     if missing == ["LICH_TOKEN"]:
         # a card (its port and id are here) whose token something stripped
@@ -153,27 +152,19 @@ def _token_verdict(status: int) -> Check:
     return Check("lich token", WARN, f"unexpected answer {status} to a probe; is this lich?")
 
 
-def check_bin(environ: Mapping[str, str]) -> list[Check]:
+def check_bin(environ: Mapping[str, str]) -> Check:
     env = LichEnv(environ)
     if env.bin is None:
         status = WARN if env.can_report else SKIP
-        return [
-            Check(
-                "LICH_BIN",
-                status,
-                "not set: agent cards stay native (reporting still works)",
-                "update lich: it exports LICH_BIN into every card" if status == WARN else None,
-            )
-        ]
+        fix = "update lich: it exports LICH_BIN into every card" if status == WARN else None
+        return Check(
+            "LICH_BIN", status, "not set: agent cards stay native (reporting still works)", fix
+        )
     if not env.bin_is_runnable():
-        return [
-            Check(
-                "LICH_BIN",
-                FAIL,
-                f"{env.bin} is not an absolute path to an executable file",
-                "open a new lich terminal; if it persists, reinstall lich",
-            )
-        ]
+        why = f"{env.bin} is not an absolute path to an executable file"
+        return Check(
+            "LICH_BIN", FAIL, why, "open a new lich terminal; if it persists, reinstall lich"
+        )
     try:
         proc = subprocess.run(
             [env.bin, "version"],
@@ -183,25 +174,13 @@ def check_bin(environ: Mapping[str, str]) -> list[Check]:
             check=False,
         )
     except subprocess.TimeoutExpired:
-        return [
-            Check(
-                "LICH_BIN",
-                FAIL,
-                f"`{env.bin} version` did not answer within {VERSION_TIMEOUT:g} s",
-                "is lich hanging? restart it",
-            )
-        ]
+        why = f"`{env.bin} version` did not answer within {VERSION_TIMEOUT:g} s"
+        return Check("LICH_BIN", FAIL, why, "is lich hanging? restart it")
     except OSError as error:
-        return [Check("LICH_BIN", FAIL, f"cannot run {env.bin}: {error.strerror or error}")]
+        return Check("LICH_BIN", FAIL, f"cannot run {env.bin}: {error.strerror or error}")
     output = (proc.stdout or proc.stderr).decode("utf-8", "replace").strip().splitlines()
     first = output[0] if output else ""
     if proc.returncode != 0:
-        return [
-            Check(
-                "LICH_BIN",
-                FAIL,
-                f"`{env.bin} version` exited {proc.returncode}: {first or 'no output'}",
-                "reinstall lich, or open a new card",
-            )
-        ]
-    return [Check("LICH_BIN", OK, f"{env.bin} runs: {first or '(no output)'}")]
+        why = f"`{env.bin} version` exited {proc.returncode}: {first or 'no output'}"
+        return Check("LICH_BIN", FAIL, why, "reinstall lich, or open a new card")
+    return Check("LICH_BIN", OK, f"{env.bin} runs: {first or '(no output)'}")

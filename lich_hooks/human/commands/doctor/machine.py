@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 
+WITHOUT = "Crush and Antigravity then report on every call and TaskStop forgets workers"
+
+
 def check_state_dir(environ: Mapping[str, str]) -> Check:
     directory = location.state_dir(environ)
     if directory is None:
@@ -23,8 +26,7 @@ def check_state_dir(environ: Mapping[str, str]) -> Check:
             WARN,
             "no usable place: HOME is not an absolute path (or is /) and neither "
             "XDG_STATE_HOME nor LICH_HOOK_STATE_DIR names one",
-            "Crush and Antigravity then report on every call and TaskStop forgets workers: "
-            "set LICH_HOOK_STATE_DIR to an absolute path",
+            f"{WITHOUT}: set LICH_HOOK_STATE_DIR to an absolute path",
         )
     try:
         state.probe(environ)
@@ -33,8 +35,7 @@ def check_state_dir(environ: Mapping[str, str]) -> Check:
             "state directory",
             WARN,
             f"{directory} is not writable ({error.strerror or error})",
-            "Crush and Antigravity then report on every call and TaskStop forgets workers: "
-            "fix its permissions or set LICH_HOOK_STATE_DIR",
+            f"{WITHOUT}: fix its permissions or set LICH_HOOK_STATE_DIR",
         )
     return Check("state directory", OK, f"{directory} is writable")
 
@@ -46,11 +47,8 @@ def check_interactive(environ: Mapping[str, str]) -> Check:
     if why.startswith("no evidence"):
         # the ladder's default: a session counts as interactive unless something says not
         why = "the default, as nothing here says otherwise" + why[len("no evidence") :]
-    return Check(
-        "interactive detection",
-        INFO,
-        f"a Claude Code session started here would count as {verdict}: {why}",
-    )
+    said = f"a Claude Code session started here would count as {verdict}: {why}"
+    return Check("interactive detection", INFO, said)
 
 
 def check_install(executable: str | None) -> Check:
@@ -78,14 +76,7 @@ def _wrapper_imports_re(executable: str) -> bool:
 
 
 def check_debug(environ: Mapping[str, str]) -> Check:
-    parts = []
-    for name in ("LICH_HOOK_DEBUG", "LICH_HOOK_LOG"):
-        if environ.get(name):
-            parts.append(f"{name}={environ[name]}")
-    return Check(
-        "debug log",
-        INFO,
-        "; ".join(parts)
-        if parts
-        else "off (set LICH_HOOK_LOG=<file> in the harness's environment)",
-    )
+    names = ("LICH_HOOK_DEBUG", "LICH_HOOK_LOG")
+    parts = [f"{name}={environ[name]}" for name in names if environ.get(name)]
+    off = "off (set LICH_HOOK_LOG=<file> in the harness's environment)"
+    return Check("debug log", INFO, "; ".join(parts) or off)

@@ -12,6 +12,12 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 
+FIX = (
+    "it may work; if something does not report, update lich-hooks or the harness "
+    "(docs/harnesses.md, Supported versions)"
+)
+
+
 def check(environ: Mapping[str, str]) -> list[Check]:
     checks: list[Check] = []
     for entry in HARNESSES.values():
@@ -22,39 +28,20 @@ def check(environ: Mapping[str, str]) -> list[Check]:
         name = f"{entry.title} version"
         verified = f"verified: {harness.range}"
         if found.version is None:
-            checks.append(
-                Check(
-                    name, INFO, f"{found.path}: version not readable ({verified})", path=found.path
-                )
-            )
-        elif harness.contains(found.version):
-            checks.append(
-                Check(
-                    name,
-                    OK,
-                    f"{found.version} ({verified})",
-                    path=found.path,
-                    version=found.version,
-                    verified=[harness.oldest, harness.newest],
-                )
-            )
+            summary = f"{found.path}: version not readable ({verified})"
+            checks.append(Check(name, INFO, summary, path=found.path))
+            continue
+        if harness.contains(found.version):
+            row = Check(name, OK, f"{found.version} ({verified})")
         else:
-            side = (
-                "older"
-                if versions.version_key(found.version) < versions.version_key(harness.oldest)
-                else "newer"
-            )
-            checks.append(
-                Check(
-                    name,
-                    WARN,
-                    f"{found.version} is {side} than any version lich-hooks was verified on "
-                    f"({verified})",
-                    "it may work; if something does not report, update lich-hooks or the "
-                    "harness (docs/harnesses.md, Supported versions)",
-                    path=found.path,
-                    version=found.version,
-                    verified=[harness.oldest, harness.newest],
-                )
-            )
+            older = versions.version_key(found.version) < versions.version_key(harness.oldest)
+            side = "older" if older else "newer"
+            summary = f"{found.version} is {side} than any version lich-hooks was verified on"
+            row = Check(name, WARN, f"{summary} ({verified})", FIX)
+        row.details = {
+            "path": found.path,
+            "version": found.version,
+            "verified": [harness.oldest, harness.newest],
+        }
+        checks.append(row)
     return checks
