@@ -51,7 +51,8 @@ The daemon's log (decide.from_evidence; calibrated on 0.171.0, tests/real_client
   id `startup-thread-start-<uuid>` within REQUEST_AFTER (0.02 s here; measured
   0.01-0.07 s); `codex resume|fork|agents`, `queue` and raw clients send none;
 - rows become readable in batches, in time order, at any moment (`flush`); a row
-  follows each hook (its turn); rows are never dropped (unverified: Codex's
+  follows each hook (its turn); a resume's thread row may come up to 0.15 s
+  after the hook it sets off (AFTER_HOOK waits 1 s); rows are never dropped (unverified: Codex's
   writer drops rows when its queue is full); nobody forges a row;
 - a client may start or resume a thread, run its turn and leave before the
   hook (`codex queue --resume`, a raw client, a TUI that quits); the daemon
@@ -65,7 +66,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lich_hooks.hook.shared.codex import decide
-from lich_hooks.hook.shared.codex.decide import REQUEST_AFTER
+from lich_hooks.hook.shared.codex.decide import AFTER_HOOK, REQUEST_AFTER
 
 SETTLE = 15.0  # evidence.SETTLE: how long the sender waits for the daemon's next write
 
@@ -281,13 +282,14 @@ class Daemon:
         tui = Tui(self._pid, self.now, card, cwd, ["codex", "queue"], connected=True)
         self.tuis.append(tui)
         tui.conn = self._connect()
+        late = self.now + 0.15  # its thread's row comes after the hook it sets off (measured)
         if sid is None:
-            self._fresh(tui, "startup")
+            self._fresh(tui, "startup", late)
         else:
-            self._resume(tui, sid, True, cwd)
+            self._resume(tui, sid, True, cwd, late)
         tui.connected = False
         self._leave(tui)
-        return self.turn(tui, connected=False)
+        return self.turn(tui, connected=False, lasts=2.0)  # the queued turn runs on
 
     def restart(self) -> None:
         """`codex app-server daemon restart`: new ids; the TUIs reconnect, sending nothing."""
@@ -391,7 +393,7 @@ class Daemon:
         own = {t.pid: [t.connected_at] for t in self.tuis if t.connected_at <= self.flushed}
         for hook in list(self.hooks):
             pids = [c.pid for c in hook.clients if c.lich and c.pid in own]
-            want = max([hook.at, *[own[pid][0] + REQUEST_AFTER for pid in pids]])
+            want = max([hook.at + AFTER_HOOK, *[own[pid][0] + REQUEST_AFTER for pid in pids]])
             if self.now < want + SETTLE and seen <= want:
                 continue  # the sender waits on (evidence.gather)
             self.hooks.remove(hook)
@@ -399,7 +401,7 @@ class Daemon:
             rows = [
                 (r.ts, r.method, r.conn)
                 for r in readable
-                if r.thread == event.session and r.method.startswith("thread/") and r.ts <= hook.at
+                if r.thread == event.session and r.method.startswith("thread/")
             ]
             startups = [(r.ts, r.method, r.conn) for r in readable if r.startup]
             event.found = decide.from_evidence(

@@ -52,7 +52,7 @@ def judged_before_a_s_request(daemon: Daemon) -> Event:
     A's startup request, and nothing follows within the sender's wait."""
     daemon.start(A, DIRS[0], gap=4.0)
     tui_b = daemon.start(B, DIRS[1], gap=0.3)
-    event = daemon.turn(tui_b, leaves=True)
+    event = daemon.turn(tui_b, leaves=True, lasts=2.0)
     daemon.wait(4.0 - 0.01 - daemon.now + tui_b.started)
     daemon.flush()
     daemon.wait(30)
@@ -72,16 +72,18 @@ def queue_resumes_a_s_thread(daemon: Daemon, flush: bool = True) -> Event:
     daemon.wait(0.5)
     daemon.slash_new(tui_a)
     event = daemon.departed(None, DIRS[0], thread)
+    daemon.wait(0.1)
+    daemon.flush()  # the hook's turn row is in, the resume's own thread row not yet
     if flush:
-        daemon.wait(1)
+        daemon.wait(3)
         daemon.flush()
-    daemon.wait(20)
+    daemon.wait(30)
     assert event is not None
     return event
 
 
 def queue_before_the_write(daemon: Daemon) -> Event:
-    """The same, judged when the sender's wait ended with no write after the hook."""
+    """The same, judged when the sender's wait ended with no write past the hook."""
     return queue_resumes_a_s_thread(daemon, flush=False)
 
 
@@ -149,8 +151,8 @@ def _without_the_flush(
     since: float,
     own: Own,
 ) -> decide.Attribution:
-    """ "The daemon wrote after the hook", deleted."""
-    seen = max(seen, hook_started)
+    """ "The daemon wrote past the hook", deleted."""
+    seen = max(seen, hook_started + decide.AFTER_HOOK)
     return FROM_EVIDENCE(rows, startups, clients, seen, hook_started, since, own)
 
 
@@ -161,7 +163,7 @@ MUTANTS: list[tuple[str, str, Callable[..., object], Callable[[Daemon], Event]]]
     ("a reconnected TUI is not tied", "tie", _tie_any_age, reconnected_after_a_restart),
     ("one connection per thread", "from_evidence", _first_connection, queue_resumes_a_s_thread),
     (
-        "wait for the write after the hook",
+        "wait for a write past the hook",
         "from_evidence",
         _without_the_flush,
         queue_before_the_write,

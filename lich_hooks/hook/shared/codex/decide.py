@@ -209,6 +209,9 @@ def _can_run_in(client: Client, want: str) -> bool:
 # connection sends `thread/start` id `startup-thread-start-<uuid>` (0.01-0.07 s later, n=8).
 CONNECT_WITHIN = 60.0  # a TUI's connect row is looked for this long after its start
 REQUEST_AFTER = 1.0  # its startup request follows its connect row within this
+# A resume's rows that carry the thread id can come after the hook it set off (0.16 s seen):
+# the log is read once the daemon has written this long past the hook.
+AFTER_HOOK = 1.0
 Row = tuple[float, str, int]  # (time, rpc method, connection id)
 
 
@@ -223,12 +226,12 @@ def from_evidence(
 ) -> Attribution:
     """The card whose live TUI's connection started or resumed this thread, or why none.
 
-    `rows`: the thread's start/resume/fork requests before the hook; `startups`: every TUI
-    startup request logged from the clients' starts; `seen`: the newest daemon row read;
-    `since`: the daemon's start; `own`: pid -> when each client logged its connect;
-    `clients` carry `started` as wall-clock seconds.
+    `rows`: the thread's start/resume/fork requests (any time: more can only refuse);
+    `startups`: every TUI startup request logged from the clients' starts; `seen`: the
+    newest daemon row read; `since`: the daemon's start; `own`: pid -> when each client
+    logged its connect; `clients` carry `started` as wall-clock seconds.
     """
-    if seen < hook_started or not rows:
+    if seen < hook_started + AFTER_HOOK or not rows:
         return Attribution(NO_EVIDENCE, "the daemon's log names no connection for this thread")
     connections = {connection for _, _, connection in rows}
     if len(connections) > 1:

@@ -12,7 +12,7 @@ import os
 import re
 import time
 
-from lich_hooks.hook.shared.codex.decide import CONNECT_WITHIN, REQUEST_AFTER, Row
+from lich_hooks.hook.shared.codex.decide import AFTER_HOOK, CONNECT_WITHIN, REQUEST_AFTER, Row
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -160,7 +160,7 @@ def gather(
     deadline = time.monotonic() + SETTLE
     db = open_log(codex_home)
     try:
-        found = settle(db, daemon, hook_started, deadline)
+        found = settle(db, daemon, hook_started + AFTER_HOOK, deadline)
         if found is None:
             raise Unreadable(f"codex app-server {daemon} wrote nothing in {SETTLE:.0f} s")
         uuid, seen = found
@@ -169,10 +169,12 @@ def gather(
             if all(own.values()) or time.monotonic() >= deadline:
                 break
             time.sleep(POLL)
-        want = max([hook_started, *[min(t) + REQUEST_AFTER for t in own.values() if t]])
+        want = max(
+            [hook_started + AFTER_HOOK, *[min(t) + REQUEST_AFTER for t in own.values() if t]]
+        )
         later = settle(db, daemon, want, deadline + want - hook_started) if seen <= want else None
         seen = seen if later is None else later[1]
-        rows = thread_rows(db, uuid, thread, since, hook_started)
+        rows = thread_rows(db, uuid, thread, since, seen)
         low = min([hook_started, *starts.values()])
         return rows, startup_rows(db, uuid, low, seen), seen, since, own
     finally:
