@@ -115,7 +115,7 @@ def test_two_cards_started_together_name_only_the_later(
     fake.run_hook(HOOK, payload(projects["b"], "conv-B"), projects["b"], by=client_b)
     fake.run_hook(HOOK, payload(projects["a"], "conv-A"), projects["a"], by=client_a)
     records = wait_for_log(env, 2)
-    assert sorted(r["decision"] for r in records) == ["codex-daemon-untied", "report"]
+    assert sorted(str(r["decision"]) for r in records) == ["codex-daemon-untied", "report"]
     assert lich.wait(1, timeout=0.5) == []
     assert next(r.accepted for r in lich_b.received) == {
         "session_id": "card-B",
@@ -147,7 +147,10 @@ def test_two_cards_in_one_dir_are_told_apart_by_connection(
     ran = fake.run_hook(HOOK, payload(projects["a"]), projects["a"], by=client_b)
     assert ran == {"rc": 0, "stdout": "", "stderr": ""}  # decided after the hook exited
     fake.run_hook(HOOK, payload(projects["a"], "conv-A"), projects["a"], by=client_a)
-    assert sorted(r["decision"] for r in wait_for_log(env, 2)) == ["codex-daemon-untied", "report"]
+    assert sorted(str(r["decision"]) for r in wait_for_log(env, 2)) == [
+        "codex-daemon-untied",
+        "report",
+    ]
     assert [r.accepted["session_id"] for r in lich.received if r.accepted] == ["card-B"]
 
 
@@ -247,7 +250,7 @@ def test_a_session_resumed_into_another_card_s_dir_names_no_card(
     fake.run_hook(HOOK, payload(projects["a"], "conv-A2"), projects["a"], by=client_a)
     # `codex resume` sends no startup request: its connection is never tied
     records = wait_for_log(env, 2)
-    assert sorted(r["decision"] for r in records) == ["codex-daemon-untied", "report"]
+    assert sorted(str(r["decision"]) for r in records) == ["codex-daemon-untied", "report"]
     [got] = lich.wait(1)
     assert got.accepted is not None and got.accepted["provider_session_id"] == "conv-A2"
     assert lich_b.received == []

@@ -66,7 +66,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lich_hooks.hook.shared.codex import decide
-from lich_hooks.hook.shared.codex.decide import AFTER_HOOK, REQUEST_AFTER
+from lich_hooks.hook.shared.codex.decide import AFTER_HOOK, REQUEST_AFTER, REQUEST_SPAN
 
 SETTLE = 15.0  # evidence.SETTLE: how long the sender waits for the daemon's next write
 
@@ -172,6 +172,7 @@ class Daemon:
         self.life = 0
         self.since = self.now - 1  # the daemon's start (before any TUI: see the top)
         self.accepted = 0
+        self.departing = False
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -210,7 +211,13 @@ class Daemon:
         self._log("thread/start", tui.conn, sid, at)
 
     def _log(self, method: str, conn: int, thread: str | None, at: float | None = None) -> None:
-        self.rows.append(Row(self.now if at is None else at, method, conn, thread, self.life))
+        """A row; a thread request's first is logged as it begins (`now` for a departed
+        client's, whose thread row comes later), with no thread id yet."""
+        ts = self.now if at is None else at
+        if method.startswith("thread/"):
+            begun = self.now if self.departing else ts
+            self.rows.append(Row(begun, method, conn, None, self.life))
+        self.rows.append(Row(ts, method, conn, thread, self.life))
 
     def _connect(self) -> int:
         self.accepted += 3  # two probes, then the session's connection
@@ -283,10 +290,12 @@ class Daemon:
         self.tuis.append(tui)
         tui.conn = self._connect()
         late = self.now + 0.15  # its thread's row comes after the hook it sets off (measured)
+        self.departing = True
         if sid is None:
             self._fresh(tui, "startup", late)
         else:
             self._resume(tui, sid, True, cwd, late)
+        self.departing = False
         tui.connected = False
         self._leave(tui)
         return self.turn(tui, connected=False, lasts=2.0)  # the queued turn runs on
@@ -393,7 +402,16 @@ class Daemon:
         own = {t.pid: [t.connected_at] for t in self.tuis if t.connected_at <= self.flushed}
         for hook in list(self.hooks):
             pids = [c.pid for c in hook.clients if c.lich and c.pid in own]
-            want = max([hook.at + AFTER_HOOK, *[own[pid][0] + REQUEST_AFTER for pid in pids]])
+            mine = {r.conn for r in readable if r.thread == hook.event.session}
+            others = {
+                r.conn
+                for r in readable
+                if r.thread is None
+                and r.method.startswith("thread/")
+                and hook.at - REQUEST_SPAN <= r.ts <= hook.at
+            }
+            after = hook.at + (AFTER_HOOK if others - mine else 0.0)
+            want = max([after, *[own[pid][0] + REQUEST_AFTER for pid in pids]])
             if self.now < want + SETTLE and seen <= want:
                 continue  # the sender waits on (evidence.gather)
             self.hooks.remove(hook)
@@ -403,7 +421,12 @@ class Daemon:
                 for r in readable
                 if r.thread == event.session and r.method.startswith("thread/")
             ]
+            begun = [
+                (r.ts, r.method, r.conn)
+                for r in readable
+                if r.thread is None and r.method.startswith("thread/") and r.ts <= hook.at
+            ]
             startups = [(r.ts, r.method, r.conn) for r in readable if r.startup]
             event.found = decide.from_evidence(
-                rows, startups, hook.clients, seen, hook.at, self.since, own
+                rows, startups, hook.clients, seen, hook.at, self.since, own, begun
             )

@@ -150,10 +150,11 @@ def _without_the_flush(
     hook_started: float,
     since: float,
     own: Own,
+    requests: Sequence[Row] = (),
 ) -> decide.Attribution:
     """ "The daemon wrote past the hook", deleted."""
     seen = max(seen, hook_started + decide.AFTER_HOOK)
-    return FROM_EVIDENCE(rows, startups, clients, seen, hook_started, since, own)
+    return FROM_EVIDENCE(rows, startups, clients, seen, hook_started, since, own, requests)
 
 
 MUTANTS: list[tuple[str, str, Callable[..., object], Callable[[Daemon], Event]]] = [

@@ -119,12 +119,12 @@ def from_log(
         if c.started is not None and c.lich and decide.switcher(c.argv) is None
     }
     try:
-        rows, startups, seen, since, own = evidence.gather(
+        rows, startups, seen, since, own, begun = evidence.gather(
             home, daemon, thread, hook_started, starts
         )
     except evidence.Unreadable as error:
         return decide.Attribution(decide.NO_EVIDENCE, f"codex app-server {daemon}: {error}")
-    return decide.from_evidence(rows, startups, clients, seen, hook_started, since, own)
+    return decide.from_evidence(rows, startups, clients, seen, hook_started, since, own, begun)
 
 
 def _real(path: str | None) -> str | None:

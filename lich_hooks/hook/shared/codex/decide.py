@@ -210,8 +210,10 @@ def _can_run_in(client: Client, want: str) -> bool:
 CONNECT_WITHIN = 60.0  # a TUI's connect row is looked for this long after its start
 REQUEST_AFTER = 1.0  # its startup request follows its connect row within this
 # A resume's rows that carry the thread id can come after the hook it set off (0.16 s seen):
-# the log is read once the daemon has written this long past the hook.
+# when another connection asked to start, resume or fork a thread within REQUEST_SPAN before
+# the hook, the log is read only once the daemon has written AFTER_HOOK past it.
 AFTER_HOOK = 1.0
+REQUEST_SPAN = 10.0
 Row = tuple[float, str, int]  # (time, rpc method, connection id)
 
 
@@ -223,17 +225,20 @@ def from_evidence(
     hook_started: float,
     since: float,
     own: Mapping[int, Sequence[float]],
+    requests: Sequence[Row] = (),
 ) -> Attribution:
     """The card whose live TUI's connection started or resumed this thread, or why none.
 
     `rows`: the thread's start/resume/fork requests (any time: more can only refuse);
     `startups`: every TUI startup request logged from the clients' starts; `seen`: the
     newest daemon row read; `since`: the daemon's start; `own`: pid -> when each client
-    logged its connect; `clients` carry `started` as wall-clock seconds.
+    logged its connect; `requests`: start/resume/fork requests as logged when they began
+    (no thread id yet); `clients` carry `started` as wall-clock seconds.
     """
-    if seen < hook_started + AFTER_HOOK or not rows:
-        return Attribution(NO_EVIDENCE, "the daemon's log names no connection for this thread")
     connections = {connection for _, _, connection in rows}
+    others = {c for t, _, c in requests if hook_started - REQUEST_SPAN <= t} - connections
+    if seen < hook_started + (AFTER_HOOK if others else 0) or not rows:
+        return Attribution(NO_EVIDENCE, "the daemon's log names no connection for this thread")
     if len(connections) > 1:
         return Attribution(
             SHARED_THREAD,

@@ -12,7 +12,13 @@ import os
 import re
 import time
 
-from lich_hooks.hook.shared.codex.decide import AFTER_HOOK, CONNECT_WITHIN, REQUEST_AFTER, Row
+from lich_hooks.hook.shared.codex.decide import (
+    AFTER_HOOK,
+    CONNECT_WITHIN,
+    REQUEST_AFTER,
+    REQUEST_SPAN,
+    Row,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -99,6 +105,27 @@ def thread_rows(
     return [r for r in (_row(*row) for row in rows) if r is not None and since <= r[0] <= until]
 
 
+def requests(db: sqlite3.Connection, uuid: str, start: float, end: float) -> list[Row]:
+    """The start/resume/fork requests the daemon logged as they began in [start, end]."""
+    rows = _query(
+        db,
+        "SELECT ts, ts_nanos, feedback_log_body FROM logs WHERE ts >= ? AND ts <= ? "
+        "AND process_uuid = ? AND feedback_log_body LIKE 'app-server request: thread/%' LIMIT ?",
+        (int(start), int(end) + 1, uuid, MAX_ROWS * 5),
+    )
+    found = []
+    for ts, nanos, body in rows:
+        match = BEGUN.match(str(body))
+        if match and start <= _when(ts, nanos) <= end:
+            found.append((_when(ts, nanos), f"thread/{match.group(1)}", int(match.group(2))))
+    return found
+
+
+BEGUN = re.compile(
+    r"app-server request: thread/(start|resume|fork) connection_id=ConnectionId\((\d+)\)"
+)
+
+
 def startup_rows(db: sqlite3.Connection, uuid: str, start: float, end: float) -> list[Row]:
     """Every TUI-startup `thread/start` the daemon logged in [start, end] (either form)."""
     rows = _query(
@@ -148,10 +175,11 @@ def _when(ts: object, nanos: object) -> float:
 
 def gather(
     codex_home: str, daemon: int, thread: str, hook_started: float, starts: dict[int, float]
-) -> tuple[list[Row], list[Row], float, float, dict[int, list[float]]]:
-    """(thread rows, startup rows, newest row's time, daemon start, each TUI's connect rows)
-    once the daemon has written past the hook and, if it does within SETTLE of it, past
-    each TUI's (pid -> start) startup request. Unreadable: refuse."""
+) -> tuple[list[Row], list[Row], float, float, dict[int, list[float]], list[Row]]:
+    """(thread rows, startup rows, newest row's time, daemon start, each TUI's connect rows,
+    requests begun within REQUEST_SPAN before the hook) once the daemon has written past the
+    hook (AFTER_HOOK past it when another connection began a request) and, if it does within
+    SETTLE, past each TUI's (pid -> start) startup request. Unreadable: refuse."""
     from lich_hooks.hook.shared.codex.probe import started_at
 
     since = started_at(daemon)
@@ -160,7 +188,7 @@ def gather(
     deadline = time.monotonic() + SETTLE
     db = open_log(codex_home)
     try:
-        found = settle(db, daemon, hook_started + AFTER_HOOK, deadline)
+        found = settle(db, daemon, hook_started, deadline)
         if found is None:
             raise Unreadable(f"codex app-server {daemon} wrote nothing in {SETTLE:.0f} s")
         uuid, seen = found
@@ -169,13 +197,14 @@ def gather(
             if all(own.values()) or time.monotonic() >= deadline:
                 break
             time.sleep(POLL)
-        want = max(
-            [hook_started + AFTER_HOOK, *[min(t) + REQUEST_AFTER for t in own.values() if t]]
-        )
+        begun = requests(db, uuid, hook_started - REQUEST_SPAN, hook_started)
+        mine = {c for _, _, c in thread_rows(db, uuid, thread, since, seen)}
+        after = hook_started + (AFTER_HOOK if {c for _, _, c in begun} - mine else 0.0)
+        want = max([after, *[min(t) + REQUEST_AFTER for t in own.values() if t]])
         later = settle(db, daemon, want, deadline + want - hook_started) if seen <= want else None
         seen = seen if later is None else later[1]
         rows = thread_rows(db, uuid, thread, since, seen)
         low = min([hook_started, *starts.values()])
-        return rows, startup_rows(db, uuid, low, seen), seen, since, own
+        return rows, startup_rows(db, uuid, low, seen), seen, since, own, begun
     finally:
         db.close()
