@@ -46,6 +46,8 @@ pytestmark = [
 READY = "Ask Codex"  # the composer's placeholder: the TUI takes input
 DAEMON_SINCE = "0.157.0"  # the first Codex whose TUI hands its hooks to the shared daemon
 TURN_DONE = "Worked for"  # the line under a turn's last output
+# what the daemon's log could not prove (docs/harnesses.md, Codex): nothing sent
+UNPROVEN = ("codex-daemon-untied", "codex-daemon-no-evidence", "codex-daemon-thread-shared")
 
 
 class Lab:
@@ -185,7 +187,7 @@ def test_two_cards_in_different_dirs_each_report_their_own_or_none(lab: Lab) -> 
         assert all(("app-server" in str(r.get("codex_runner"))) is lab.daemon for r in records)
         if lab.daemon:
             assert records[0]["decision"] == "report", records
-            assert records[1]["decision"] in ("report", "codex-daemon-untied"), records
+            assert records[1]["decision"] in ("report", *UNPROVEN), records
             named = [a["session_id"] for a in accepted(lich_b)]
             assert named == (["card-B"] if records[1]["decision"] == "report" else [])
         else:
@@ -214,7 +216,7 @@ def test_two_cards_in_one_dir_never_name_the_wrong_card(lab: Lab) -> None:
             assert [a["session_id"] for a in accepted(lich_d)] == ["card-D"]
             return
         # started together: neither startup request is provably whose
-        refusals = {"codex-daemon-untied"}
+        refusals = set(UNPROVEN)
         assert [r["decision"] in refusals for r in records] == [True, True], records
         assert lab.daemons()
         # nothing was sent anywhere, so nothing can name the wrong card
@@ -268,7 +270,7 @@ def test_a_session_resumed_into_another_card_s_dir_names_no_card(lab: Lab) -> No
             return
         assert "app-server" in str(record.get("codex_runner")), record  # the daemon ran it
         # `codex resume` sends no startup request: its connection is never tied
-        assert record["decision"] == "codex-daemon-untied", record
+        assert record["decision"] in UNPROVEN, record
         assert len(lich_a.received) == 1 and lich_b.received == []
         print(f"\nresumed into card A's dir: {record['attribution']}")
 
@@ -402,7 +404,7 @@ def test_another_card_s_reported_session_resumed_then_new_is_never_that_card_s(
         _slash_new(card_a)
         _submit_until_hooked(lab, card_a, f"card A's own, in {there.name}", before + 2)
         [moved] = _wait_records(lab, before + 2)[before + 1 :]
-        assert moved["decision"] in ("report", "codex-daemon-untied"), moved
+        assert moved["decision"] in ("report", *UNPROVEN), moved
         assert [a["session_id"] for a in accepted(lich_b)] == ["card-B"]  # nothing more
         named = ["card-A"] if moved["decision"] == "report" else []
         assert [a["session_id"] for a in accepted(lich_a)] == named
@@ -429,7 +431,7 @@ def test_with_another_card_connected_a_card_s_new_conversation_is_its_own(lab: L
         b, a = _wait_records(lab, before + 2)[before:]
         assert a["decision"] == "report", a
         assert [x["session_id"] for x in accepted(lich_a)] == ["card-A"]
-        assert b["decision"] in ("report", "codex-daemon-untied"), b
+        assert b["decision"] in ("report", *UNPROVEN), b
         assert [x["session_id"] for x in accepted(lich_b)] == (
             ["card-B"] if b["decision"] == "report" else []
         )
