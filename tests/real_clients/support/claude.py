@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import re
+import select
 import signal
 import struct
 import subprocess
@@ -166,13 +167,18 @@ class Terminal:
         self._drawn = pyte.Screen(cols, rows)
         self._stream = pyte.ByteStream(self._drawn)
         self._declined = False
+        self._closing = False
         self._changed = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
-        while True:
+        # Polls, so that `close` can stop it before closing the fd: a read on a closed fd
+        # number may read (or a second close may close) a socket that reused the number.
+        while not self._closing:
             try:
+                if not select.select([self._master], [], [], 0.2)[0]:
+                    continue
                 data = os.read(self._master, 65536)
             except OSError:
                 data = b""
@@ -285,11 +291,11 @@ class Terminal:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 continue
-        try:
-            os.close(self._master)
-        except OSError:
-            pass
-        self._reader.join(timeout=5)
+        if self._closing:
+            return
+        self._closing = True
+        self._reader.join()
+        os.close(self._master)
 
     def __enter__(self) -> Terminal:
         return self
