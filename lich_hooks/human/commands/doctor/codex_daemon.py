@@ -111,17 +111,14 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
                 f"{unaccounted} connection(s) held by no codex client doctor can read "
                 "(another program's, another user's or an unreadable process): no report"
             )
-        shared = _shared_dirs(clients, unaccounted)
+        shared = ", ".join(_shared_dirs(clients, unaccounted))
         summary = f"Codex app-server daemon {pid} runs the interactive Codex hooks for {home}"
+        several = "several cards' Codex TUIs (or clients it cannot read) are connected"
         checks.append(
             shared_process(
                 NAME,
                 summary,
-                shared=(
-                    f"; several cards' Codex TUIs (or clients it cannot read) are connected, "
-                    f"so reports from "
-                    f"{', '.join(shared)} are dropped (it {whose})"
-                )
+                shared=f"; {several}, so reports from {shared} are dropped (it {whose})"
                 if shared
                 else None,
                 carried=(card, whose),

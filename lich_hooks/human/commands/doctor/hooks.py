@@ -312,29 +312,17 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
     checks: list[Check] = []
     rows: list[tuple[discovery.Found, Check]] = []
     for found in discover(environ, project, ask=True):
-        title, label, path = found.harness.title, found.label, found.path
+        title, path = found.harness.title, found.path
+        name = f"{title} {found.label}"
         if found.error is not None:
             if not found.plugin:
-                checks.append(
-                    Check(
-                        f"{title} {label}",
-                        FAIL,
-                        f"{path} does not parse: {found.error}",
-                        f"{title} may ignore this whole file: fix it",
-                    )
-                )
+                fix = f"{title} may ignore this whole file: fix it"
+                checks.append(Check(name, FAIL, f"{path} does not parse: {found.error}", fix))
             continue
-        document = found.document
         off = found.harness.off_switch
-        if off is not None and isinstance(document, dict) and document.get(off):
-            checks.append(
-                Check(
-                    f"{title} {label}",
-                    FAIL,
-                    f"{path} sets {off}: {title} runs no hook at all",
-                    f'remove "{off}" from {path}',
-                )
-            )
+        if off is not None and isinstance(found.document, dict) and found.document.get(off):
+            why = f"{path} sets {off}: {title} runs no hook at all"
+            checks.append(Check(name, FAIL, why, f'remove "{off}" from {path}'))
         if found.commands:
             check = _registration_check(found, executable, environ, project)
             rows.append((found, check))
