@@ -49,7 +49,7 @@ The daemon's log (decide.from_evidence; calibrated on 0.171.0, tests/real_client
   (drawn here 0.3-12 s after its start; measured 0.96-1.54 s, 4.2-8.5 s on a first
   start), never on a reconnect; a plain TUI's connection then sends `thread/start`
   id `startup-thread-start-<uuid>` within REQUEST_AFTER (0.02 s here; measured
-  0.01-0.07 s); `codex resume|fork|agents`, `queue` and raw clients send none;
+  0.01-0.15 s); `codex resume|fork|agents`, `queue` and raw clients send none;
 - rows become readable in batches, in time order, at any moment (`flush`); a row
   follows each hook (its turn); a resume's thread row may come up to 0.15 s
   after the hook it sets off (AFTER_HOOK waits 1 s); rows are never dropped (unverified: Codex's

@@ -206,7 +206,7 @@ def _can_run_in(client: Client, want: str) -> bool:
 
 # The daemon log's evidence (docs/harnesses.md, Codex, "Attribution from evidence").
 # A plain TUI logs `connected app-server platform` under its own pid, then its session
-# connection sends `thread/start` id `startup-thread-start-<uuid>` (0.01-0.07 s later, n=8).
+# connection sends `thread/start` id `startup-thread-start-<uuid>` (0.01-0.15 s later, n=12).
 CONNECT_WITHIN = 60.0  # a TUI's connect row is looked for this long after its start
 REQUEST_AFTER = 1.0  # its startup request follows its connect row within this
 # A resume's rows that carry the thread id can come after the hook it set off (0.16 s seen):
