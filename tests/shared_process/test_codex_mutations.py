@@ -188,3 +188,34 @@ def test_each_rule_deleted_names_a_wrong_card(
     monkeypatch.setattr(decide, name, mutant)
     event = sequence(Daemon())
     assert event.found is not None and event.wrong, f"deleting {rule!r} went unnoticed: {event}"
+
+
+def _settled(daemon: Daemon, event: Event | None) -> Event:
+    daemon.wait(12)
+    daemon.flush()
+    daemon.wait(30)  # nothing more is written: the sender's wait ends
+    assert event is not None
+    return event
+
+
+@pytest.mark.parametrize("seen", ["another name", "unreadable"])
+def test_card_b_s_client_the_probe_cannot_read_names_no_card(seen: str) -> None:
+    """Card B's TUI in card A's folder, started as `cx` (or another user's, non-dumpable):
+    its conversation is never reported on card A, the one client the probe reads there."""
+    daemon = Daemon()
+    daemon.start(A, DIRS[0])
+    daemon.wait(5)
+    tui_b = daemon.start(B, DIRS[0], visible=seen != "another name", env_readable=False)
+    daemon.wait(5)
+    event = _settled(daemon, daemon.turn(tui_b))
+    assert event.found is not None and event.named is None, event.found
+
+
+def test_a_client_that_left_before_the_hook_names_no_card() -> None:
+    """`codex queue` (or a raw client) starts a thread in card A's folder, runs its turn
+    and leaves before the hook: card A's TUI is the only client left, and is not named."""
+    daemon = Daemon()
+    daemon.start(A, DIRS[0])
+    daemon.wait(5)
+    event = _settled(daemon, daemon.departed(B, DIRS[0]))
+    assert event.found is not None and event.named is None, event.found
