@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sys
 import time
 from pathlib import Path
@@ -166,17 +167,31 @@ def test_the_probe_leaves_no_process_behind(tmp_path: Path, lich: StandIn) -> No
 
 
 def _sleeps(tmp_path: Path) -> list[list[bytes]]:
-    """The `sleep` processes started with this test's environment."""
+    """The `sleep` processes started with this test's environment and not told to die: a
+    stopped timer whose TERM is still pending (a loaded machine has not run it yet) is on
+    its way out; an orphaned one has no signal pending."""
     found = []
     for pid in os.listdir("/proc"):
         try:
             argv = Path("/proc", pid, "cmdline").read_bytes().split(b"\0")
             environ = Path("/proc", pid, "environ").read_bytes()
+            status = Path("/proc", pid, "status").read_text()
         except OSError:
             continue
         if os.path.basename(argv[0]) == b"sleep" and str(tmp_path).encode() in environ:
-            found.append(argv)
+            if not _dying(status):
+                found.append(argv)
     return found
+
+
+def _dying(status: str) -> bool:
+    """A TERM or KILL pending for the process (/proc/<pid>/status SigPnd, ShdPnd)."""
+    pending = 0
+    for line in status.splitlines():
+        name, _, value = line.partition(":")
+        if name in ("SigPnd", "ShdPnd"):
+            pending |= int(value.strip(), 16)
+    return bool(pending & (1 << (signal.SIGTERM - 1) | 1 << (signal.SIGKILL - 1)))
 
 
 def test_a_hook_that_runs_past_the_start_limit_is_never_cut(tmp_path: Path) -> None:
