@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from lich_hooks.human.standin.server import StandIn
 from tests.registrations.test_plugin_route import (
     SESSION,
@@ -147,6 +149,12 @@ def test_a_copy_without_boot_py_says_the_copy_is_incomplete(tmp_path: Path, lich
     assert lich.received == []
 
 
+@pytest.mark.xfail(
+    strict=False,
+    reason="known race, open: under parallel load about 1 run in 8 leaves a stopped-but-alive "
+    "watchdog `sleep 2` with no TERM pending (its timer then signals a launcher pid that has "
+    "exited); found by the CI-like runs of issue 34, not yet explained",
+)
 def test_the_probe_leaves_no_process_behind(tmp_path: Path, lich: StandIn) -> None:
     """A watchdog that outlived the hook would hold nothing of the harness's, but would
     linger: after runs that probed a hanging, an instantly failing and a good Python,
