@@ -40,6 +40,14 @@ def home(environ: Mapping[str, str], account: Callable[[], str | None] = passwd_
     return absolute(account())
 
 
+def codex_home(environ: Mapping[str, str]) -> str | None:
+    """Codex's user folder (CODEX_HOME moves it); None: no home to find it in."""
+    if environ.get("CODEX_HOME"):
+        return environ["CODEX_HOME"]
+    found = home(environ)
+    return None if found is None else os.path.join(found, ".codex")
+
+
 def state_home(environ: Mapping[str, str], account: Callable[[], str | None]) -> str | None:
     """home(), except `/` (a container's "no home"): then no state unless a variable names one."""
     found = home(environ, account)

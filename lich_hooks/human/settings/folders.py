@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from lich_hooks.base import homes
 from lich_hooks.base.homes import absolute, home
 from lich_hooks.human.settings.errors import Refused
 
@@ -30,8 +31,9 @@ def claude_config_dir(environ: Mapping[str, str]) -> str:
 
 
 def codex_home(environ: Mapping[str, str]) -> str:
-    """Codex's user folder: config.toml, hooks.json, plugins/ (CODEX_HOME moves it)."""
-    return environ.get("CODEX_HOME") or os.path.join(settings_home(environ), ".codex")
+    """Codex's user folder: config.toml, hooks.json, plugins/ (base/homes.py's, or Refused)."""
+    found = homes.codex_home(environ)
+    return found if found is not None else os.path.join(settings_home(environ), ".codex")
 
 
 def config_home(environ: Mapping[str, str]) -> str:

@@ -110,9 +110,12 @@ def from_log(
     hook_started: float,
 ) -> decide.Attribution:
     """decide.from_evidence over the daemon's log, read in the detached sender."""
+    from lich_hooks.base.homes import codex_home
     from lich_hooks.hook.shared.codex import evidence
 
-    home = environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
+    home = codex_home(environ)
+    if home is None:
+        return decide.Attribution(decide.NO_EVIDENCE, "no home directory to find Codex's log in")
     starts = {
         c.pid: c.started
         for c in clients

@@ -105,19 +105,27 @@ def thread_rows(
     return [r for r in (_row(*row) for row in rows) if r is not None and since <= r[0] <= until]
 
 
-def requests(db: sqlite3.Connection, uuid: str, start: float, end: float) -> list[Row]:
-    """The start/resume/fork requests the daemon logged as they began in [start, end]."""
+def _spanned(
+    db: sqlite3.Connection, uuid: str, start: float, end: float, like: str
+) -> list[tuple[float, str]]:
+    """(time, body) of the daemon's rows whose body is LIKE `like`, logged in [start, end]."""
     rows = _query(
         db,
         "SELECT ts, ts_nanos, feedback_log_body FROM logs WHERE ts >= ? AND ts <= ? "
-        "AND process_uuid = ? AND feedback_log_body LIKE 'app-server request: thread/%' LIMIT ?",
-        (int(start), int(end) + 1, uuid, MAX_ROWS * 5),
+        "AND process_uuid = ? AND feedback_log_body LIKE ? LIMIT ?",
+        (int(start), int(end) + 1, uuid, like, MAX_ROWS * 5),
     )
+    found = [(_when(ts, nanos), str(body)) for ts, nanos, body in rows]
+    return [(when, body) for when, body in found if start <= when <= end]
+
+
+def requests(db: sqlite3.Connection, uuid: str, start: float, end: float) -> list[Row]:
+    """The start/resume/fork requests the daemon logged as they began in [start, end]."""
     found = []
-    for ts, nanos, body in rows:
-        match = BEGUN.match(str(body))
-        if match and start <= _when(ts, nanos) <= end:
-            found.append((_when(ts, nanos), f"thread/{match.group(1)}", int(match.group(2))))
+    for when, body in _spanned(db, uuid, start, end, "app-server request: thread/%"):
+        match = BEGUN.match(body)
+        if match:
+            found.append((when, f"thread/{match.group(1)}", int(match.group(2))))
     return found
 
 
@@ -128,17 +136,10 @@ BEGUN = re.compile(
 
 def startup_rows(db: sqlite3.Connection, uuid: str, start: float, end: float) -> list[Row]:
     """Every TUI-startup `thread/start` the daemon logged in [start, end] (either form)."""
-    rows = _query(
-        db,
-        "SELECT ts, ts_nanos, feedback_log_body FROM logs WHERE ts >= ? AND ts <= ? "
-        "AND process_uuid = ? AND feedback_log_body LIKE '%startup-thread-start-%' LIMIT ?",
-        (int(start), int(end) + 1, uuid, MAX_ROWS * 5),
-    )
     found = []
-    for ts, nanos, body in rows:
-        when = _when(ts, nanos)
-        match = STARTUP.search(str(body))
-        if match and start <= when <= end:
+    for when, body in _spanned(db, uuid, start, end, "%startup-thread-start-%"):
+        match = STARTUP.search(body)
+        if match:
             found.append((when, "thread/start", int(match.group(1) or match.group(2))))
     return found
 
