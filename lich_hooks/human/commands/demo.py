@@ -140,19 +140,15 @@ def run(
         every = [(key, s) for key, harness in HARNESSES.items() for s in harness.scenarios(demo)]
         for key, scenario in every + (extra or []):
             harness = HARNESSES[key]
-            name, path = harness.title, harness.shown_as
-            plugin = plugin_route(key)
-            root: dict[str, str] = {}
-            if plugin is not None:
-                path, root = plugin
+            name, plugin = harness.title, plugin_route(key)
+            path, root = plugin or (harness.shown_as, {})
             if key != current:
                 current = key
                 out("")
                 out(_paint(environment, f"{name} ({path})", "bold"))
             if plugin is not None:
                 found = plugin_command(path, scenario.event)
-                command = found or f"(no {scenario.event} hook)"
-                shipped = found is not None
+                command, shipped = found or f"(no {scenario.event} hook)", found is not None
             else:
                 command = harness.command(scenario.event)
                 shipped = command in harness.shipped_commands()
@@ -280,8 +276,7 @@ def _call_words(argv: list[str]) -> str:
 
 
 def _told_words(stdout: bytes) -> list[str]:
-    """What the harness does with the hook's stdout: nothing, or who reads which part
-    (docs/agent-cards.md)."""
+    """What the harness does with the hook's stdout: who reads which part (docs/agent-cards.md)."""
     text = _text(stdout).strip()
     if text in ("", "{}"):
         return ["nothing, so it carries on"]

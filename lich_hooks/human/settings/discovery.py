@@ -77,8 +77,7 @@ def read_document(path: str, jsonc: bool) -> object:
     from lich_hooks.human.settings import files
 
     try:
-        # install's own reader and limit: a file install wrote, doctor can read,
-        # and a FIFO or device in its place is refused at once, never waited on.
+        # install's reader and limit: a FIFO or device in its place is refused, never waited on
         data = files.read_bytes(path) or b""
         parsed = jsontext.parse(data.decode("utf-8"), jsonc=jsonc)
     except (Refused, UnicodeDecodeError) as error:
@@ -100,8 +99,7 @@ def plugin_files(root: str) -> list[str]:
 
 
 def commands_in(document: object, harness: Harness, plugin: bool) -> list[str]:
-    """Our commands in one file; a plugin folder is a clone holding every harness's files,
-    so only this harness's provider's count there."""
+    """Our commands in one file; in a plugin folder (every harness's files) this harness's only."""
     found = ours.our_commands(document)
     if not plugin:
         return found

@@ -243,9 +243,8 @@ class _Editor:
     def edit_object(self, node: Node, new: dict[str, object]) -> None:
         assert isinstance(node.value, dict)
         old_keys = [key for key, _ in node.keys]
-        # With duplicate keys the last one is the value (JSON parsers, ours
-        # included): only it is edited, and the shadowed ones keep their bytes.
-        # A key that goes loses every occurrence, or a shadowed one would win.
+        # With duplicate keys the last one is the value: only it is edited, the shadowed ones
+        # keep their bytes; a key that goes loses every occurrence, or a shadowed one would win.
         last = {key: i for i, key in enumerate(old_keys)}
         removed = [i for i, key in enumerate(old_keys) if key not in new]
         for key, i in last.items():
@@ -289,13 +288,12 @@ class _Editor:
         count = len(node.items)
         kept = [i for i in range(count) if i not in removed]
         if not kept:
-            if count == 0 and not added:
+            if not added:
+                if count:
+                    self.splice(node.start + 1, node.end - 1, "")
                 return
             indent = self.line_indent(node.start)
             open_, close = self.text[node.start], self.text[node.end - 1]
-            if not added:
-                self.splice(node.start + 1, node.end - 1, "")
-                return
             inner = indent + self.unit
             body = ("," + self.newline).join(
                 inner + prefix + self.render(value, inner) for prefix, value in added

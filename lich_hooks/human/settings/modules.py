@@ -96,8 +96,7 @@ def read(path: str) -> Found:
     from lich_hooks.human.settings import files
 
     try:
-        # Settings files' reader: O_NONBLOCK, and the regular-file check again on the
-        # open file, so a FIFO swapped in after the lstat cannot block us either.
+        # O_NONBLOCK and the regular-file check on the open file: a FIFO swapped in cannot block
         data = files.read_bytes(path, READ_LIMIT)
     except Refused as error:
         return Found("other", why=str(error))

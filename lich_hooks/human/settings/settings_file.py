@@ -103,8 +103,7 @@ class SettingsHarness(Harness):
         keep_commented = executable is None and made is None
         new_text = self._text(parsed, document, new_document, lost, keep_commented, path)
         action = REMOVE if executable is None else WRITE
-        result = Plan(self, scope, path, action, old_text, new_text, had_ours)
-        result.environ = environ
+        result = Plan(self, scope, path, action, old_text, new_text, had_ours, environ=environ)
         if executable is not None:
             result.created = (made or set()) | install_record.created(document, new_document)
         return result
@@ -179,8 +178,7 @@ class SettingsHarness(Harness):
         raise Refused(f"{path}: {failure}; nothing was changed")
 
     def apply(self, plan: Plan, force: bool) -> str | None:
-        """Backup, then the new file, both keeping owner, group and mode; a failed write leaves
-        the backup as it was."""
+        """Backup, then the file, keeping owner and mode; a failed write puts the backup back."""
         assert plan.new_text is not None
         files.check_writable(plan.path, force)
         backup = None

@@ -154,8 +154,7 @@ def judge_launcher(
         why = f"the plugin's copy in {found.root} is incomplete (its package does not load), "
         why += "so it reports nothing (inside lich SessionStart says so)"
         return Check(what, FAIL, why, again)
-    # Beside an `install` entry for the same event, the first of the two to claim the
-    # event acts and the other stays silent (hook/claim.py): one report, never none.
+    # beside an `install` entry, the first to claim the event acts (hook/claim.py): one report
     return Check(what, OK, f"runs the plugin's own copy with {python}")
 
 
@@ -316,8 +315,7 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
 
 
 def module_rows(environ: Mapping[str, str], project: str, executable: str | None) -> list[Check]:
-    """A row per module file in place; one of ours counts as a registration when the lich-hook
-    it names exists (docs/troubleshooting.md)."""
+    """A row per module file in place; ours counts as a registration when its lich-hook exists."""
     checks: list[Check] = []
     for harness in MODULES.values():
         seen: set[str] = set()
