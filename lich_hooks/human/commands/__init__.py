@@ -1,6 +1,5 @@
-"""The human commands as one click group, imported only when a person runs one (click
-costs more than a hook run). Each command is a plain run(environment, …) -> ExitCode.
-"""
+"""The human commands as one click group, imported only when a person runs one (click costs more
+than a hook run); each command is a plain run(environment, …) -> ExitCode."""
 
 from __future__ import annotations
 
@@ -211,8 +210,7 @@ def version_command() -> None:
 
 
 def run_cli(args: list[str], env: Environment | None = None) -> int:
-    """The group's exit code for `args`, never raising; `env` None: read inside, so an
-    unreadable working directory is reported like any other error."""
+    """The group's exit code, never raising; `env` None: read inside, so its errors are reported."""
     stderr = env.stderr if env is not None else sys.stderr
 
     def say(line: str) -> None:

@@ -1,6 +1,5 @@
-"""`lich-hook demo`: every shipped registration, run the way its harness runs it (each registry
-entry's scenarios, in the registry's order), against the built-in stand-in for lich, and said in
-words; nothing is installed (docs/architecture.md, "One stand-in")."""
+"""`lich-hook demo`: every shipped registration run as its harness runs it, against the built-in
+stand-in for lich, said in words; nothing is installed (docs/architecture.md, "One stand-in")."""
 
 from __future__ import annotations
 
@@ -11,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 
 from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.human.commands import style
@@ -196,22 +196,19 @@ def _paint(environment: Environment, text: str, colour: str) -> str:
     return style.paint(text, colour, environment.colour)
 
 
+@dataclass(eq=False)
 class Shown:
     """One hook run as a person reads it (words()), and the bytes behind it (raw())."""
 
-    def __init__(
-        self,
-        harness: str,
-        proc: subprocess.CompletedProcess[bytes],
-        received: list[Received],
-        calls: list[list[str]],
-    ) -> None:
-        self.harness = harness
-        self.proc = proc
-        self.received = received
-        self.calls = calls
-        self.problems = int(proc.returncode != 0 or bool(proc.stderr))
-        self.problems += sum(1 for r in received if r.status != 204)
+    harness: str
+    proc: subprocess.CompletedProcess[bytes]
+    received: list[Received]
+    calls: list[list[str]]
+
+    @property
+    def problems(self) -> int:
+        refused = sum(1 for r in self.received if r.status != 204)
+        return refused + int(self.proc.returncode != 0 or bool(self.proc.stderr))
 
     def words(self) -> list[str]:
         lich = [_received_words(r) for r in self.received] + [_call_words(a) for a in self.calls]

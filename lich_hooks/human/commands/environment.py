@@ -38,7 +38,6 @@ class Environment:
         )
 
     def out(self, line: str = "") -> None:
-        """One line of the command's output."""
         click.echo(line, file=self.stdout)
 
     def err(self, line: str) -> None:

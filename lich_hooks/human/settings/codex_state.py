@@ -105,8 +105,7 @@ CONTROL_SOCKET = ("app-server-control", "app-server-control.sock")
 
 
 def ask_codex(environ: Mapping[str, str], cwds: list[str]) -> dict[str, dict[str, object]] | None:
-    """Each hook's `hooks/list` entry by its key, from this CODEX_HOME's running app-server;
-    None where none answers within ASK_SECONDS (no daemon, an older Codex, a refusal)."""
+    """Each hook's `hooks/list` entry by key from the running app-server; None: no answer soon."""
     import base64
     import socket
 

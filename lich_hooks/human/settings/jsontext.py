@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,17 +20,15 @@ class JsonTextError(Exception):
     """The text is not a document we can edit (the file is left untouched)."""
 
 
+@dataclass(eq=False, slots=True)
 class Node:
     """A value with its span in the text: [start, end)."""
 
-    __slots__ = ("end", "items", "keys", "start", "value")
-
-    def __init__(self, start: int, end: int, value: object) -> None:
-        self.start = start
-        self.end = end
-        self.value = value
-        self.items: list[Node] = []  # array elements, or object member values
-        self.keys: list[tuple[str, int]] = []  # object members: key and the key's start
+    start: int
+    end: int
+    value: object
+    items: list[Node] = field(default_factory=list)  # array elements, or object member values
+    keys: list[tuple[str, int]] = field(default_factory=list)  # object members: key, its start
 
 
 @dataclass(eq=False)

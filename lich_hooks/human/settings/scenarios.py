@@ -39,7 +39,6 @@ def claude(demo: Demo) -> list[Scenario]:
     card_env = {"LICH_BIN": demo.lich_bin, **top}
 
     def stop(message: str) -> dict[str, object]:
-        """Claude Code's Stop payload for a turn that ended with `message`."""
         return {
             **claude_base,
             "hook_event_name": "Stop",
