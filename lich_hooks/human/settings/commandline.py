@@ -172,22 +172,21 @@ def _core(words: list[str], guard: Guard) -> tuple[Registered, list[str]] | None
     return found, words[start + 4 :]
 
 
+# Each POSIX guard's head as shlex splits it; SERVER's is OLD_SERVER's, then the MARK test.
+_HEADS: dict[tuple[str, ...], Guard] = {
+    ("[", "-z", "$LICH_PORT", "]", "||"): CARD,
+    ("[", "-z", "$LICH_PORT$CRUSH_CLIENT_SERVER", "]", "||"): OLD_SERVER,
+    ("[", "-n", "$LICH_PORT", "]", "&&"): ANSWER,
+}
+
+
 def _posix(text: str) -> list[Registered]:
-    words = _split(text)
-    if words is None or len(words) < 6:
+    words = _split(text) or []
+    guard = _HEADS.get(tuple(words[:5])) if len(words) >= 6 else None
+    if guard is None:
         return []
-    head = words[:5]
-    guard: Guard
-    if head == ["[", "-z", "$LICH_PORT", "]", "||"]:
-        guard = CARD
-    elif head == ["[", "-z", "$LICH_PORT$CRUSH_CLIENT_SERVER", "]", "||"]:
-        guard = OLD_SERVER
-        if words[5:10] == ["[", "-e", MARK, "]", "||"]:
-            guard, words = SERVER, words[:5] + words[10:]
-    elif head == ["[", "-n", "$LICH_PORT", "]", "&&"]:
-        guard = ANSWER
-    else:
-        return []
+    if guard == OLD_SERVER and words[5:10] == ["[", "-e", MARK, "]", "||"]:
+        guard, words = SERVER, words[:5] + words[10:]
     core = _core(words[5:], guard)
     if core is None:
         return []
@@ -202,9 +201,7 @@ def _login(text: str) -> list[Registered]:
     if words is None or len(words) not in (4, 5) or words[:2] != ["sh", "-c"]:
         return []
     inner = _split(words[2])
-    if inner is None:
-        return []
-    core = _core(inner, LOGIN)
+    core = _core(inner, LOGIN) if inner is not None else None
     if core is None:
         return []
     found, _ = core
