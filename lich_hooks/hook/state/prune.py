@@ -46,26 +46,20 @@ def after_run(
     """Prune, detached unless `inline`, if this run wrote a record (or a reader found more than it
     reads: `wanted`) and the last prune is PRUNE_EVERY old. Best-effort: errors are swallowed."""
     try:
-        _after_run(environ, now, inline, wanted)
+        if not (state.WRITTEN or wanted) or not due(environ, now):
+            return
+        if inline:
+            _prune_and_log(environ, now)
+            return
+        from lich_hooks.hook import detach
+
+        if detach.fork() == 0:
+            try:
+                _prune_and_log(environ, now)
+            finally:
+                os._exit(0)
     except Exception:  # noqa: S110 - best-effort state, never the turn
         pass
-
-
-def _after_run(environ: Mapping[str, str], now: float, inline: bool, wanted: bool) -> None:
-    if not (state.WRITTEN or wanted) or not due(environ, now):
-        return
-    if inline:
-        _prune_and_log(environ, now)
-        return
-    from lich_hooks.hook import detach
-
-    pid = detach.fork()
-    if pid != 0:
-        return
-    try:
-        _prune_and_log(environ, now)
-    finally:
-        os._exit(0)
 
 
 def _prune_and_log(environ: Mapping[str, str], now: float) -> None:

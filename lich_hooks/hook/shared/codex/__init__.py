@@ -86,8 +86,8 @@ def find_card(
     want, recorded = cwd, None
     if cwd and os.path.isabs(cwd):
         want = decide.normalise(os.path.realpath(cwd))  # /proc shows cwds symlinks resolved
-        if source not in decide.FRESH_SOURCES:
-            recorded = _real(probe.session_cwd(transcript))
+        at = probe.session_cwd(transcript) if source not in decide.FRESH_SOURCES else None
+        recorded = None if at is None else decide.normalise(os.path.realpath(at))
     found = decide.attribute(snap.clients, want, source, recorded, snap.unaccounted)
     found.lich_seen = found.lich is None and any(c.lich for c in snap.clients)
     return found
@@ -118,7 +118,3 @@ def from_log(
     except evidence.Unreadable as error:
         return decide.Attribution(decide.NO_EVIDENCE, f"codex app-server {daemon}: {error}")
     return decide.from_evidence(rows, startups, clients, seen, hook_started, since, own, begun)
-
-
-def _real(path: str | None) -> str | None:
-    return None if path is None else decide.normalise(os.path.realpath(path))

@@ -99,39 +99,32 @@ def thread_rows(
 
 
 def _spanned(
-    db: sqlite3.Connection, uuid: str, start: float, end: float, like: str
-) -> list[tuple[float, str]]:
+    db: sqlite3.Connection, uuid: str, start: float, end: float, like: str, pattern: re.Pattern[str]
+) -> list[tuple[float, re.Match[str]]]:
+    """The daemon's rows in [start, end] whose body is LIKE `like` and `pattern` finds."""
     rows = _query(
         db,
         "SELECT ts, ts_nanos, feedback_log_body FROM logs WHERE ts >= ? AND ts <= ? "
         "AND process_uuid = ? AND feedback_log_body LIKE ? LIMIT ?",
         (int(start), int(end) + 1, uuid, like, MAX_ROWS * 5),
     )
-    found = [(_when(ts, nanos), str(body)) for ts, nanos, body in rows]
-    return [(when, body) for when, body in found if start <= when <= end]
+    found = [(_when(ts, nanos), pattern.search(str(body))) for ts, nanos, body in rows]
+    return [(when, match) for when, match in found if match and start <= when <= end]
 
 
 def requests(db: sqlite3.Connection, uuid: str, start: float, end: float) -> list[Row]:
-    found = []
-    for when, body in _spanned(db, uuid, start, end, "app-server request: thread/%"):
-        match = BEGUN.match(body)
-        if match:
-            found.append((when, f"thread/{match.group(1)}", int(match.group(2))))
-    return found
+    spanned = _spanned(db, uuid, start, end, "app-server request: thread/%", BEGUN)
+    return [(when, f"thread/{m.group(1)}", int(m.group(2))) for when, m in spanned]
 
 
 BEGUN = re.compile(
-    r"app-server request: thread/(start|resume|fork) connection_id=ConnectionId\((\d+)\)"
+    r"\Aapp-server request: thread/(start|resume|fork) connection_id=ConnectionId\((\d+)\)"
 )
 
 
 def startup_rows(db: sqlite3.Connection, uuid: str, start: float, end: float) -> list[Row]:
-    found = []
-    for when, body in _spanned(db, uuid, start, end, "%startup-thread-start-%"):
-        match = STARTUP.search(body)
-        if match:
-            found.append((when, "thread/start", int(match.group(1) or match.group(2))))
-    return found
+    spanned = _spanned(db, uuid, start, end, "%startup-thread-start-%", STARTUP)
+    return [(when, "thread/start", int(m.group(1) or m.group(2))) for when, m in spanned]
 
 
 STARTUP = re.compile(

@@ -89,7 +89,12 @@ def find_card(
 ) -> decide.Attribution:
     """`environ`: the hook's own, i.e. the server's: it says where the socket is."""
     if sys.platform == "win32":
-        return windows_refusal(server)
+        # a named pipe's clients cannot be named from outside (docs/harnesses.md, Windows)
+        return decide.Attribution(
+            decide.UNSUPPORTED,
+            f"crush server {server} runs this hook and Windows offers no way to find the client "
+            "it runs it for (leave CRUSH_CLIENT_SERVER unset in cards)",
+        )
     if not cwd or not os.path.isabs(cwd):
         return decide.Attribution(decide.NO_CWD, "the payload has no absolute cwd")
     from lich_hooks.hook import procfs
@@ -143,12 +148,3 @@ def guard_mark(environ: Mapping[str, str], card: str, conversation: str) -> str 
     if argv is None or not decide.is_crush(argv) or decide.is_server(argv):
         return None
     return f"{card}.{conversation}.{parent}"
-
-
-def windows_refusal(server: int) -> decide.Attribution:
-    """A named pipe's clients cannot be named from outside (docs/harnesses.md, Windows)."""
-    return decide.Attribution(
-        decide.UNSUPPORTED,
-        f"crush server {server} runs this hook and Windows offers no way to find the client "
-        "it runs it for (leave CRUSH_CLIENT_SERVER unset in cards)",
-    )

@@ -22,16 +22,7 @@ if TYPE_CHECKING:
 
     from lich_hooks.hook.shared.core import AttributionDecision, Member, RunnerKind, Words
 
-__all__ = [
-    "OWN",
-    "SERVER",
-    "UNKNOWN",
-    "Attribution",
-    "Client",
-    "Runner",
-    "Workspace",
-    "normalise",
-]
+__all__ = ["OWN", "UNKNOWN", "Attribution", "Client", "Runner", "normalise"]
 
 SERVER: RunnerKind = "server"  # runner(): `crush server` runs the hook
 CRUSH_NAMES = ("crush", "crush.exe")
