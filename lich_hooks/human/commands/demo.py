@@ -15,7 +15,7 @@ import time
 from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.human.commands import style
 from lich_hooks.human.commands.exit_codes import ExitCode
-from lich_hooks.human.settings import commandline, registrations
+from lich_hooks.human.settings import commandline, ours, registrations
 from lich_hooks.human.settings.registry import HARNESSES
 from lich_hooks.human.settings.scenarios import Demo
 from lich_hooks.human.standin.server import Received, StandIn
@@ -30,9 +30,8 @@ CALLS = "lich-calls.jsonl"
 PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-# A stand-in `lich` executable for the agent-cards scenarios: it notes each
-# argv beside itself (so the demo can show what lich was asked), `open`
-# answers that the worker has the task (delivery pending), `close` succeeds.
+# A stand-in `lich` for the agent-cards scenarios: it notes each argv beside itself (demo shows
+# what lich was asked), `open` answers that the worker has the task, `close` succeeds.
 STANDIN_LICH = """
 import json, os, sys
 with open(os.path.join(os.path.dirname(__file__), CALLS), "a") as calls:
@@ -45,9 +44,8 @@ if sys.argv[1:2] == ["open"]:
 
 
 def _standin_lich(directory: str) -> str:
-    """An executable `lich`: a sh launcher, since a #! line cannot hold a path with spaces
-    (on Windows a .bat, which CreateProcess runs through cmd.exe; the demo's arguments
-    hold no characters cmd would read)."""
+    """An executable `lich`: a sh launcher, as a #! line cannot hold a path with spaces (Windows:
+    a .bat; the demo's arguments hold nothing cmd.exe would read)."""
     script = os.path.join(directory, "lich.py")
     with open(script, "w") as handle:
         handle.write(f"CALLS = {CALLS!r}\n{STANDIN_LICH}")
@@ -64,12 +62,8 @@ def _standin_lich(directory: str) -> str:
 
 
 def plugin_route(key: str) -> tuple[str, dict[str, str]] | None:
-    """The plugin file demo runs for this harness and the environment its commands need
-    (the plugin root), or None: no plugin route, or Windows.
-
-    A harness with a plugin runs the plugin's own hooks (the README's first route): from
-    this package folder, as Claude Code runs a plugin added from a clone. On Windows, where
-    a plugin's `sh` needs Git Bash, demo runs the `install` route's command instead."""
+    """The plugin file demo runs for this harness (from this package folder, as from a clone) and
+    its root variable; None: no plugin, Windows (its `sh` needs Git Bash): the `install` route."""
     if key not in registrations.PLUGIN_HOOKS or sys.platform == "win32":
         return None
     if not os.path.isfile(os.path.join(PACKAGE, "plugin", "lich-hook")):
@@ -80,29 +74,19 @@ def plugin_route(key: str) -> tuple[str, dict[str, str]] | None:
 
 
 def plugin_command(shipped: str, event: str) -> str | None:
-    """The command the plugin file `shipped` registers for `event`."""
+    """The command of ours the plugin file `shipped` registers for `event`."""
     document = registrations.files()[shipped]
     hooks = document.get("hooks") if isinstance(document, dict) else None
-    groups = hooks.get(event) if isinstance(hooks, dict) else None
-    for group in groups if isinstance(groups, list) else []:
-        for handler in group.get("hooks", []) if isinstance(group, dict) else []:
-            command = handler.get("command") if isinstance(handler, dict) else None
-            if isinstance(command, str):
-                return command
-    return None
+    found = ours.our_commands(hooks.get(event) if isinstance(hooks, dict) else None)
+    return found[0] if found else None
 
 
 def run_command(
-    command: str,
-    payload: bytes,
-    env: dict[str, str],
-    cwd: str,
+    command: str, payload: bytes, env: dict[str, str], cwd: str
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run a registration's command the way the harnesses do: `sh -c`, payload on stdin;
-    on Windows `%COMSPEC% /C` with the command line as written (cmd.exe's way; a list
-    would be quoted for the C runtime, which cmd does not parse). A guarded command's
-    guard is POSIX shell (Git Bash, Crush's embedded shell): on Windows demo runs what
-    it runs inside lich, the program with its event and provider."""
+    """Run a registration's command as the harnesses do: `sh -c`, payload on stdin; on Windows
+    `%COMSPEC% /C` and the line as written (a list would be quoted for the C runtime), a guarded
+    command's program alone (its guard is POSIX shell)."""
     shell: str | list[str] = ["/bin/sh", "-c", command]
     if sys.platform == "win32":
         found = commandline.parse(command)
@@ -110,13 +94,7 @@ def run_command(
             command = " ".join([f'"{found.program}"', *found.argv()[1:]])
         shell = f'"{os.environ.get("COMSPEC") or "cmd.exe"}" /C {command}'
     return subprocess.run(
-        shell,
-        input=payload,
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        timeout=30,
-        check=False,
+        shell, input=payload, env=env, cwd=cwd, capture_output=True, timeout=30, check=False
     )
 
 
@@ -140,20 +118,16 @@ def run(
     extra: list[tuple[str, Scenario]] | None = None,
     verbose: bool = False,
 ) -> ExitCode:
-    """OK when every harness behaved: exit 0, nothing on stderr, every command shipped, and
-    every report lich received accepted."""
+    """OK when every hook exited 0 with no stderr, every command shipped, every report was taken."""
     out = environment.out
     bin_dir = os.path.dirname(os.path.abspath(environment.executable))
     problems = 0
     runs = 0
     with tempfile.TemporaryDirectory(prefix="lich-demo-") as tmp, StandIn() as lich:
         log_path = os.path.join(tmp, "hook.log")
+        dropped = ("LICH_", "CLAUDE_")
         base_env = {
-            **{
-                k: v
-                for k, v in environment.environ.items()
-                if not k.startswith(("LICH_", "CLAUDE_"))
-            },
+            **{k: v for k, v in environment.environ.items() if not k.startswith(dropped)},
             **lich.env(CARD),
             "PATH": bin_dir + os.pathsep + environment.environ.get("PATH", ""),
             "LICH_HOOK_STATE_DIR": os.path.join(tmp, "state"),
@@ -227,8 +201,7 @@ def _paint(environment: Environment, text: str, colour: str) -> str:
 
 
 class Shown:
-    """One hook run as a person reads it: what lich received and what the harness was told,
-    in words (words()), and the bytes behind them (raw())."""
+    """One hook run as a person reads it (words()), and the bytes behind it (raw())."""
 
     def __init__(
         self,
@@ -250,10 +223,9 @@ class Shown:
         told = _told_words(self.proc.stdout)
         lines.append(f"{self.harness} was told: {told[0]}")
         lines += told[1:]
-        if self.proc.returncode != 0:
-            lines.append(
-                f"✗ the hook exited {self.proc.returncode}: the harness would show an error"
-            )
+        code = self.proc.returncode
+        if code != 0:
+            lines.append(f"✗ the hook exited {code}: the harness would show an error")
         if self.proc.stderr:
             said = _short(_text(self.proc.stderr))
             lines.append(f"✗ the hook wrote to stderr, which the harness would show: {said}")
@@ -308,8 +280,8 @@ def _call_words(argv: list[str]) -> str:
 
 
 def _told_words(stdout: bytes) -> list[str]:
-    """What the harness does with the hook's stdout, for a person: nothing, or (Claude Code)
-    who reads which part: its person, both, or its model alone (docs/agent-cards.md)."""
+    """What the harness does with the hook's stdout: nothing, or who reads which part
+    (docs/agent-cards.md)."""
     text = _text(stdout).strip()
     if text in ("", "{}"):
         return ["nothing, so it carries on"]

@@ -52,10 +52,8 @@ def run(
         _error(environment, f"lich-hook: {verb} refused: {error}")
         return ExitCode.PROBLEM_FOUND
     except OSError as error:
-        _error(
-            environment,
-            f"lich-hook: {verb} failed: cannot write {plan.path}: {error.strerror or error}",
-        )
+        why = f"cannot write {plan.path}: {error.strerror or error}"
+        _error(environment, f"lich-hook: {verb} failed: {why}")
         return ExitCode.PROBLEM_FOUND
     if uninstall:
         out(paint(f"Removed {harness.ours_noun} from {label}: {plan.path}", "green", color))

@@ -4,13 +4,11 @@ uninstall and disable leave behind."""
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 
 from lich_hooks.base.safefile import same_file
 from lich_hooks.human.settings import files
-from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.folders import claude_config_dir
 
 TYPE_CHECKING = False
@@ -47,20 +45,11 @@ class Plugin:
         return os.path.isdir(self.root)
 
 
-def _read_json(path: str) -> object:
-    """The file's value; None when it is missing, unreadable, not a regular file or not JSON."""
-    try:
-        data = files.read_bytes(path)
-        return None if data is None else json.loads(data)
-    except (Refused, ValueError):
-        return None
-
-
 def enabled_ids(settings: Sequence[str]) -> dict[str, bool]:
     """enabledPlugins merged over the user, project and local settings files, in that order."""
     merged: dict[str, bool] = {}
     for path in settings:
-        document = _read_json(path)
+        document = files.read_json(path)
         flags = document.get("enabledPlugins") if isinstance(document, dict) else None
         if isinstance(flags, dict):
             merged.update({k: v is True for k, v in flags.items() if isinstance(k, str)})
@@ -70,7 +59,7 @@ def enabled_ids(settings: Sequence[str]) -> dict[str, bool]:
 def hook_files(root: str) -> tuple[str, ...]:
     """The plugin's hooks/hooks.json and any hook files its manifest names."""
     found = [os.path.join(root, "hooks", "hooks.json")]
-    manifest = _read_json(os.path.join(root, ".claude-plugin", "plugin.json"))
+    manifest = files.read_json(os.path.join(root, ".claude-plugin", "plugin.json"))
     named = manifest.get("hooks") if isinstance(manifest, dict) else None
     for item in [named] if isinstance(named, str) else named if isinstance(named, list) else []:
         if isinstance(item, str):
@@ -82,7 +71,7 @@ def read_from(config: str, plugin_id: str, install_path: str) -> str:
     """The folder Claude Code runs it from: for a marketplace added from a local folder, the
     plugin's `source` there (the folder when unreadable); else the cached copy."""
     name, _, market = plugin_id.partition("@")
-    known = _read_json(os.path.join(config, "plugins", "known_marketplaces.json"))
+    known = files.read_json(os.path.join(config, "plugins", "known_marketplaces.json"))
     entry = known.get(market) if isinstance(known, dict) else None
     source = entry.get("source") if isinstance(entry, dict) else None
     if not isinstance(source, dict) or source.get("source") != "directory":
@@ -90,7 +79,7 @@ def read_from(config: str, plugin_id: str, install_path: str) -> str:
     folder = source.get("path")
     if not isinstance(folder, str) or not os.path.isabs(folder):
         return install_path
-    manifest = _read_json(os.path.join(folder, ".claude-plugin", "marketplace.json"))
+    manifest = files.read_json(os.path.join(folder, ".claude-plugin", "marketplace.json"))
     plugins = manifest.get("plugins") if isinstance(manifest, dict) else None
     for item in plugins if isinstance(plugins, list) else []:
         if isinstance(item, dict) and item.get("name") == name:
@@ -105,7 +94,7 @@ def installed(environ: Mapping[str, str], project: str, settings: Sequence[str])
     """Every plugin installed for this project, enabled or not, orphaned caches left out; one
     whose folder is gone is listed, not `present`."""
     config = claude_config_dir(environ)
-    record = _read_json(os.path.join(config, "plugins", "installed_plugins.json"))
+    record = files.read_json(os.path.join(config, "plugins", "installed_plugins.json"))
     plugins = record.get("plugins") if isinstance(record, dict) else None
     if not isinstance(plugins, dict):
         return []
@@ -124,13 +113,6 @@ def installed(environ: Mapping[str, str], project: str, settings: Sequence[str])
             if os.path.exists(os.path.join(root, ORPHANED_MARK)):
                 continue
             runs = read_from(config, plugin_id, root)
-            found.append(
-                Plugin(
-                    plugin_id,
-                    scope,
-                    runs,
-                    enabled.get(plugin_id, False),
-                    hook_files(runs) if os.path.isdir(runs) else (),
-                )
-            )
+            hooks = hook_files(runs) if os.path.isdir(runs) else ()
+            found.append(Plugin(plugin_id, scope, runs, enabled.get(plugin_id, False), hooks))
     return found

@@ -1,7 +1,6 @@
-"""Which of our Codex hooks Codex will run: plugins enabled, hooks trusted. Where Codex's app-server
-daemon answers (`hooks/list` on its control socket, never starting one, bounded by ASK_SECONDS)
-doctor asks it; else the trust hash is computed from config.toml (docs/harnesses.md, Codex: the key,
-the hash, and the plugin's content hash we do not recompute)."""
+"""Which of our Codex hooks Codex will run: plugins enabled, hooks trusted. A running app-server is
+asked (`hooks/list`, never starting one); else the trust hash is computed from config.toml
+(docs/harnesses.md, Codex)."""
 
 from __future__ import annotations
 
@@ -241,14 +240,13 @@ def judge_trust(
                 key = f"{source}:{event_key(event)}:{g}:{h}"
                 listed = (answer or {}).get(key)
                 if listed is not None:
-                    verdicts.append(_codex_says(listed, str(handler.get("command"))))
-                    continue
-                expected = trust_hash(event, group.get("matcher"), handler)
-                found = _verdict(config, key, expected, handler)
-                why = "no Codex app-server running to ask" if answer is None else "not listed"
-                verdicts.append(
-                    Verdict(found.command, found.runs, f"{found.summary} (computed: {why})")
-                )
+                    runs, summary = _codex_says(listed)
+                else:
+                    expected = trust_hash(event, group.get("matcher"), handler)
+                    runs, summary = _computed(config, key, expected)
+                    why = "no Codex app-server running to ask" if answer is None else "not listed"
+                    summary += f" (computed: {why})"
+                verdicts.append(Verdict(str(handler.get("command")), runs, summary))
     return verdicts
 
 
@@ -260,33 +258,24 @@ CODEX_SAYS = {
 }
 
 
-def _codex_says(listed: dict[str, object], command: str) -> Verdict:
+def _codex_says(listed: dict[str, object]) -> tuple[bool, str]:
     runs, summary = CODEX_SAYS.get(str(listed.get("trustStatus")), (False, "unknown trust"))
     if listed.get("enabled") is False:
         runs, summary = False, "turned off in Codex's /hooks"
-    return Verdict(command, runs, f"{summary} (Codex's running app-server says so)")
+    return runs, f"{summary} (Codex's running app-server says so)"
 
 
-def _verdict(config: Config, key: str, expected: str, handler: dict[str, object]) -> Verdict:
-    command = str(handler.get("command"))
+def _computed(config: Config, key: str, expected: str) -> tuple[bool, str]:
     record = config.table("hooks", "state", key)
     if not record:
-        return Verdict(command, False, f"not trusted yet: Codex skips it (no record for {key})")
+        return False, f"not trusted yet: Codex skips it (no record for {key})"
     if record.get("enabled") is False:
-        return Verdict(command, False, "turned off in Codex's /hooks")
+        return False, "turned off in Codex's /hooks"
     if record.get("trusted_hash") != expected:
-        return Verdict(
-            command,
-            False,
-            "trusted for an earlier version of this hook (stale hash): Codex skips it",
-        )
+        return False, "trusted for an earlier version of this hook (stale hash): Codex skips it"
     if "trusted_content_hash" in record:
-        return Verdict(
-            command,
-            True,
-            "trusted (after a plugin update Codex asks again: trust it again then)",
-        )
-    return Verdict(command, True, "trusted")
+        return True, "trusted (after a plugin update Codex asks again: trust it again then)"
+    return True, "trusted"
 
 
 @dataclass(frozen=True)
@@ -315,9 +304,8 @@ def plugins(environ: Mapping[str, str], config: Config) -> list[Plugin]:
         name, _, marketplace = plugin_id.partition("@")
         if not name or not marketplace or os.sep in plugin_id:
             continue
-        for root in sorted(glob.glob(os.path.join(glob.escape(cache), marketplace, name, "*")))[
-            ::-1
-        ]:
+        copies = glob.glob(os.path.join(glob.escape(cache), marketplace, name, "*"))
+        for root in sorted(copies, reverse=True):
             hooks = _manifest_hooks(root)
             if hooks is not None:
                 found.append(Plugin(plugin_id, enabled, root, hooks))
@@ -326,11 +314,7 @@ def plugins(environ: Mapping[str, str], config: Config) -> list[Plugin]:
 
 
 def _manifest_hooks(root: str) -> str | None:
-    try:
-        data = files.read_bytes(os.path.join(root, ".codex-plugin", "plugin.json"))
-        manifest = None if data is None else json.loads(data)
-    except (Refused, ValueError):
-        return None
+    manifest = files.read_json(os.path.join(root, ".codex-plugin", "plugin.json"))
     hooks = manifest.get("hooks") if isinstance(manifest, dict) else None
     if not isinstance(hooks, str):
         return None

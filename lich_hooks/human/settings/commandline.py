@@ -1,9 +1,6 @@
-"""The one writer and reader of a command this package registers: a guard the harness's own shell
-evaluates before anything of ours starts, so a missing `lich-hook` shows no error line. The forms
-per harness and OS (the Crush MARK, the person's line, why no backslash and no `"`) are
-docs/harnesses.md, "The registered command, per harness" and Windows. A command is ours when it
-renders back to itself from what `parse` read (`lich-hook Stop claude && notify-send done` never
-is), or is the plain `<…/lich-hook> <event> [<provider>]` an older release wrote."""
+"""The one writer and reader of our registered commands: a guard the harness's shell runs first,
+so a missing `lich-hook` shows no error line (the forms: docs/harnesses.md, "The registered command,
+per harness"). Ours: what renders back to itself from `parse`, or an older release's plain form."""
 
 from __future__ import annotations
 
@@ -33,9 +30,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z_-]*")
 _SAFE_MESSAGE = re.compile(r"[A-Za-z0-9 .,:;/()@+=_~<>\[\]#-]*")
 _QUIET = "2>/dev/null"
 SERVER_HEAD = '[ -z "$LICH_PORT$CRUSH_CLIENT_SERVER" ] ||'
-# Crush's guard: where the state directory is (homes.state_dir where this expands to the
-# same path, else no mark is written), and the mark's name: card, conversation, and the
-# crush process whose shell runs the hook ($$ in Crush's in-process shell).
+# Crush's guard: the state directory (homes.state_dir's, else no mark is written) and the mark:
+# card, conversation, and the crush process whose shell runs the hook ($$).
 STATE_WORD = "${LICH_HOOK_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/lich-hooks}"
 MARKS = CRUSH_MARKS
 MARK = f"{STATE_WORD}/{MARKS}/$LICH_SESSION_ID.$CRUSH_SESSION_ID.$$"
@@ -48,12 +44,8 @@ _CMD_UNSAFE = re.compile(r'[\s,;=%!"()]')
 
 @dataclass(eq=False)
 class Registered:
-    """What one registered command of ours runs.
-
-    `program`: the absolute path or PATH word of `lich-hook`, or for a plugin's launcher its path as
-    written (`${CLAUDE_PLUGIN_ROOT}/plugin/lich-hook`, `launcher` set). `guard`: None for the plain
-    form an older release wrote. `message`: the person's line it prints when the program cannot
-    start (inside lich), or None."""
+    """What one registered command of ours runs: `program` (with `launcher`, the plugin launcher's
+    path as written); `guard` None: the plain form; `message`: the line shown if it cannot start."""
 
     program: str
     event: str
@@ -65,9 +57,6 @@ class Registered:
     def argv(self) -> list[str]:
         """`[program, event, provider?]`: what the command hands our program."""
         return [self.program, self.event] + ([self.provider] if self.provider else [])
-
-
-# --- writing ---------------------------------------------------------------------------
 
 
 def system_message(text: str) -> str:
@@ -102,11 +91,8 @@ def render(
     message: str | None = None,
     launcher: str | None = None,
 ) -> str:
-    """The registered command running `program` (a path or PATH word; with `launcher`, the plugin
-    root variable whose launcher runs) for `event`, under `guard`.
-
-    `message` (SessionStart only): the person's line printed inside lich when the program cannot
-    start; its text must pass `safe_message`."""
+    """The command running `program` (`launcher`: the plugin root variable whose launcher runs) for
+    `event` under `guard`; `message`: the line shown inside lich when it cannot start."""
     said = system_message(message) if message is not None else None
     if guard == POWERSHELL:
         quoted = "".join(c * 2 if c in _PS_QUOTES else c for c in program)
@@ -138,18 +124,11 @@ def render(
     return f'[ -z "$LICH_PORT" ] || {core} || {tail}'
 
 
-# --- reading ---------------------------------------------------------------------------
-
-
 def parse(command: object) -> Registered | None:
     """What a registered command of ours runs; None when it is not ours."""
     if not isinstance(command, str):
         return None
-    text = command.strip()
-    found = _guarded(text)
-    if found is not None:
-        return found
-    return _plain(text)
+    return _guarded(command.strip()) or _plain(command.strip())
 
 
 def _guarded(text: str) -> Registered | None:
@@ -159,15 +138,9 @@ def _guarded(text: str) -> Registered | None:
             continue
         assert found.guard is not None
         launcher = _launcher_variable(found.program) if found.launcher else None
+        words = (found.program, found.event, found.provider or "", found.message, launcher)
         try:
-            again = render(
-                found.guard,
-                found.program,
-                found.event,
-                found.provider or "",
-                found.message,
-                launcher,
-            )
+            again = render(found.guard, *words)
         except ValueError:
             continue
         if again == text:
@@ -294,7 +267,7 @@ def _plain(text: str) -> Registered | None:
     """The plain `<…/lich-hook> <event> [<provider>]` (POSIX or Windows quoting), or an
     older plugin's `sh "${ROOT}/plugin/lich-hook" <event> <provider>`."""
     argv = _split(text)
-    if argv is None or (argv and argv[0].startswith("\\")) or _windows_path(text):
+    if argv is None or (argv and argv[0].startswith("\\")) or re.match(r'"?[A-Za-z]:\\', text):
         argv = _split_windows(text)
     if argv is None:
         return None
@@ -308,10 +281,6 @@ def _plain(text: str) -> Registered | None:
     if not _words_ok(argv[1:]):
         return None
     return Registered(argv[0], argv[1], argv[2] if len(argv) == 3 else None, None, None, launcher)
-
-
-def _windows_path(text: str) -> bool:
-    return re.match(r'"?[A-Za-z]:\\', text) is not None
 
 
 def _split_windows(text: str) -> list[str] | None:

@@ -168,12 +168,9 @@ def claude_code(walk: Walk, harness: Harness) -> None:
         blockers: tuple[Blocker, ...] = ()
         if not plugin.enabled:
             scope = "" if plugin.scope == "user" else f" --scope {plugin.scope}"
+            why = f"{plugin.id} is installed but disabled: Claude Code does not run it"
             blockers = (
-                Blocker(
-                    f"{plugin.id} is installed but disabled: Claude Code does not run it",
-                    f"claude plugin enable {plugin.id}{scope}",
-                    switched_off=True,
-                ),
+                Blocker(why, f"claude plugin enable {plugin.id}{scope}", switched_off=True),
             )
         for path in plugin.hook_files:
             found = walk.read(
@@ -186,36 +183,26 @@ def claude_code(walk: Walk, harness: Harness) -> None:
 def codex(walk: Walk, harness: Harness) -> None:
     """Codex: its hooks.json files and plugins, each hook judged by its trust in config.toml."""
     config = codex_state.Config.load(walk.environ)
-    places: list[tuple[str, str, str, tuple[Blocker, ...], str | None, str | None]] = []
-    for label, path in harness.places(walk.environ, walk.project):
-        blockers: tuple[Blocker, ...] = ()
-        if label.startswith("project") and not config.project_trusted(walk.project):
-            blockers = (
-                Blocker(
-                    "Codex loads a project's .codex/ only once you trust the project",
-                    "start `codex` in this project and trust the project when it asks",
-                ),
-            )
-        places.append((label, path, os.path.abspath(path), blockers, None, None))
-    for plugin in codex_state.plugins(walk.environ, config):
-        blockers = ()
-        if not plugin.enabled:
-            blockers = (
-                Blocker(
-                    f"{plugin.id} is turned off in {config.path}",
-                    f'set enabled = true under [plugins."{plugin.id}"] in {config.path}',
-                    switched_off=True,
-                ),
-            )
-        places.append(("plugin", plugin.path, plugin.source, blockers, plugin.id, plugin.root))
     answer = codex_state.ask_codex(walk.environ, [walk.project]) if walk.ask else None
-    for label, path, source, blockers, owner, root in places:
-        found = walk.read(harness, label, path, owner, root=root)
-        if found is None:
-            continue
-        if found.error is None and found.commands:
+    untrusted = Blocker(
+        "Codex loads a project's .codex/ only once you trust the project",
+        "start `codex` in this project and trust the project when it asks",
+    )
+    places: list[tuple[Found | None, str, tuple[Blocker, ...]]] = []
+    for label, path in harness.places(walk.environ, walk.project):
+        trusted = not label.startswith("project") or config.project_trusted(walk.project)
+        found = walk.read(harness, label, path)
+        places.append((found, os.path.abspath(path), () if trusted else (untrusted,)))
+    for plugin in codex_state.plugins(walk.environ, config):
+        fix = f'set enabled = true under [plugins."{plugin.id}"] in {config.path}'
+        off = Blocker(f"{plugin.id} is turned off in {config.path}", fix, switched_off=True)
+        found = walk.read(harness, "plugin", plugin.path, plugin.id, root=plugin.root)
+        places.append((found, plugin.source, () if plugin.enabled else (off,)))
+    for found, source, blockers in places:
+        if found is not None and found.error is None and found.commands:
             found = _with_trust(found, config, source, blockers, answer)
-        walk.found.append(found)
+        if found is not None:
+            walk.found.append(found)
 
 
 def with_plugin_folder(walk: Walk, harness: Harness) -> None:
@@ -235,20 +222,11 @@ def _with_trust(
     answer: dict[str, dict[str, object]] | None,
 ) -> Found:
     if config.error is not None:
-        blockers += (
-            Blocker(
-                f"{config.path} does not parse ({config.error}): Codex will not start",
-                f"fix {config.path}",
-            ),
-        )
+        why = f"{config.path} does not parse ({config.error}): Codex will not start"
+        blockers += (Blocker(why, f"fix {config.path}"),)
     elif config.hooks_off():
-        blockers += (
-            Blocker(
-                f"{config.path} turns hooks off ([features] hooks = false)",
-                f"remove that line from {config.path}",
-                switched_off=True,
-            ),
-        )
+        why = f"{config.path} turns hooks off ([features] hooks = false)"
+        blockers += (Blocker(why, f"remove that line from {config.path}", switched_off=True),)
     notes = []
     for verdict in codex_state.judge_trust(config, source, found.document, ours.is_ours, answer):
         argv = ours.command_argv(verdict.command) or ours.split(verdict.command)

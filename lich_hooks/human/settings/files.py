@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
@@ -27,6 +28,15 @@ def read_bytes(path: str, limit: int = SETTINGS_LIMIT) -> bytes | None:
         raise Refused(f"{path} is larger than {limit >> 20} MiB; nothing was changed") from None
     except OSError as error:
         raise Refused(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def read_json(path: str, limit: int = SETTINGS_LIMIT) -> object:
+    """The file's JSON value; None when it is missing, refused or not JSON."""
+    try:
+        data = read_bytes(path, limit)
+        return None if data is None else json.loads(data)
+    except (Refused, ValueError):
+        return None
 
 
 def check_writable(path: str, force: bool) -> None:

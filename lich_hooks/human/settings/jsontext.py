@@ -89,16 +89,11 @@ class _Parser:
         if pos >= len(text):
             raise self.fail(pos, "a missing value")
         char = text[pos]
-        if char == "{":
-            return self.container(pos, depth, "}")
-        if char == "[":
-            return self.container(pos, depth, "]")
+        if char in "{[":
+            return self.container(pos, depth, "}" if char == "{" else "]")
         if char == '"':
-            end = self.string_end(pos)
-            try:
-                return Node(pos, end, json.loads(text[pos:end]))
-            except ValueError:
-                raise self.fail(pos, "an invalid string") from None
+            string, end = self.string(pos, "an invalid string")
+            return Node(pos, end, string)
         for word, literal in _LITERALS.items():
             if text.startswith(word, pos):
                 return Node(pos, pos + len(word), literal)
@@ -107,41 +102,35 @@ class _Parser:
             return Node(pos, match.end(), json.loads(match.group()))
         raise self.fail(pos, f"an unexpected {char!r}")
 
-    def string_end(self, pos: int) -> int:
+    def string(self, pos: int, invalid: str) -> tuple[str, int]:
+        """The string starting at `pos` and where it ends."""
         text = self.text
         i = pos + 1
-        while i < len(text):
-            char = text[i]
-            if char == "\\":
-                i += 2
-            elif char == '"':
-                return i + 1
-            elif char == "\n":
-                break
-            else:
-                i += 1
-        raise self.fail(pos, "an unterminated string")
+        while i < len(text) and text[i] not in '"\n':
+            i += 2 if text[i] == "\\" else 1
+        if not text.startswith('"', i):
+            raise self.fail(pos, "an unterminated string")
+        try:
+            return json.loads(text[pos : i + 1]), i + 1
+        except ValueError:
+            raise self.fail(pos, invalid) from None
 
     def container(self, start: int, depth: int, close: str) -> Node:
         text = self.text
         is_object = close == "}"
         node = Node(start, start, {} if is_object else [])
         pos = self.skip(start + 1)
-        if pos < len(text) and text[pos] == close:
+        if text.startswith(close, pos):
             node.end = pos + 1
             return node
         while True:
             if is_object:
-                if pos >= len(text) or text[pos] != '"':
+                if not text.startswith('"', pos):
                     raise self.fail(pos, "an object key expected")
-                key_end = self.string_end(pos)
-                try:
-                    key = json.loads(text[pos:key_end])
-                except ValueError:
-                    raise self.fail(pos, "an invalid key") from None
                 key_start = pos
-                pos = self.skip(key_end)
-                if pos >= len(text) or text[pos] != ":":
+                key, pos = self.string(pos, "an invalid key")
+                pos = self.skip(pos)
+                if not text.startswith(":", pos):
                     raise self.fail(pos, "':' expected")
                 child = self.value(pos + 1, depth + 1)
                 node.keys.append((key, key_start))
@@ -154,18 +143,16 @@ class _Parser:
                 assert isinstance(node.value, list)
                 node.value.append(child.value)
             pos = self.skip(child.end)
-            if pos < len(text) and text[pos] == ",":
+            comma = text.startswith(",", pos)
+            if comma:
                 pos = self.skip(pos + 1)
-                if pos < len(text) and text[pos] == close:
-                    if not self.jsonc:
-                        raise self.fail(pos, "a trailing comma")
-                    node.end = pos + 1
-                    return node
-                continue
-            if pos < len(text) and text[pos] == close:
+            if text.startswith(close, pos):
+                if comma and not self.jsonc:
+                    raise self.fail(pos, "a trailing comma")
                 node.end = pos + 1
                 return node
-            raise self.fail(pos, f"',' or '{close}' expected")
+            if not comma:
+                raise self.fail(pos, f"',' or '{close}' expected")
 
 
 def parse(text: str, jsonc: bool = False) -> Parsed:
@@ -221,8 +208,6 @@ class _Editor:
         self.newline = "\r\n" if "\r\n" in self.text else "\n"
         self.splices: list[tuple[int, int, str]] = []
 
-    # --- text helpers -------------------------------------------------------
-
     def line_indent(self, pos: int) -> str:
         line_start = self.text.rfind("\n", 0, pos) + 1
         lead = self.text[line_start:pos]
@@ -244,8 +229,6 @@ class _Editor:
                     f"the change would remove the comment at {where}; edit this part by hand"
                 )
         self.splices.append((start, end, replacement))
-
-    # --- the diff -----------------------------------------------------------
 
     def edit(self, node: Node, new: object) -> None:
         if same(node.value, new):
@@ -270,10 +253,8 @@ class _Editor:
                 self.edit(node.items[i], new[key])
         starts = [key_start for _, key_start in node.keys]
         added = [(key, value) for key, value in new.items() if key not in node.value]
-        self.remove_elements(node, starts, removed, [self.member(k, v) for k, v in added])
-
-    def member(self, key: str, value: object) -> tuple[str, object]:
-        return (json.dumps(key, ensure_ascii=False) + ": ", value)
+        members = [(json.dumps(key, ensure_ascii=False) + ": ", value) for key, value in added]
+        self.remove_elements(node, starts, removed, members)
 
     def edit_array(self, node: Node, new: list[object]) -> None:
         old = node.value

@@ -26,8 +26,8 @@ NOTHING: Action = "nothing"
 
 @dataclass(eq=False)  # compared as before: by identity
 class Plan:
-    """One file's change, decided before any write: WRITE, REMOVE or NOTHING (`why` may say
-    what was left alone); `old_text` None: no file."""
+    """One file's change, decided before any write (`why`: what was left alone; `old_text` None:
+    no file)."""
 
     harness: Harness
     scope: Scope
@@ -37,8 +37,7 @@ class Plan:
     new_text: str | None
     had_ours: bool
     why: str = ""
-    # Where to note, once the write succeeded, which containers install
-    # created in the file (install_record.py); `created` None: drop the note.
+    # which containers install created, noted once written (install_record.py); None: forget
     environ: Mapping[str, str] | None = None
     created: set[tuple[str, ...]] | None = None
 
@@ -54,7 +53,7 @@ class Plan:
 @dataclass(frozen=True)
 class Harness:
     """One harness and what a person is told about it: `next_steps` after a write, `scenarios`
-    for demo. Every entry has its own; nothing falls through to another's."""
+    for demo; nothing falls through to another entry's."""
 
     key: str
     title: str
@@ -63,9 +62,7 @@ class Harness:
     scenarios: Callable[[Demo], list[Scenario]]
     # The releases the real-client tests ran (versions.py); None: never run, doctor says nothing.
     verified: Verified | None = None
-
-    # The noun a person reads for what of ours is in the file.
-    ours_noun = "lich-hook's entries"
+    ours_noun = "lich-hook's entries"  # what a person reads for ours in the file
 
     def path(self, scope: Scope, environ: Mapping[str, str], project: str) -> str:
         """The file `install --scope <scope>` writes."""

@@ -1,7 +1,6 @@
 """Which entries of a harness's settings are ours, and the merge that puts ours in or takes them out
-(docs/install.md). "Ours" is decided by the command (settings/commandline.py), never by an extra
-key: Codex rejects unknown keys and Antigravity drops them. Plain data in and out: the byte-keeping
-write is jsontext.py, the file handling settings_file.py."""
+(docs/install.md). Ours by the command (commandline.py), never an extra key: Codex rejects unknown
+keys and Antigravity drops them."""
 
 from __future__ import annotations
 
@@ -21,16 +20,9 @@ if TYPE_CHECKING:
 EXECUTABLE_NAMES = commandline.EXECUTABLE_NAMES
 
 
-# --- the executable and our commands ----------------------------------------------
-
-
 def this_executable() -> str:
-    """The absolute path of this installation's `lich-hook` console script.
-
-    The script installed next to the running interpreter (a virtualenv's or pipx's bin/Scripts
-    directory) is the one that imports this very package: never a pyenv shim or whatever `python3`
-    is first on PATH. sys.executable is deliberately not resolved: a venv's python is a symlink to
-    the base one."""
+    """This installation's `lich-hook` script: the one beside the running interpreter imports this
+    package (never a shim on PATH); sys.executable is not resolved (a venv's python is a link)."""
     bin_dir = os.path.dirname(os.path.abspath(sys.executable))
     names = ("lich-hook.exe", "lich-hook") if sys.platform == "win32" else ("lich-hook",)
     for name in names:
@@ -68,10 +60,7 @@ def split(command: str) -> list[str]:
 
 
 def command_argv(value: object) -> list[str] | None:
-    """`[program, event, provider?]` of a command of ours, else None.
-
-    A plugin's launcher command counts, as the argv it hands the launcher
-    (`${…PLUGIN_ROOT}/plugin/lich-hook`, event, provider)."""
+    """`[program, event, provider?]` of a command of ours (a launcher's: its path), else None."""
     found = commandline.parse(value)
     return found.argv() if found is not None else None
 
@@ -91,11 +80,8 @@ def is_ours(handler: object) -> bool:
 def with_executable(
     value: object, executable: str, where: str | None = None, cmd: str | None = None
 ) -> object:
-    """A registration (from registrations.py) whose commands run `executable`, in the
-    guarded form (settings/commandline.py); `where` is the settings file it goes to.
-
-    `cmd`: also give each handler a `command_windows` running that program, which Codex runs
-    in its session shell there, PowerShell, else cmd.exe (docs/harnesses.md, Windows)."""
+    """A registration whose commands run `executable`; `where`: the file it goes to; `cmd`: also a
+    `command_windows` running that program per handler (docs/harnesses.md, Windows)."""
     if isinstance(value, dict):
         result: dict[str, object] = {}
         for key, item in value.items():
@@ -115,15 +101,9 @@ def with_executable(
     return value
 
 
-# --- the merge ---------------------------------------------------------------------
-
-
 def _strip(entries: list[object]) -> tuple[list[object], int | None]:
-    """`entries` without our handlers, and the index where our first entry stood.
-
-    An entry is either a handler (`command` in it: Crush, Antigravity's flat events) or a group
-    `{matcher, hooks: [handler…]}`. A group left empty by the removal was ours and goes; a group
-    with someone else's handlers stays with only theirs."""
+    """`entries` without our handlers, and the index where our first stood. An entry is a handler
+    or a group `{matcher, hooks: […]}`; a group keeps only others' handlers, or goes when none."""
     kept: list[object] = []
     at: int | None = None
     for entry in entries:
@@ -148,10 +128,8 @@ def _strip(entries: list[object]) -> tuple[list[object], int | None]:
 def merge_events(
     events: dict[str, object], wanted: Mapping[str, object], where: str
 ) -> dict[str, object]:
-    """`events` (event name → entries) with ours removed and `wanted` put in.
-
-    Our entries are replaced where they stood, so a re-run changes nothing and an upgrade keeps its
-    place among others' hooks; new ones are appended."""
+    """`events` with ours replaced by `wanted` where ours stood (a re-run changes nothing, an
+    upgrade keeps its place); new events are appended."""
     result: dict[str, object] = {}
     for name, entries in events.items():
         if not isinstance(entries, list):
@@ -230,9 +208,6 @@ def _merge_named(
         if name not in result:
             result[name] = hook
     return result
-
-
-# --- what doctor reads ---------------------------------------------------------------
 
 
 def our_commands(document: object) -> list[str]:

@@ -154,18 +154,16 @@ OMP_SESSION = "01a22c51-6760-7535-8f18-3c1900286b44"
 OMP_NEW_SESSION = "01a22c51-d79d-7651-8660-5da4b3bc5f86"
 
 
+def _sent(session: str, note: str) -> Scenario:
+    return Scenario(modules.EVENT, {"session_id": session}, note)
+
+
 def opencode(demo: Demo) -> list[Scenario]:
     """What the plugin sends, run as the plugin runs it (no Node or Bun needed)."""
     return [
-        Scenario(
-            modules.EVENT,
-            {"session_id": OPENCODE_SESSION},
-            "A top-level session is created (a subagent's never reports).",
-        ),
-        Scenario(
-            modules.EVENT,
-            {"session_id": OPENCODE_SESSION},
-            "`opencode run -c` continues a session: its first message reports it.",
+        _sent(OPENCODE_SESSION, "A top-level session is created (a subagent's never reports)."),
+        _sent(
+            OPENCODE_SESSION, "`opencode run -c` continues a session: its first message reports it."
         ),
     ]
 
@@ -173,14 +171,6 @@ def opencode(demo: Demo) -> list[Scenario]:
 def omp(demo: Demo) -> list[Scenario]:
     """What the extension sends, run as the extension runs it (no Bun needed)."""
     return [
-        Scenario(
-            modules.EVENT,
-            {"session_id": OMP_SESSION},
-            "A session starts (a task subagent's never reports).",
-        ),
-        Scenario(
-            modules.EVENT,
-            {"session_id": OMP_NEW_SESSION},
-            "/new switches to a new session (so do /resume and /fork).",
-        ),
+        _sent(OMP_SESSION, "A session starts (a task subagent's never reports)."),
+        _sent(OMP_NEW_SESSION, "/new switches to a new session (so do /resume and /fork)."),
     ]

@@ -32,27 +32,20 @@ class SettingsHarness(Harness):
     """A harness with command hooks, registered in its own JSON(C) settings file."""
 
     registration: Callable[[], dict[str, object]] = dict
-    # Its registration file at the repository root, for merging by hand (registrations.files());
-    # "": none, demo runs the registration itself.
+    # its file at the repository root (registrations.files()); "": demo runs the registration
     shipped_file: str = ""
-    # On Windows: its shell reads `C:/…` (Claude Code's Git Bash); it runs `command_windows`
-    # in its session shell (Codex: PowerShell, else cmd.exe), so install writes one beside each.
+    # Windows: its shell reads `C:/…` (Git Bash); it runs a `command_windows` beside each command
     slashes: bool = False
     command_windows: bool = False
     jsonc: bool = False  # its settings accept comments and trailing commas
-    # (label, path) of settings files it reads beside the one per scope
-    also_reads: Places = field(default=_nothing_more)
-    # A folder of plugin clones to scan, for a harness whose plugin state we cannot
-    # read (Claude Code's and Codex's are read from their own records: discovery.py).
+    also_reads: Places = field(default=_nothing_more)  # (label, path) beside the one per scope
+    # a folder of plugin clones, where the harness keeps no plugin records we can read
     plugins: Callable[[Mapping[str, str]], str] | None = None
-    # Its finder in discovery.py, called (walk, this entry): every file of this harness
-    # that holds ours and what stops it running there. None: its settings files only.
+    # its finder in discovery.py, (walk, this entry); None: its settings files only
     finds: Callable[..., None] | None = None
-    # A top-level key that, when true in one of its settings files, runs no hook at all.
-    off_switch: str | None = None
-    # A harness whose hooks are named objects: ours is the one of this name, as a whole.
-    named_hook: str | None = None
-    # Its own command that removes a plugin: {id} the plugin's, {scope} " --scope <s>" or "".
+    off_switch: str | None = None  # a top-level key that, when true, runs no hook at all
+    named_hook: str | None = None  # hooks are named objects: ours is the one of this name
+    # its command that removes a plugin: {id} the plugin's, {scope} " --scope <s>" or ""
     plugin_remove: str | None = None
 
     def places(self, environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
@@ -163,8 +156,7 @@ class SettingsHarness(Harness):
         except jsontext.JsonTextError as error:
             if not keep_commented:
                 raise Refused(f"{path}: {error}; nothing was changed") from None
-            # No record, and a comment on a container that removing ours
-            # would delete: a person wrote there, so it stays.
+            # no record, and a comment on a container ours would empty: a person's, it stays
             return self._keeping_containers(parsed, document, new_document, lost, path)
 
     def _keeping_containers(
@@ -175,8 +167,7 @@ class SettingsHarness(Harness):
         lost: Containers,
         path: str,
     ) -> str:
-        """The edit with the containers it would empty kept: the outermost first (an
-        event's list inside a kept `"hooks"` may still go), then all of them."""
+        """The edit keeping the containers it would empty: the outermost first, then all."""
         failure: jsontext.JsonTextError | None = None
         for depth in (1, 2):
             kept = {where for where in lost if len(where) <= depth}
@@ -188,8 +179,8 @@ class SettingsHarness(Harness):
         raise Refused(f"{path}: {failure}; nothing was changed")
 
     def apply(self, plan: Plan, force: bool) -> str | None:
-        """Backup, then the new file, both keeping owner, group and mode; a failed write
-        leaves the backup as it was, so a refused install leaves no trace."""
+        """Backup, then the new file, both keeping owner, group and mode; a failed write leaves
+        the backup as it was."""
         assert plan.new_text is not None
         files.check_writable(plan.path, force)
         backup = None
@@ -238,8 +229,7 @@ def _put_back(backup: str, previous: bytes | None) -> None:
 
 
 def read_text(path: str) -> str | None:
-    """The file's text, None when it does not exist; Refused when it cannot be read
-    (a FIFO or device, too large, unreadable: files.py)."""
+    """The file's text, None when it does not exist; Refused when it cannot be read (files.py)."""
     data = files.read_bytes(path)
     if data is None:
         return None

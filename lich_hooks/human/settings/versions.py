@@ -4,7 +4,6 @@ opencode's and omp's take a second."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -12,14 +11,13 @@ import subprocess
 from dataclasses import dataclass
 
 from lich_hooks.human.settings import files
-from lich_hooks.human.settings.errors import Refused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 VERSION_TIMEOUT = 2.0
-PACKAGE_JSON_LIMIT = 64 * 1024
+JSON_LIMIT = 64 * 1024  # a package.json
 MAX_PARENTS = 6  # from the binary up to its package's folder
 _NUMBER = re.compile(r"(\d+(?:\.\d+)+)")
 _NATIVE = re.compile(r"[/\\]claude[/\\]versions[/\\](\d+(?:\.\d+)+)$")
@@ -82,36 +80,21 @@ def _package_version(path: str, packages: tuple[str, ...]) -> tuple[str, str] | 
     folder = os.path.dirname(path)
     for _ in range(MAX_PARENTS):
         candidate = os.path.join(folder, "package.json")
-        data = _read(candidate)
-        if data is not None:
-            try:
-                manifest = json.loads(data)
-            except ValueError:
-                manifest = None
-            if isinstance(manifest, dict):
-                name, version = manifest.get("name"), manifest.get("version")
-                ours = isinstance(name, str) and any(
-                    name == p or name.startswith(p + "-") for p in packages
-                )
-                if ours:
-                    if isinstance(version, str) and version_key(version):
-                        return ".".join(map(str, version_key(version))), candidate
-                    return None
+        # bounded, never through a symlink or from a non-regular file
+        manifest = None if os.path.islink(candidate) else files.read_json(candidate, JSON_LIMIT)
+        if isinstance(manifest, dict):
+            name, version = manifest.get("name"), manifest.get("version")
+            if isinstance(name, str) and any(
+                n == name or name.startswith(n + "-") for n in packages
+            ):
+                if isinstance(version, str) and version_key(version):
+                    return ".".join(map(str, version_key(version))), candidate
+                return None
         parent = os.path.dirname(folder)
         if parent == folder:
             return None
         folder = parent
     return None
-
-
-def _read(path: str) -> bytes | None:
-    """A package.json's bytes, bounded; never through a symlink or from a non-regular file."""
-    if os.path.islink(path):
-        return None
-    try:
-        return files.read_bytes(path, PACKAGE_JSON_LIMIT)
-    except Refused:
-        return None
 
 
 def _is_script(path: str) -> bool:

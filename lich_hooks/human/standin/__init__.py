@@ -1,8 +1,5 @@
-"""A stand-in for lich's listener: the same validation lich applies, on loopback.
+"""A stand-in for lich's listener, on loopback: `listen`, `demo` and the tests judge requests by one
+set of rules, lich's (checked against its vectors/*.jsonl)."""
 
-Used by `lich-hook listen`, `lich-hook demo` and the test suite, so all three judge requests by one
-set of rules (checked against vectors/*.jsonl, lich's own)."""
-
-# The header `lich-hook doctor` marks its probe with, so `listen` can tell a probe
-# from a broken report (lich itself ignores it).
+# doctor's probe carries it, so `listen` tells a probe from a broken report (lich ignores it).
 PROBE_HEADER = "X-Lich-Hook-Probe"

@@ -75,15 +75,8 @@ def _session_start(body: dict[str, object]) -> Reply:
     provider = body.get("provider", "claude")
     if provider not in LICH_PROVIDERS:
         return _refuse("provider must be a registered provider id")
-    return Reply(
-        204,
-        {
-            "session_id": body["session_id"],
-            "provider_session_id": provider_session_id,
-            "provider": provider,
-        },
-        None,
-    )
+    ids = {"session_id": body["session_id"], "provider_session_id": provider_session_id}
+    return Reply(204, {**ids, "provider": provider}, None)
 
 
 def _mod_answer(body: dict[str, object]) -> Reply:

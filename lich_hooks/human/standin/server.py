@@ -131,15 +131,9 @@ class StandIn:
                     status, accepted, reason = reply.status, reply.accepted, reply.reason
                 # Recorded before answering: a client that has its answer (and a
                 # test that waits on that client) must find the request here.
+                headers = {k.lower(): v for k, v in self.headers.items()}
                 received = Received(
-                    self.path,
-                    endpoint,
-                    token,
-                    {k.lower(): v for k, v in self.headers.items()},
-                    body,
-                    status,
-                    accepted,
-                    reason,
+                    self.path, endpoint, token, headers, body, status, accepted, reason
                 )
                 standin._record(received)
                 self.send_response(status)

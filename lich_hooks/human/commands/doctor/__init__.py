@@ -1,9 +1,6 @@
-"""`lich-hook doctor [--json]`: what a user checks when "nothing reports" (docs/troubleshooting.md).
-
-Exit 0 only when reporting has all it needs (lich's variables, a listener taking our token, one
-registration the harness really runs); warnings do not change it. Each check is one function in a
-sibling module built from check.py, listed in `collect`. The token is shown as its length and
-scrubbed from every check before encoding (JSON or repr() would escape it)."""
+"""`lich-hook doctor [--json]`: what a user checks when "nothing reports" (docs/troubleshooting.md);
+exit 0 only when reporting has all it needs (warnings do not count). The token is scrubbed from
+every check before encoding (JSON or repr() would escape it)."""
 
 from __future__ import annotations
 

@@ -42,11 +42,7 @@ class Check:
         self.details = details
 
     def as_dict(self) -> dict[str, object]:
-        data: dict[str, object] = {
-            "name": self.name,
-            "status": self.status,
-            "summary": self.summary,
-        }
+        data: dict[str, object] = dict(name=self.name, status=self.status, summary=self.summary)
         if self.fix:
             data["fix"] = self.fix
         if self.details:

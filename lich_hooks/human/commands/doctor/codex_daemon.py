@@ -1,8 +1,5 @@
-"""doctor's Codex row: the app-server daemon for this CODEX_HOME, and whose card it carries.
-
-The hook copes with the daemon for its reports, but the agent's own commands there see the first
-TUI's LICH_*: a warning only where the person loses something and can act (`codex --no-daemon`).
-docs/troubleshooting.md (Codex daemon), docs/harnesses.md (Codex)."""
+"""doctor's Codex row: this CODEX_HOME's app-server daemon and whose card it carries, a warning
+only where the person loses something and can act (docs/troubleshooting.md, Codex daemon)."""
 
 from __future__ import annotations
 
@@ -75,20 +72,13 @@ def _pid_file_daemon(home: str) -> int | None:
 
 def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     home = codex_home(environ)
-    if not probe.can_list_clients(proc):
-        pid = _pid_file_daemon(home)
-        if pid is None:
-            return [Check(NAME, OK, f"no Codex app-server daemon running for {home}")]
-        return [
-            Check(
-                NAME,
-                FAIL,
-                f"Codex app-server daemon {pid} runs this CODEX_HOME's hooks ({home}); on this "
-                "system lich-hook cannot tell which card a hook runs for, so it reports nothing",
-                OWN_DAEMON,
-            )
-        ]
-    daemons = daemons_for(home, proc)
+    listing = probe.can_list_clients(proc)
+    pid = None if listing else _pid_file_daemon(home)  # where /proc is missing
+    if pid is not None:
+        why = f"Codex app-server daemon {pid} runs this CODEX_HOME's hooks ({home}); on this "
+        why += "system lich-hook cannot tell which card a hook runs for, so it reports nothing"
+        return [Check(NAME, FAIL, why, OWN_DAEMON)]
+    daemons = daemons_for(home, proc) if listing else []
     if not daemons:
         return [Check(NAME, OK, f"no Codex app-server daemon running for {home}")]
     checks = []

@@ -1,6 +1,5 @@
 """doctor: is a `crush server` running for this terminal's socket, and whose card does it carry? A
-warning only where the person loses something and can act: the agent's commands see another card's
-LICH_*, or several cards share a directory (its reports drop); docs/harnesses.md, Crush."""
+warning only where the person loses something and can act (docs/harnesses.md, Crush)."""
 
 from __future__ import annotations
 
@@ -49,15 +48,9 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     if not probe.can_list_clients(proc):
         if not os.path.exists(socket):
             return [Check(NAME, OK, f"no crush server at {socket}")]
-        return [
-            Check(
-                NAME,
-                FAIL,
-                f"a crush server listens at {socket}; on this system lich-hook cannot tell which "
-                "card a hook it runs is for, so Crush cards in client/server mode report nothing",
-                ADVICE,
-            )
-        ]
+        why = f"a crush server listens at {socket}; on this system lich-hook cannot tell which "
+        why += "card a hook it runs is for, so Crush cards in client/server mode report nothing"
+        return [Check(NAME, FAIL, why, ADVICE)]
     running = servers_for(socket, proc)
     if not running:
         return [Check(NAME, OK, f"no crush server running for {socket}")]
@@ -90,9 +83,8 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
 
 
 def _dropped(pid: int, socket: str, proc: str) -> tuple[list[str], list[str]]:
-    """The server's workspaces and clients as rows, and where the hook drops reports and
-    why: the hook's own rules (decide.account, decide.choose) asked for a conversation a
-    TUI shows in each workspace, so doctor says what the hook does."""
+    """The server's workspaces and clients as rows, and where and why the hook drops reports,
+    asked of the hook's own rules (decide.choose) so doctor says what the hook does."""
     rows: list[str] = []
     try:
         spaces = probe.workspaces(socket)
@@ -121,12 +113,6 @@ def _windows() -> list[Check]:
     if not running:
         return [Check(NAME, OK, "no crush server running")]
     pids = ", ".join(str(pid) for pid, _ in running)
-    return [
-        Check(
-            NAME,
-            FAIL,
-            f"crush server {pids} runs; on Windows lich-hook cannot tell which card a hook it "
-            "runs is for, so Crush cards in client/server mode report nothing",
-            ADVICE,
-        )
-    ]
+    why = f"crush server {pids} runs; on Windows lich-hook cannot tell which card a hook it "
+    why += "runs is for, so Crush cards in client/server mode report nothing"
+    return [Check(NAME, FAIL, why, ADVICE)]

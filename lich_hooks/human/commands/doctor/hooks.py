@@ -53,11 +53,8 @@ def judge_command(
     found: discovery.Found | None = None,
     project: str | None = None,
 ) -> Check:
-    """Does this registered command run an existing lich-hook, and is it this one?
-
-    `found` is the file it is registered in: a plugin's launcher runs the plugin's own copy, and any
-    command in a plugin that fails is fixed on the plugin, never by `install` (which would leave the
-    plugin's entry failing)."""
+    """Does this registered command run an existing lich-hook, and is it this one? `found`: its
+    file; a failing plugin command is fixed on the plugin, never by `install`."""
     registered = commandline.parse(command)
     argv = registered.argv() if registered is not None else ours.split(command)
     if registered is not None and registered.launcher and found is not None and found.root:
@@ -65,32 +62,21 @@ def judge_command(
     program, what = argv[0], " ".join(argv[1:])
     if os.path.isabs(program):
         target: str | None = program
-        how = program
+        missing = f"runs {program}, which does not exist"
     else:
         target = shutil.which(program, path=environ.get("PATH", os.defpath))
-        how = f"{program} from PATH"
+        missing = f"runs `{program}` from PATH, and there is no {program} on PATH"
     if target is None or not os.path.isfile(target):
-        missing = f"runs {how}, which does not exist"
-        if not os.path.isabs(program):
-            missing = f"runs `{program}` from PATH, and there is no {program} on PATH"
         return Check(what, FAIL, missing, _missing_fix(found, executable, environ))
     interpreter = _interpreter_gone(target)
     if interpreter is not None:
-        return Check(
-            what,
-            FAIL,
-            f"runs {target}, which cannot start: its Python {interpreter} is gone (upgraded "
-            "or removed), so it reports nothing",
-            registrations.reinstall(target),
-        )
+        why = f"runs {target}, which cannot start: its Python {interpreter} is gone (upgraded "
+        why += "or removed), so it reports nothing"
+        return Check(what, FAIL, why, registrations.reinstall(target))
     if executable is not None and same_file(target, executable):
         return Check(what, OK, f"runs this installation ({target})")
-    return Check(
-        what,
-        WARN,
-        f"runs another installation: {target}",
-        "lich-hook install <harness> switches it to this one",
-    )
+    fix = "lich-hook install <harness> switches it to this one"
+    return Check(what, WARN, f"runs another installation: {target}", fix)
 
 
 def _interpreter_gone(program: str) -> str | None:
@@ -111,10 +97,8 @@ def _interpreter_gone(program: str) -> str | None:
 def _missing_fix(
     found: discovery.Found | None, executable: str | None, environ: Mapping[str, str]
 ) -> str:
-    """A fix that ends this failure: in a plugin, only the plugin or PATH can.
-
-    `install` writes new entries into the settings file; the plugin's own entries would go on
-    failing beside them."""
+    """In a plugin only the plugin or PATH ends the failure (`install`'s new entries would leave
+    the plugin's failing beside them)."""
     if found is None or not found.plugin:
         return "register this installation by absolute path: lich-hook install <harness>"
     installed_elsewhere = (
@@ -142,7 +126,7 @@ def _plugin_remove(found: discovery.Found) -> str:
     return template.format(id=plugin_id, scope=scope)
 
 
-LAUNCHER_TIMEOUT = 10.0
+LAUNCHER_TIMEOUT = 10.0  # seconds for each of the launcher's own checks (`--python`, `--version`)
 
 
 def judge_launcher(
@@ -157,23 +141,18 @@ def judge_launcher(
     boot = os.path.join(os.path.dirname(launcher), "boot.py")
     again = f"install the plugin again: `{_plugin_remove(found)}`, then add it again"
     if not os.path.isfile(launcher) or not os.path.isfile(boot):
-        return Check(
-            what, FAIL, f"the plugin's copy in {found.root} is incomplete (no {launcher})", again
-        )
-    python = _launcher_python(launcher, environ)
+        why = f"the plugin's copy in {found.root} is incomplete (no {launcher})"
+        return Check(what, FAIL, why, again)
+    ran = _run_bounded(["sh", launcher, "--python"], environ)  # the Python the launcher picks
+    python = "" if ran is None else ran.stdout.decode("utf-8", "replace").strip()
     if not python:
-        return Check(
-            what,
-            FAIL,
-            "finds no Python 3.10 or newer on PATH (python3, python, python3.1x), so it "
-            "reports nothing (the hook stays silent)",
-            "install Python 3.10 or newer, then start a new session",
-        )
-    if not _copy_loads(python, boot, environ):
-        why = (
-            f"the plugin's copy in {found.root} is incomplete (its package does not load), "
-            "so it reports nothing (inside lich SessionStart says so)"
-        )
+        why = "finds no Python 3.10 or newer on PATH (python3, python, python3.1x), so it "
+        why += "reports nothing (the hook stays silent)"
+        return Check(what, FAIL, why, "install Python 3.10 or newer, then start a new session")
+    ran = _run_bounded([python, "-E", "-s", "-S", boot, "--version"], environ)  # 0: it imports
+    if ran is None or ran.returncode != 0:
+        why = f"the plugin's copy in {found.root} is incomplete (its package does not load), "
+        why += "so it reports nothing (inside lich SessionStart says so)"
         return Check(what, FAIL, why, again)
     # Beside an `install` entry for the same event, the first of the two to claim the
     # event acts and the other stays silent (hook/claim.py): one report, never none.
@@ -197,24 +176,11 @@ def _run_bounded(
         return None
 
 
-def _copy_loads(python: str, boot: str, environ: Mapping[str, str]) -> bool:
-    """boot.py's own check of the copy (`--version`: 0 when the hook's modules import)."""
-    ran = _run_bounded([python, "-E", "-s", "-S", boot, "--version"], environ)
-    return ran is not None and ran.returncode == 0
-
-
-def _launcher_python(launcher: str, environ: Mapping[str, str]) -> str:
-    """The interpreter the plugin's launcher picks with this PATH (`--python`), or ""."""
-    ran = _run_bounded(["sh", launcher, "--python"], environ)
-    return "" if ran is None else ran.stdout.decode("utf-8", "replace").strip()
-
-
 def windows_verdicts(
     found: discovery.Found, executable: str | None, environ: Mapping[str, str], project: str
 ) -> list[Check]:
-    """What Codex runs on Windows: each handler's `command_windows`, in its session shell
-    (docs/harnesses.md, Windows). A row only where that shell would not run it, or where
-    what it runs is missing; the `command` rows already say the rest."""
+    """Each handler's `command_windows`, a row only where Codex's session shell would not run it
+    or what it runs is missing (docs/harnesses.md, Windows)."""
     shell = registrations.codex_windows_shell(environ.get("PATH"))
     fix = f"lich-hook install {found.harness.key} writes it for this machine's shell"
     rows = []
@@ -241,9 +207,7 @@ def windows_verdicts(
 def _registration_check(
     found: discovery.Found, executable: str | None, environ: Mapping[str, str], project: str
 ) -> Check:
-    """One file's verdict: do its commands run an existing lich-hook, will the harness run them?
-
-    The summary carries the reason (a script reading --json needs it), not only a count."""
+    """One file's verdict; the summary carries the reason (a script reading --json needs it)."""
     harness = found.harness
     verdicts = [
         judge_command(command, executable, environ, found, project) for command in found.commands
@@ -280,8 +244,7 @@ PLUGIN_NAME = "lich-hooks"
 
 
 def gone_plugin_rows(environ: Mapping[str, str], project: str) -> list[Check]:
-    """Our Claude Code plugin, installed from a local folder that is gone (a deleted or
-    moved clone): Claude Code fails to load it and runs none of its hooks."""
+    """Our Claude Code plugin installed from a folder that is gone: it runs none of its hooks."""
     from lich_hooks.human.settings import claude_plugins
 
     harness = SETTINGS["claude"]
@@ -305,10 +268,8 @@ def gone_plugin_rows(environ: Mapping[str, str], project: str) -> list[Check]:
 
 
 def settings_rows(environ: Mapping[str, str], project: str, executable: str | None) -> list[Check]:
-    """A row per settings or plugin file that holds our entries.
-
-    A registration the harness will not run (a disabled plugin, an untrusted Codex hook) is a
-    failure while its harness has no other working one, and a warning beside one that works."""
+    """A row per settings or plugin file with our entries; one the harness will not run is a
+    failure, or a warning beside a working registration of the same harness."""
     checks: list[Check] = []
     rows: list[tuple[discovery.Found, Check]] = []
     for found in discover(environ, project, ask=True):
@@ -333,8 +294,7 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
         if found.blockers and found.harness.key in working:
             check.status = WARN  # another registration of this harness works
         elif check.status == FAIL and not found.plugin and found.harness.key in working:
-            # its program is gone or cannot start, and the plugin reports: not a failure,
-            # and taking these entries out is the fix (the plugin's claim made them silent)
+            # the plugin reports (its claim silenced these): taking these out is the fix
             scope = " --scope project" if found.label.startswith("project") else ""
             check.status = WARN
             check.summary += f"; {found.harness.title}'s plugin reports instead"
@@ -347,26 +307,17 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
             source = found.owner or os.path.realpath(found.path)
             per_harness.setdefault(found.harness.key, {}).setdefault(source, found.path)
     for key, sources in per_harness.items():
-        paths = list(sources.values())
-        if len(paths) > 1:
-            checks.append(
-                Check(
-                    f"{HARNESSES[key].title} duplicates",
-                    WARN,
-                    f"registered in {len(paths)} places: each event runs lich-hook "
-                    f"{len(paths)} times",
-                    f"keep one: `lich-hook uninstall {key} --scope …` or remove the plugin",
-                    files=paths,
-                )
-            )
+        paths, count = list(sources.values()), len(sources)
+        if count > 1:
+            why = f"registered in {count} places: each event runs lich-hook {count} times"
+            fix = f"keep one: `lich-hook uninstall {key} --scope …` or remove the plugin"
+            checks.append(Check(f"{HARNESSES[key].title} duplicates", WARN, why, fix, files=paths))
     return checks
 
 
 def module_rows(environ: Mapping[str, str], project: str, executable: str | None) -> list[Check]:
-    """One check per module file in place (ours or not); nothing when there is none.
-
-    A module of ours counts as a working registration when the lich-hook it names exists
-    (docs/troubleshooting.md): doctor's overall verdict uses that."""
+    """A row per module file in place; one of ours counts as a registration when the lich-hook
+    it names exists (docs/troubleshooting.md)."""
     checks: list[Check] = []
     for harness in MODULES.values():
         seen: set[str] = set()
@@ -382,36 +333,23 @@ def module_rows(environ: Mapping[str, str], project: str, executable: str | None
             if found.kind == "missing":
                 continue
             if found.text is None or not modules.is_ours(found.text):
-                checks.append(
-                    Check(
-                        name,
-                        INFO,
-                        f"{path} is not lich-hook's ({found.why or 'no marker line'}): "
-                        "it is left alone",
-                    )
-                )
+                why = f"{path} is not lich-hook's ({found.why or 'no marker line'})"
+                checks.append(Check(name, INFO, f"{why}: it is left alone"))
                 continue
             ours_at.append(path)
             checks.append(_module_row(name, path, found.text, harness, scope, executable))
         if len(ours_at) > 1:
-            checks.append(
-                Check(
-                    f"{harness.title} duplicates",
-                    WARN,
-                    f"the module is in {len(ours_at)} places: each session reports "
-                    f"{len(ours_at)} times",
-                    f"keep one: `lich-hook uninstall {harness.key} --scope …`",
-                    files=ours_at,
-                )
-            )
+            count = len(ours_at)
+            why = f"the module is in {count} places: each session reports {count} times"
+            fix = f"keep one: `lich-hook uninstall {harness.key} --scope …`"
+            checks.append(Check(f"{harness.title} duplicates", WARN, why, fix, files=ours_at))
     return checks
 
 
 def _module_row(
     name: str, path: str, text: str, harness: ModuleHarness, scope: str, executable: str | None
 ) -> Check:
-    """A module of ours: it runs this installation (ok), another or an older module (warn), or
-    a lich-hook that does not exist (fail); ok and fail count as registrations."""
+    """ok: runs this installation; warn: another, or an older module; fail: no such lich-hook."""
     target = modules.executable_of(text)
     fix: str | None = f"lich-hook install {harness.key} --scope {scope}"
     if target is None or not os.path.isfile(target):
@@ -424,7 +362,7 @@ def _module_row(
         fix = f"{fix} replaces it"
     else:
         status, summary, fix = OK, f"{path} runs this installation ({target})", None
-    registration = status != WARN
+    registered = status != WARN  # ok and fail count as registrations
     return Check(
-        name, status, summary, fix, counts_as_registration=registration, module=path, runs=target
+        name, status, summary, fix, counts_as_registration=registered, module=path, runs=target
     )

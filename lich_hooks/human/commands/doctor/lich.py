@@ -34,40 +34,20 @@ def check_variables(environ: Mapping[str, str]) -> list[Check]:
         shown.append(f"LICH_TOKEN=<redacted, {len(environ['LICH_TOKEN'])} characters>")
     shown += said("LICH_SUBAGENT_CARDS", "LICH_PROMPT_LANG")
     scrub = REGISTRATIONS["claude"].scrub_said(environ)
-    if missing == ["LICH_TOKEN"]:
-        # a card (its port and id are here) whose token something stripped
-        checks.append(
-            Check(
-                "lich variables",
-                FAIL,
-                f"LICH_TOKEN is missing in this card, so nothing can be reported ({scrub[0]})",
-                scrub[1],
-                present=shown,
-            )
-        )
+    if missing == ["LICH_TOKEN"]:  # a card (its port and id are here) whose token was stripped
+        why = f"LICH_TOKEN is missing in this card, so nothing can be reported ({scrub[0]})"
+        checks.append(Check("lich variables", FAIL, why, scrub[1], present=shown))
     elif missing:
-        checks.append(
-            Check(
-                "lich variables",
-                FAIL,
-                f"missing {', '.join(missing)}: this shell is not a lich card",
-                "run the harness (and this doctor) in a terminal lich opened; outside lich the "
-                "hooks do nothing on purpose",
-                present=shown,
-            )
-        )
+        why = f"missing {', '.join(missing)}: this shell is not a lich card"
+        fix = "run the harness (and this doctor) in a terminal lich opened; outside lich the "
+        fix += "hooks do nothing on purpose"
+        checks.append(Check("lich variables", FAIL, why, fix, present=shown))
     else:
         checks.append(Check("lich variables", OK, "; ".join(shown), present=shown))
     if not missing and environ.get(REGISTRATIONS["claude"].scrub or ""):
-        checks.append(
-            Check(
-                "Claude Code credential scrub",
-                WARN,
-                f"a Claude Code started here removes LICH_TOKEN from its hooks ({scrub[0]}), so "
-                "its sessions report nothing to lich",
-                scrub[1],
-            )
-        )
+        why = f"a Claude Code started here removes LICH_TOKEN from its hooks ({scrub[0]}), so "
+        why += "its sessions report nothing to lich"
+        checks.append(Check("Claude Code credential scrub", WARN, why, scrub[1]))
     return checks
 
 
@@ -78,14 +58,9 @@ def check_listener(environ: Mapping[str, str]) -> list[Check]:
     port = parse_port(raw)
     if port is None:
         shown = RunLog(environ).scrub(raw)  # before repr() escapes it
-        return [
-            Check(
-                "lich listener",
-                FAIL,
-                f"LICH_PORT={shown!r} is not a port (a decimal 1-65535)",
-                "open a new lich terminal; something changed LICH_PORT in this one",
-            )
-        ]
+        why = f"LICH_PORT={shown!r} is not a port (a decimal 1-65535)"
+        fix = "open a new lich terminal; something changed LICH_PORT in this one"
+        return [Check("lich listener", FAIL, why, fix)]
     token = environ.get("LICH_TOKEN")
     try:
         if token:
@@ -95,15 +70,9 @@ def check_listener(environ: Mapping[str, str]) -> list[Check]:
             with socket.create_connection(("127.0.0.1", port), timeout=CONNECT_TIMEOUT):
                 status = None
     except OSError as error:
-        return [
-            Check(
-                "lich listener",
-                FAIL,
-                f"nothing answers on 127.0.0.1:{port} ({error.strerror or error})",
-                "is lich running? A terminal left over from a lich that quit keeps the old "
-                "port: open a new card",
-            )
-        ]
+        why = f"nothing answers on 127.0.0.1:{port} ({error.strerror or error})"
+        fix = "is lich running? A terminal left over from a lich that quit keeps the old port: "
+        return [Check("lich listener", FAIL, why, fix + "open a new card")]
     checks = [Check("lich listener", OK, f"127.0.0.1:{port} answers")]
     if status is not None:
         checks.append(_token_verdict(status))
@@ -111,10 +80,8 @@ def check_listener(environ: Mapping[str, str]) -> list[Check]:
 
 
 def _probe(port: int, token: str) -> int:
-    """POST an empty body: lich answers 400 to a good token, 401 to a bad one, records nothing.
-
-    Through transport.post, so a probe that works proves the path reports take; an OSError names the
-    cause, never the URL (it holds the token)."""
+    """POST an empty body: lich answers 400 to a good token, 401 to a bad one, records nothing;
+    through transport.post, the path reports take. An OSError never names the URL (the token)."""
     from lich_hooks.base import transport
 
     result = transport.post(
@@ -143,12 +110,8 @@ def _token_verdict(status: int) -> Check:
     if status == 400:
         return Check("lich token", OK, "lich accepts LICH_TOKEN")
     if status == 401:
-        return Check(
-            "lich token",
-            FAIL,
-            "lich refuses LICH_TOKEN (401)",
-            "this terminal belongs to an earlier lich run: open a new card",
-        )
+        fix = "this terminal belongs to an earlier lich run: open a new card"
+        return Check("lich token", FAIL, "lich refuses LICH_TOKEN (401)", fix)
     return Check("lich token", WARN, f"unexpected answer {status} to a probe; is this lich?")
 
 
@@ -157,14 +120,12 @@ def check_bin(environ: Mapping[str, str]) -> Check:
     if env.bin is None:
         status = WARN if env.can_report else SKIP
         fix = "update lich: it exports LICH_BIN into every card" if status == WARN else None
-        return Check(
-            "LICH_BIN", status, "not set: agent cards stay native (reporting still works)", fix
-        )
+        why = "not set: agent cards stay native (reporting still works)"
+        return Check("LICH_BIN", status, why, fix)
     if not env.bin_is_runnable():
         why = f"{env.bin} is not an absolute path to an executable file"
-        return Check(
-            "LICH_BIN", FAIL, why, "open a new lich terminal; if it persists, reinstall lich"
-        )
+        fix = "open a new lich terminal; if it persists, reinstall lich"
+        return Check("LICH_BIN", FAIL, why, fix)
     try:
         proc = subprocess.run(
             [env.bin, "version"],

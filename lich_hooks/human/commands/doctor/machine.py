@@ -21,22 +21,16 @@ WITHOUT = "Crush and Antigravity then report on every call and TaskStop forgets 
 def check_state_dir(environ: Mapping[str, str]) -> Check:
     directory = location.state_dir(environ)
     if directory is None:
-        return Check(
-            "state directory",
-            WARN,
-            "no usable place: HOME is not an absolute path (or is /) and neither "
-            "XDG_STATE_HOME nor LICH_HOOK_STATE_DIR names one",
-            f"{WITHOUT}: set LICH_HOOK_STATE_DIR to an absolute path",
-        )
+        why = "no usable place: HOME is not an absolute path (or is /) and neither "
+        why += "XDG_STATE_HOME nor LICH_HOOK_STATE_DIR names one"
+        fix = f"{WITHOUT}: set LICH_HOOK_STATE_DIR to an absolute path"
+        return Check("state directory", WARN, why, fix)
     try:
         state.probe(environ)
     except OSError as error:
-        return Check(
-            "state directory",
-            WARN,
-            f"{directory} is not writable ({error.strerror or error})",
-            f"{WITHOUT}: fix its permissions or set LICH_HOOK_STATE_DIR",
-        )
+        why = f"{directory} is not writable ({error.strerror or error})"
+        fix = f"{WITHOUT}: fix its permissions or set LICH_HOOK_STATE_DIR"
+        return Check("state directory", WARN, why, fix)
     return Check("state directory", OK, f"{directory} is writable")
 
 
@@ -55,13 +49,9 @@ def check_install(executable: str | None) -> Check:
     where = executable or "(console script not found)"
     summary = f"lich-hooks {__version__} at {where} (python {sys.executable})"
     if executable is not None and _wrapper_imports_re(executable):
-        return Check(
-            "this installation",
-            WARN,
-            summary + "; its launcher imports `re`, which costs every hook run about 5 ms",
-            fix="reinstall with pip 25.2 or newer (`pip install -U pip`), pipx or uv: "
-            "docs/performance.md",
-        )
+        summary += "; its launcher imports `re`, which costs every hook run about 5 ms"
+        fix = "reinstall with pip 25.2 or newer (`pip install -U pip`), pipx or uv: "
+        return Check("this installation", WARN, summary, fix + "docs/performance.md")
     return Check("this installation", INFO, summary)
 
 
