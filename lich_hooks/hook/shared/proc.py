@@ -215,7 +215,7 @@ def unix_sockets(
         if len(inodes) > batch:
             sock.send(_request(0, NLM_F_REQUEST | NLM_F_DUMP, 1, ALL_STATES))
             wanted = set(inodes)
-            while not _parse_replies(sock.recv(1 << 16), found, wanted):
+            while not _parse_replies(sock.recv(1 << 16), found, wanted)[0]:
                 pass
             return found
         sock.send(
@@ -226,7 +226,7 @@ def unix_sockets(
             data = sock.recv(1 << 16)
             if not data:
                 raise ProbeError("sock_diag closed before answering")
-            answered += _count_replies(data, found)
+            answered += _parse_replies(data, found, None)[1]
         return found
     except OSError as error:
         raise ProbeError(f"sock_diag failed ({error.strerror or error})") from None
@@ -290,34 +290,25 @@ def _request(inode: int, flags: int, seq: int, states: int = ALL_STATES) -> byte
     return _struct.pack("=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY, flags, seq, 0) + req
 
 
-def _count_replies(data: bytes, found: dict[int, tuple[int, bytes | None, int]]) -> int:
-    """How many replies one recv held."""
-    count = [0]
-    _parse_replies(data, found, None, count)
-    return count[0]
-
-
 def _parse_replies(
-    data: bytes,
-    found: dict[int, tuple[int, bytes | None, int]],
-    wanted: set[int] | None,
-    count: list[int] | None = None,
-) -> bool:
-    """Add each reply's socket (if `wanted`) to `found`; True when the answer ends (one lookup's
-    error: that socket is gone)."""
+    data: bytes, found: dict[int, tuple[int, bytes | None, int]], wanted: set[int] | None
+) -> tuple[bool, int]:
+    """Add each reply's socket (if `wanted`) to `found`: (the answer ended, replies in this recv);
+    one lookup's error: that socket is gone."""
     import _struct
 
+    replies = 0
     if not data:
-        return True
+        return True, replies
     offset = 0
     while offset + 16 <= len(data):
         length, kind, _flags, _seq, _port = _struct.unpack_from("=IHHII", data, offset)
         if length < 16:
             break
-        if count is not None and kind in (SOCK_DIAG_BY_FAMILY, NLMSG_ERROR, NLMSG_DONE):
-            count[0] += 1
+        if kind in (SOCK_DIAG_BY_FAMILY, NLMSG_ERROR, NLMSG_DONE):
+            replies += 1
         if kind == NLMSG_DONE:
-            return True
+            return True, replies
         if kind == NLMSG_ERROR and wanted is not None:
             raise ProbeError("sock_diag refused to list the Unix sockets")
         if kind == SOCK_DIAG_BY_FAMILY and length >= 32:
@@ -327,7 +318,7 @@ def _parse_replies(
             if wanted is None or inode in wanted:
                 found[inode] = (state, *_attributes(data, offset + 32, offset + length))
         offset += (length + 3) & ~3
-    return False
+    return False, replies
 
 
 def _attributes(data: bytes, attr: int, end: int) -> tuple[bytes | None, int]:
