@@ -1,6 +1,5 @@
-"""The human commands as one click group, imported only when a person runs one (click
-costs more than a hook run). Each command is a plain run(environment, …) -> ExitCode.
-"""
+"""The human commands as one click group, imported only when a person runs one (click costs more
+than a hook run); each command is a plain run(environment, …) -> ExitCode."""
 
 from __future__ import annotations
 
@@ -174,9 +173,8 @@ def status_line_command(command: tuple[str, ...]) -> int:
       lich-hook status-line
       lich-hook status-line -- ~/.claude/statusline.sh --compact
     """
-    # Claude Code's runs never get here: cli.main sends `status-line` straight to
-    # the stdlib-only status_line.main (it runs every few hundred milliseconds).
-    # Only `--help` comes through click; this body serves callers of the group.
+    # Claude Code's runs never get here: cli.main sends them to the stdlib-only status_line.main
+    # (it runs every few hundred milliseconds); this serves `--help` and callers of the group.
     from lich_hooks.hook import status_line
 
     return status_line.main(["--", *command] if command else [])
@@ -212,8 +210,7 @@ def version_command() -> None:
 
 
 def run_cli(args: list[str], env: Environment | None = None) -> int:
-    """The group's exit code for `args`, never raising; `env` None: read inside, so an
-    unreadable working directory is reported like any other error."""
+    """The group's exit code, never raising; `env` None: read inside, so its errors are reported."""
     stderr = env.stderr if env is not None else sys.stderr
 
     def say(line: str) -> None:
@@ -227,9 +224,7 @@ def run_cli(args: list[str], env: Environment | None = None) -> int:
         if type(error).__name__ == "NoArgsIsHelpError":  # click >= 8.2: bare `lich-hook`
             click.echo(error.format_message(), file=env.stdout if env else sys.stdout)
             return ExitCode.OK
-        hint = ""
-        if error.ctx is not None:
-            hint = f" (see: {error.ctx.command_path} --help)"
+        hint = f" (see: {error.ctx.command_path} --help)" if error.ctx is not None else ""
         message = " ".join(error.format_message().split())
         say(f"lich-hook: {message}{hint}")
         return ExitCode.USAGE

@@ -1,6 +1,5 @@
-"""`lich-hook demo`: every shipped registration, run the way its harness runs it (each registry
-entry's scenarios, in the registry's order), against the built-in stand-in for lich, and said in
-words; nothing is installed (docs/architecture.md, "One stand-in")."""
+"""`lich-hook demo`: every shipped registration run as its harness runs it, against the built-in
+stand-in for lich, said in words; nothing is installed (docs/architecture.md, "One stand-in")."""
 
 from __future__ import annotations
 
@@ -11,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 
 from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.human.commands import style
@@ -140,19 +140,15 @@ def run(
         every = [(key, s) for key, harness in HARNESSES.items() for s in harness.scenarios(demo)]
         for key, scenario in every + (extra or []):
             harness = HARNESSES[key]
-            name, path = harness.title, harness.shown_as
-            plugin = plugin_route(key)
-            root: dict[str, str] = {}
-            if plugin is not None:
-                path, root = plugin
+            name, plugin = harness.title, plugin_route(key)
+            path, root = plugin or (harness.shown_as, {})
             if key != current:
                 current = key
                 out("")
                 out(_paint(environment, f"{name} ({path})", "bold"))
             if plugin is not None:
                 found = plugin_command(path, scenario.event)
-                command = found or f"(no {scenario.event} hook)"
-                shipped = found is not None
+                command, shipped = found or f"(no {scenario.event} hook)", found is not None
             else:
                 command = harness.command(scenario.event)
                 shipped = command in harness.shipped_commands()
@@ -200,22 +196,19 @@ def _paint(environment: Environment, text: str, colour: str) -> str:
     return style.paint(text, colour, environment.colour)
 
 
+@dataclass(eq=False)
 class Shown:
     """One hook run as a person reads it (words()), and the bytes behind it (raw())."""
 
-    def __init__(
-        self,
-        harness: str,
-        proc: subprocess.CompletedProcess[bytes],
-        received: list[Received],
-        calls: list[list[str]],
-    ) -> None:
-        self.harness = harness
-        self.proc = proc
-        self.received = received
-        self.calls = calls
-        self.problems = int(proc.returncode != 0 or bool(proc.stderr))
-        self.problems += sum(1 for r in received if r.status != 204)
+    harness: str
+    proc: subprocess.CompletedProcess[bytes]
+    received: list[Received]
+    calls: list[list[str]]
+
+    @property
+    def problems(self) -> int:
+        refused = sum(1 for r in self.received if r.status != 204)
+        return refused + int(self.proc.returncode != 0 or bool(self.proc.stderr))
 
     def words(self) -> list[str]:
         lich = [_received_words(r) for r in self.received] + [_call_words(a) for a in self.calls]
@@ -280,8 +273,7 @@ def _call_words(argv: list[str]) -> str:
 
 
 def _told_words(stdout: bytes) -> list[str]:
-    """What the harness does with the hook's stdout: nothing, or who reads which part
-    (docs/agent-cards.md)."""
+    """What the harness does with the hook's stdout: who reads which part (docs/agent-cards.md)."""
     text = _text(stdout).strip()
     if text in ("", "{}"):
         return ["nothing, so it carries on"]

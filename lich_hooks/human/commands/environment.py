@@ -19,14 +19,10 @@ class Environment:
     stdout: TextIO
     stderr: TextIO
     environ: Mapping[str, str]
-    # the directory `--scope project` and doctor's project checks mean
-    cwd: str
-    # ANSI colour on stdout / stderr: a terminal, and no NO_COLOR (style.wanted)
-    colour: bool
+    cwd: str  # what `--scope project` and doctor's project checks mean
+    colour: bool  # ANSI colour on stdout / stderr (style.wanted)
     stderr_colour: bool
-    # the interpreter running lich-hook: its bin directory holds this installation's
-    # console script (settings.ours.this_executable) and is what demo puts on PATH
-    executable: str
+    executable: str  # the interpreter: its bin directory holds our console script, demo's PATH
 
     @classmethod
     def from_process(cls) -> Environment:
@@ -42,7 +38,6 @@ class Environment:
         )
 
     def out(self, line: str = "") -> None:
-        """One line of the command's output."""
         click.echo(line, file=self.stdout)
 
     def err(self, line: str) -> None:
@@ -51,8 +46,7 @@ class Environment:
 
 
 def _tolerant(stream: TextIO) -> TextIO:
-    """Writes `?` for what the encoding lacks: Windows gives a redirected stdout cp1252,
-    which has no ✓ or ✗."""
+    """Writes `?` for what the encoding lacks (a redirected Windows stdout is cp1252: no ✓ or ✗)."""
     encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
     reconfigure = getattr(stream, "reconfigure", None)
     if encoding != "utf8" and reconfigure is not None:

@@ -8,11 +8,7 @@ from enum import IntEnum
 
 class ExitCode(IntEnum):
     OK = 0
-    # doctor found something wrong, install refused a file, listen could not bind
-    PROBLEM_FOUND = 1
-    # click's own code for bad usage (a missing argument, an unknown option)
-    USAGE = 2
-    # a bug in lich-hook: one line on stderr, the traceback under LICH_HOOK_DEBUG
-    INTERNAL_ERROR = 3
-    # Ctrl-C: 128 + SIGINT, what a shell reports for a process the signal ended
-    INTERRUPTED = 130
+    PROBLEM_FOUND = 1  # doctor found something wrong, install refused, listen could not bind
+    USAGE = 2  # click's own code for bad usage
+    INTERNAL_ERROR = 3  # a bug: one line on stderr, the traceback under LICH_HOOK_DEBUG
+    INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as a shell reports it

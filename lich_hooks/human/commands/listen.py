@@ -6,7 +6,7 @@ import sys
 import threading
 
 from lich_hooks.human.commands.exit_codes import ExitCode
-from lich_hooks.human.standin.server import Received, StandIn
+from lich_hooks.human.standin.server import StandIn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,11 +14,10 @@ if TYPE_CHECKING:
 
 
 def run(environment: Environment, port: int, stop: threading.Event | None = None) -> ExitCode:
-    def show(received: Received) -> None:
-        environment.out(received.summary())
-
     try:
-        standin = StandIn(port=port, on_request=show)
+        standin = StandIn(
+            port=port, on_request=lambda received: environment.out(received.summary())
+        )
     except OSError as error:  # the port is taken, or not ours to bind
         environment.err(f"lich-hook listen: cannot listen on 127.0.0.1:{port}: {error.strerror}")
         return ExitCode.PROBLEM_FOUND

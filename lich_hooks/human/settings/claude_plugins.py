@@ -1,6 +1,5 @@
-"""Which Claude Code plugins run here, from Claude Code's own records (docs/harnesses.md, "What the
-real clients do"; docs/troubleshooting.md, the plugin row): not the folders under `plugins/`, which
-uninstall and disable leave behind."""
+"""Which Claude Code plugins run here, from its own records, not the folders under `plugins/` that
+uninstall and disable leave behind (docs/troubleshooting.md, the plugin row)."""
 
 from __future__ import annotations
 

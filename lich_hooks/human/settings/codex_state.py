@@ -37,22 +37,11 @@ def event_key(name: str) -> str:
 def trust_hash(event: str, matcher: object, handler: Mapping[str, object]) -> str:
     """The `trusted_hash` Codex expects for one command handler of one group."""
     timeout = handler.get("timeout")
-    identity: dict[str, object] = {
-        "event_name": event_key(event),
-        "hooks": [
-            {
-                "type": "command",
-                "command": handler.get("command"),
-                "timeout": max(timeout, 1) if isinstance(timeout, int) else DEFAULT_TIMEOUT,
-                "async": False,
-                **(
-                    {"statusMessage": handler["statusMessage"]}
-                    if isinstance(handler.get("statusMessage"), str)
-                    else {}
-                ),
-            }
-        ],
-    }
+    hook: dict[str, object] = {"type": "command", "command": handler.get("command"), "async": False}
+    hook["timeout"] = max(timeout, 1) if isinstance(timeout, int) else DEFAULT_TIMEOUT
+    if isinstance(handler.get("statusMessage"), str):
+        hook["statusMessage"] = handler["statusMessage"]
+    identity: dict[str, object] = {"event_name": event_key(event), "hooks": [hook]}
     if isinstance(matcher, str):
         identity["matcher"] = matcher
     text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -72,14 +61,8 @@ class Config:
         path = os.path.join(codex_home(environ), "config.toml")
         try:
             data = files.read_bytes(path)
-            if data is None:
-                return cls(path, {})
-            text = data.decode("utf-8")
-        except (Refused, UnicodeDecodeError) as error:
-            return cls(path, {}, str(error))
-        try:
-            return cls(path, tomlfile.loads(text))
-        except tomlfile.TomlError as error:
+            return cls(path, {} if data is None else tomlfile.loads(data.decode("utf-8")))
+        except (Refused, UnicodeDecodeError, tomlfile.TomlError) as error:
             return cls(path, {}, str(error))
 
     def table(self, *keys: str) -> dict[str, object]:
@@ -122,8 +105,7 @@ CONTROL_SOCKET = ("app-server-control", "app-server-control.sock")
 
 
 def ask_codex(environ: Mapping[str, str], cwds: list[str]) -> dict[str, dict[str, object]] | None:
-    """Each hook's `hooks/list` entry by its key, from this CODEX_HOME's running app-server;
-    None where none answers within ASK_SECONDS (no daemon, an older Codex, a refusal)."""
+    """Each hook's `hooks/list` entry by key from the running app-server; None: no answer soon."""
     import base64
     import socket
 

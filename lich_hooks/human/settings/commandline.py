@@ -264,8 +264,7 @@ def _program_ok(program: str) -> bool:
 
 
 def _plain(text: str) -> Registered | None:
-    """The plain `<…/lich-hook> <event> [<provider>]` (POSIX or Windows quoting), or an
-    older plugin's `sh "${ROOT}/plugin/lich-hook" <event> <provider>`."""
+    """The plain `<…/lich-hook> <event> [<provider>]`, or an older plugin's `sh "${ROOT}/…"`."""
     argv = _split(text)
     if argv is None or (argv and argv[0].startswith("\\")) or re.match(r'"?[A-Za-z]:\\', text):
         argv = _split_windows(text)

@@ -21,15 +21,8 @@ if TYPE_CHECKING:
 
 PLUGIN_SCAN_DEPTH = 7
 # A plugin folder is a clone of this repository: the names of its registration files.
-PLUGIN_FILE_NAMES = tuple(
-    sorted(
-        {
-            os.path.basename(path)
-            for path, value in registrations.files().items()
-            if ours.our_commands(value)
-        }
-    )
-)
+_SHIPPED = registrations.files().items()
+PLUGIN_FILE_NAMES = {os.path.basename(path) for path, value in _SHIPPED if ours.our_commands(value)}
 
 
 @dataclass(frozen=True)
@@ -77,8 +70,7 @@ def read_document(path: str, jsonc: bool) -> object:
     from lich_hooks.human.settings import files
 
     try:
-        # install's own reader and limit: a file install wrote, doctor can read,
-        # and a FIFO or device in its place is refused at once, never waited on.
+        # install's reader and limit: a FIFO or device in its place is refused, never waited on
         data = files.read_bytes(path) or b""
         parsed = jsontext.parse(data.decode("utf-8"), jsonc=jsonc)
     except (Refused, UnicodeDecodeError) as error:
@@ -93,19 +85,14 @@ def plugin_files(root: str) -> list[str]:
         if directory.count(os.sep) - base_depth >= PLUGIN_SCAN_DEPTH:
             subdirs[:] = []
         subdirs[:] = [d for d in subdirs if d not in (".git", "node_modules")]
-        for name in files:
-            if name in PLUGIN_FILE_NAMES:
-                found.append(os.path.join(directory, name))
+        found += [os.path.join(directory, name) for name in files if name in PLUGIN_FILE_NAMES]
     return sorted(found)
 
 
 def commands_in(document: object, harness: Harness, plugin: bool) -> list[str]:
-    """Our commands in one file; a plugin folder is a clone holding every harness's files,
-    so only this harness's provider's count there."""
+    """Our commands in one file; in a plugin folder (every harness's files) this harness's only."""
     found = ours.our_commands(document)
-    if not plugin:
-        return found
-    return [command for command in found if ours.provider(command) == harness.key]
+    return [c for c in found if ours.provider(c) == harness.key] if plugin else found
 
 
 class Walk:
@@ -143,8 +130,7 @@ class Walk:
             harness, label, path, document, None, commands, owner, blockers, root=root, scope=scope
         )
 
-    def add(self, harness: Harness, label: str, path: str) -> None:
-        found = self.read(harness, label, path)
+    def add(self, found: Found | None) -> None:
         if found is not None:
             self.found.append(found)
 
@@ -157,7 +143,7 @@ def _launched(command: str) -> bool:
 def settings_files(walk: Walk, harness: Harness) -> None:
     """Every settings file the harness reads, as they are: no plugins, no trust."""
     for label, path in harness.places(walk.environ, walk.project):
-        walk.add(harness, label, path)
+        walk.add(walk.read(harness, label, path))
 
 
 def claude_code(walk: Walk, harness: Harness) -> None:
@@ -173,11 +159,8 @@ def claude_code(walk: Walk, harness: Harness) -> None:
                 Blocker(why, f"claude plugin enable {plugin.id}{scope}", switched_off=True),
             )
         for path in plugin.hook_files:
-            found = walk.read(
-                harness, "plugin", path, plugin.describe(), blockers, plugin.root, plugin.scope
-            )
-            if found is not None:
-                walk.found.append(found)
+            owner = plugin.describe()
+            walk.add(walk.read(harness, "plugin", path, owner, blockers, plugin.root, plugin.scope))
 
 
 def codex(walk: Walk, harness: Harness) -> None:
@@ -201,8 +184,7 @@ def codex(walk: Walk, harness: Harness) -> None:
     for found, source, blockers in places:
         if found is not None and found.error is None and found.commands:
             found = _with_trust(found, config, source, blockers, answer)
-        if found is not None:
-            walk.found.append(found)
+        walk.add(found)
 
 
 def with_plugin_folder(walk: Walk, harness: Harness) -> None:
@@ -211,7 +193,7 @@ def with_plugin_folder(walk: Walk, harness: Harness) -> None:
     root = harness.plugins(walk.environ) if harness.plugins else None
     if root and os.path.isdir(root):
         for path in plugin_files(root):
-            walk.add(harness, "plugin", path)
+            walk.add(walk.read(harness, "plugin", path))
 
 
 def _with_trust(
@@ -241,8 +223,7 @@ def _with_trust(
 def discover(
     environ: Mapping[str, str], project: str, harnesses: Iterable[Harness], ask: bool = False
 ) -> list[Found]:
-    """Every existing settings or plugin file of these harnesses, each read once, in their order
-    (`ask`: a running harness may answer for itself, as Codex's app-server does for trust)."""
+    """Every existing settings or plugin file of these harnesses, each read once, in their order."""
     walk = Walk(environ, project, ask)
     order: dict[str, int] = {}
     for harness in harnesses:

@@ -10,14 +10,11 @@ import stat
 from lich_hooks.base import safefile
 from lich_hooks.human.settings.errors import Refused
 
-# Far above any real settings file (a 20,000-hook file is about 1.6 MiB), low
-# enough that a runaway file cannot make `install` or `doctor` eat the memory.
-SETTINGS_LIMIT = 16 << 20
+SETTINGS_LIMIT = 16 << 20  # far above a real file (20,000 hooks: 1.6 MiB); a runaway is refused
 
 
 def read_bytes(path: str, limit: int = SETTINGS_LIMIT) -> bytes | None:
-    """The file's bytes; None when it does not exist; Refused when it is not a
-    regular file, is larger than `limit`, or cannot be read."""
+    """Its bytes, None if it does not exist; Refused: not regular, over `limit`, unreadable."""
     try:
         return safefile.read_regular(path, limit, follow=True)
     except FileNotFoundError:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,17 +20,15 @@ class JsonTextError(Exception):
     """The text is not a document we can edit (the file is left untouched)."""
 
 
+@dataclass(eq=False, slots=True)
 class Node:
     """A value with its span in the text: [start, end)."""
 
-    __slots__ = ("end", "items", "keys", "start", "value")
-
-    def __init__(self, start: int, end: int, value: object) -> None:
-        self.start = start
-        self.end = end
-        self.value = value
-        self.items: list[Node] = []  # array elements, or object member values
-        self.keys: list[tuple[str, int]] = []  # object members: key and the key's start
+    start: int
+    end: int
+    value: object
+    items: list[Node] = field(default_factory=list)  # array elements, or object member values
+    keys: list[tuple[str, int]] = field(default_factory=list)  # object members: key, its start
 
 
 @dataclass(eq=False)
@@ -243,9 +241,8 @@ class _Editor:
     def edit_object(self, node: Node, new: dict[str, object]) -> None:
         assert isinstance(node.value, dict)
         old_keys = [key for key, _ in node.keys]
-        # With duplicate keys the last one is the value (JSON parsers, ours
-        # included): only it is edited, and the shadowed ones keep their bytes.
-        # A key that goes loses every occurrence, or a shadowed one would win.
+        # With duplicate keys the last one is the value: only it is edited, the shadowed ones
+        # keep their bytes; a key that goes loses every occurrence, or a shadowed one would win.
         last = {key: i for i, key in enumerate(old_keys)}
         removed = [i for i, key in enumerate(old_keys) if key not in new]
         for key, i in last.items():
@@ -289,13 +286,12 @@ class _Editor:
         count = len(node.items)
         kept = [i for i in range(count) if i not in removed]
         if not kept:
-            if count == 0 and not added:
+            if not added:
+                if count:
+                    self.splice(node.start + 1, node.end - 1, "")
                 return
             indent = self.line_indent(node.start)
             open_, close = self.text[node.start], self.text[node.end - 1]
-            if not added:
-                self.splice(node.start + 1, node.end - 1, "")
-                return
             inner = indent + self.unit
             body = ("," + self.newline).join(
                 inner + prefix + self.render(value, inner) for prefix, value in added

@@ -26,8 +26,7 @@ NOTHING: Action = "nothing"
 
 @dataclass(eq=False)  # compared as before: by identity
 class Plan:
-    """One file's change, decided before any write (`why`: what was left alone; `old_text` None:
-    no file)."""
+    """One file's change, decided before any write (`old_text`, `new_text` None: no file)."""
 
     harness: Harness
     scope: Scope
@@ -52,8 +51,7 @@ class Plan:
 
 @dataclass(frozen=True)
 class Harness:
-    """One harness and what a person is told about it: `next_steps` after a write, `scenarios`
-    for demo; nothing falls through to another entry's."""
+    """One harness, and what a person is told about it after a write and in demo."""
 
     key: str
     title: str

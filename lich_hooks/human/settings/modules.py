@@ -10,6 +10,7 @@ import stat
 from dataclasses import dataclass
 from importlib import resources
 
+from lich_hooks.human.settings import files
 from lich_hooks.human.settings.errors import Refused
 
 TYPE_CHECKING = False
@@ -93,11 +94,8 @@ def read(path: str) -> Found:
         return Found("other", why=f"{path} is a symlink: left as it is")
     if not stat.S_ISREG(info.st_mode):
         return Found("other", why=f"{path} is not a regular file: left as it is")
-    from lich_hooks.human.settings import files
-
     try:
-        # Settings files' reader: O_NONBLOCK, and the regular-file check again on the
-        # open file, so a FIFO swapped in after the lstat cannot block us either.
+        # O_NONBLOCK and the regular-file check on the open file: a FIFO swapped in cannot block
         data = files.read_bytes(path, READ_LIMIT)
     except Refused as error:
         return Found("other", why=str(error))

@@ -152,8 +152,7 @@ def merge_events(
 
 
 def merge(document: object, want: dict[str, object], named_hook: str | None) -> dict[str, object]:
-    """The settings document with ours replaced by `want` (a registration running one
-    executable, from with_executable; empty: ours removed)."""
+    """The settings document with ours replaced by `want` (with_executable's; empty: removed)."""
     if document is None:
         document = {}
     if not isinstance(document, dict):
@@ -181,8 +180,7 @@ def merge(document: object, want: dict[str, object], named_hook: str | None) -> 
 def _merge_named(
     document: dict[str, object], want: dict[str, object], named: str
 ) -> dict[str, object]:
-    """Named hooks: the one named `named` replaced or removed whole; our handlers out of
-    everyone else's."""
+    """Named hooks: ours (`named`) replaced or removed whole, our handlers out of the others."""
     result: dict[str, object] = {}
     for name, hook in document.items():
         if name == named:

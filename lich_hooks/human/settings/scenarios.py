@@ -35,14 +35,10 @@ ANTIGRAVITY_CONVERSATION = "7bb32ee5-e8e3-42cd-a13c-849723bc4e57"
 def claude(demo: Demo) -> list[Scenario]:
     """A session, a non-worker and a worker Stop, an Agent call and its TaskStop."""
     claude_base = {"session_id": CLAUDE_SESSION, "transcript_path": "", "cwd": demo.cwd}
-    card_env = {
-        "LICH_BIN": demo.lich_bin,
-        "LICH_SUBAGENT_DEPTH": "0",
-        "CLAUDE_CODE_SESSION_ATTENDED": "1",
-    }
+    top = {"LICH_SUBAGENT_DEPTH": "0", "CLAUDE_CODE_SESSION_ATTENDED": "1"}
+    card_env = {"LICH_BIN": demo.lich_bin, **top}
 
     def stop(message: str) -> dict[str, object]:
-        """Claude Code's Stop payload for a turn that ended with `message`."""
         return {
             **claude_base,
             "hook_event_name": "Stop",
@@ -67,7 +63,7 @@ def claude(demo: Demo) -> list[Scenario]:
             "Stop",
             stop("Done."),
             "A turn ends in a top-level session: it is no worker, so nothing answers.",
-            env={"LICH_SUBAGENT_DEPTH": "0", "CLAUDE_CODE_SESSION_ATTENDED": "1"},
+            env=top,
         ),
         Scenario(
             "PreToolUse",

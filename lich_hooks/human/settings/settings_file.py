@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from lich_hooks.human.settings import files, install_record, jsontext, ours
+from lich_hooks.human.settings import files, install_record, jsontext, ours, registrations
 from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.kinds import NOTHING, REMOVE, SCOPES, WRITE, Harness, Plan
 
@@ -23,10 +23,6 @@ if TYPE_CHECKING:
 BACKUP_SUFFIX = ".lich-hook.bak"
 
 
-def _nothing_more(environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
-    return []
-
-
 @dataclass(frozen=True)
 class SettingsHarness(Harness):
     """A harness with command hooks, registered in its own JSON(C) settings file."""
@@ -38,7 +34,7 @@ class SettingsHarness(Harness):
     slashes: bool = False
     command_windows: bool = False
     jsonc: bool = False  # its settings accept comments and trailing commas
-    also_reads: Places = field(default=_nothing_more)  # (label, path) beside the one per scope
+    also_reads: Places | None = None  # (label, path) of the files beside the one per scope
     # a folder of plugin clones, where the harness keeps no plugin records we can read
     plugins: Callable[[Mapping[str, str]], str] | None = None
     # its finder in discovery.py, (walk, this entry); None: its settings files only
@@ -51,26 +47,21 @@ class SettingsHarness(Harness):
     def places(self, environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
         """(label, path) of every settings file this harness reads hooks from."""
         found = [(f"{scope} settings", self.path(scope, environ, project)) for scope in SCOPES]
-        return found + self.also_reads(environ, project)
+        return found + (self.also_reads(environ, project) if self.also_reads else [])
 
     @property
     def shown_as(self) -> str:
         return self.shipped_file or f"the registration install writes for {self.title}"
 
     def shipped_commands(self) -> set[str]:
-        from lich_hooks.human.settings import registrations
-
         shipped = registrations.files()[self.shipped_file] if self.shipped_file else None
         return set(ours.our_commands(shipped or self.registration()))
 
     def command(self, event: str) -> str:
-        from lich_hooks.human.settings import registrations
-
         return registrations.command(event, self.key)
 
     def desired(self, executable: str, where: str | None = None) -> dict[str, object]:
-        """Our registration, its commands running `executable` (`where`: the file it goes
-        to, which the person's line names when the program cannot start)."""
+        """Our registration running `executable`; `where`: its file, named by the failure line."""
         windows = sys.platform == "win32"
         program = executable.replace("\\", "/") if windows and self.slashes else executable
         cmd = executable if windows and self.command_windows else None
@@ -103,8 +94,7 @@ class SettingsHarness(Harness):
         keep_commented = executable is None and made is None
         new_text = self._text(parsed, document, new_document, lost, keep_commented, path)
         action = REMOVE if executable is None else WRITE
-        result = Plan(self, scope, path, action, old_text, new_text, had_ours)
-        result.environ = environ
+        result = Plan(self, scope, path, action, old_text, new_text, had_ours, environ=environ)
         if executable is not None:
             result.created = (made or set()) | install_record.created(document, new_document)
         return result
@@ -179,8 +169,7 @@ class SettingsHarness(Harness):
         raise Refused(f"{path}: {failure}; nothing was changed")
 
     def apply(self, plan: Plan, force: bool) -> str | None:
-        """Backup, then the new file, both keeping owner, group and mode; a failed write leaves
-        the backup as it was."""
+        """Backup, then the file, keeping owner and mode; a failed write puts the backup back."""
         assert plan.new_text is not None
         files.check_writable(plan.path, force)
         backup = None

@@ -19,10 +19,9 @@ _DOTTED = rf"{_KEY}(?:[ \t]*\.[ \t]*{_KEY})*"
 _HEADER = re.compile(rf"\[[ \t]*({_DOTTED})[ \t]*\][ \t]*(?:#.*)?")
 _PAIR = re.compile(rf"({_DOTTED})[ \t]*=[ \t]*(.*)")
 _PART = re.compile(rf"[ \t]*({_KEY})[ \t]*(?:\.|$)")
+_ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))")
 _ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
-_SCALAR = re.compile(
-    rf"({_BASIC}|{_LITERAL}|true|false|[+-]?[0-9][0-9_]*)[ \t]*(?:#.*)?",
-)
+_SCALAR = re.compile(rf"({_BASIC}|{_LITERAL}|true|false|[+-]?[0-9][0-9_]*)[ \t]*(?:#.*)?")
 
 
 class TomlError(Exception):
@@ -51,26 +50,15 @@ def _unquote(key: str) -> str:
 
 
 def _basic_string(token: str) -> str:
-    body = token[1:-1]
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        char = body[i]
-        if char != "\\":
-            out.append(char)
-            i += 1
-            continue
-        code = body[i + 1]
-        if code in _ESCAPES:
-            out.append(_ESCAPES[code])
-            i += 2
-        elif code in "uU":
-            width = 4 if code == "u" else 8
-            out.append(chr(int(body[i + 2 : i + 2 + width], 16)))
-            i += 2 + width
-        else:
-            raise ValueError(f"bad escape \\{code}")
-    return "".join(out)
+    def unescape(match: re.Match[str]) -> str:
+        code = match[1] or match[2]
+        if code:
+            return chr(int(code, 16))
+        if match[3] not in _ESCAPES:
+            raise ValueError(f"bad escape \\{match[3]}")
+        return _ESCAPES[match[3]]
+
+    return _ESCAPE.sub(unescape, token[1:-1])
 
 
 def _split(dotted: str) -> list[str]:
@@ -90,10 +78,8 @@ def _value(raw: str) -> object:
     if match is None:
         raise ValueError(raw)
     token = match.group(1)
-    if token.startswith('"'):
-        return _basic_string(token)
-    if token.startswith("'"):
-        return token[1:-1]
+    if token[0] in "\"'":
+        return _unquote(token)
     if token in ("true", "false"):
         return token == "true"  # noqa: S105 (a TOML boolean, not a password)
     return int(token.replace("_", ""))

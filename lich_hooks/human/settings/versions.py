@@ -53,7 +53,6 @@ class Installed:
 
     path: str
     version: str | None
-    source: str  # where the version came from, for the report
 
 
 def installed(harness: Verified, environ: Mapping[str, str]) -> Installed | None:
@@ -63,19 +62,13 @@ def installed(harness: Verified, environ: Mapping[str, str]) -> Installed | None
         return None
     real = os.path.realpath(found)
     native = _NATIVE.search(real)
-    if native:
-        return Installed(found, native.group(1), real)
-    package = _package_version(real, harness.packages)
-    if package is not None:
-        return Installed(found, *package)
-    if harness.runs_version and not _is_script(real):
-        shown = _run_version(real, environ)
-        if shown is not None:
-            return Installed(found, shown, f"{harness.command} --version")
-    return Installed(found, None, "")
+    version = native.group(1) if native else _package_version(real, harness.packages)
+    if version is None and harness.runs_version and not _is_script(real):
+        version = _run_version(real, environ)
+    return Installed(found, version)
 
 
-def _package_version(path: str, packages: tuple[str, ...]) -> tuple[str, str] | None:
+def _package_version(path: str, packages: tuple[str, ...]) -> str | None:
     """The version in the nearest package.json above `path` that is one of `packages`."""
     folder = os.path.dirname(path)
     for _ in range(MAX_PARENTS):
@@ -88,7 +81,7 @@ def _package_version(path: str, packages: tuple[str, ...]) -> tuple[str, str] | 
                 n == name or name.startswith(n + "-") for n in packages
             ):
                 if isinstance(version, str) and version_key(version):
-                    return ".".join(map(str, version_key(version))), candidate
+                    return ".".join(map(str, version_key(version)))
                 return None
         parent = os.path.dirname(folder)
         if parent == folder:

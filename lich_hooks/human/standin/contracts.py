@@ -17,9 +17,8 @@ def _registered() -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-# lich's registered provider ids: the ones its session-start vectors accept, never this
-# package's harness.PROVIDERS. A harness added before lich registers it (and its vector is
-# vendored) is refused by the stand-in as lich would refuse it: every test reporting it fails.
+# lich's registered provider ids, from its vectors (never harness.PROVIDERS): a harness lich has
+# not registered is refused here as lich would refuse it, and every test reporting it fails.
 LICH_PROVIDERS = _registered()
 
 MAX_BODY = 64 * 1024

@@ -129,8 +129,7 @@ class StandIn:
                 else:
                     reply = validate(endpoint, body)
                     status, accepted, reason = reply.status, reply.accepted, reply.reason
-                # Recorded before answering: a client that has its answer (and a
-                # test that waits on that client) must find the request here.
+                # recorded before answering: a client that has its answer must find it here
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 received = Received(
                     self.path, endpoint, token, headers, body, status, accepted, reason
@@ -143,8 +142,7 @@ class StandIn:
                 if status != 204 and reason:
                     self.wfile.write(reason.encode())
                 self.wfile.flush()
-                # Shown only after the client has its answer: a slow or broken
-                # printer (listen's stdout) must not hold or fail the request.
+                # shown after answering: a slow or broken printer must not hold the request
                 if standin._on_request is not None:
                     standin._on_request(received)
 

@@ -20,9 +20,7 @@ RANK: dict[Status, int] = {INFO: 0, SKIP: 0, OK: 1, WARN: 2, FAIL: 3}
 
 
 class Check:
-    """One row: name, status, one-line summary, and what to do when it fails.
-
-    `counts_as_registration`: a working registration; the verdict needs at least one."""
+    """One row: name, status, summary, the fix; the verdict needs one `counts_as_registration`."""
 
     def __init__(
         self,
@@ -67,8 +65,7 @@ def describe(lich: Mapping[str, str] | None) -> str:
 
 
 def carries(carried: Mapping[str, str] | None, mine: str | None) -> tuple[str | None, str]:
-    """The card a shared process (Codex's daemon, Crush's server) carries, and that
-    said for a person, naming it as another card's than the terminal doctor runs in."""
+    """The card a shared process carries, and that said for a person (another card's, if so)."""
     whose = f"carries {describe(carried)}"
     card = (carried or {}).get("LICH_SESSION_ID")
     if card and mine and card != mine:

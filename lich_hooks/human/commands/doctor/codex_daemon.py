@@ -104,13 +104,12 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
         shared = ", ".join(_shared_dirs(clients, unaccounted))
         summary = f"Codex app-server daemon {pid} runs the interactive Codex hooks for {home}"
         several = "several cards' Codex TUIs (or clients it cannot read) are connected"
+        lost = f"; {several}, so reports from {shared} are dropped (it {whose})" if shared else None
         checks.append(
             shared_process(
                 NAME,
                 summary,
-                shared=f"; {several}, so reports from {shared} are dropped (it {whose})"
-                if shared
-                else None,
+                shared=lost,
                 carried=(card, whose),
                 here=mine,
                 fixes=(SEVERAL_CARDS, OWN_DAEMON),
@@ -124,8 +123,7 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
 
 
 def _shared_dirs(clients: list[decide.Client], unaccounted: int = 0) -> list[str]:
-    """The directories whose reports the hook drops for several cards, asked of decide.attribute
-    itself (a new conversation in each client's directory)."""
+    """The directories whose reports the hook drops for several cards (decide.attribute's say)."""
     places = sorted({where for c in clients if (where := decide.conversation_dir(c)) is not None})
     return [
         where

@@ -59,6 +59,7 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     for pid, _argv in running:
         card, whose = carries(probe.lich_environ(pid, proc), mine)
         rows, dropped = _dropped(pid, socket, proc)
+        lost = f"; reports are dropped {'; '.join(dropped)} (it {whose})" if dropped else None
         summary = (
             f"crush server {pid} runs every hook of the Crush clients started with "
             "CRUSH_CLIENT_SERVER=1"
@@ -67,9 +68,7 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
             shared_process(
                 NAME,
                 summary,
-                shared=f"; reports are dropped {'; '.join(dropped)} (it {whose})"
-                if dropped
-                else None,
+                shared=lost,
                 carried=(card, whose),
                 here=mine,
                 fixes=(ADVICE, ADVICE),

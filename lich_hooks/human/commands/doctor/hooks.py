@@ -1,6 +1,5 @@
-"""doctor's rows about registrations: every settings, plugin or module file holding our entries and
-whether its harness will run them; doctor fails unless one harness runs a working lich-hook
-(docs/troubleshooting.md)."""
+"""doctor's rows about each file holding our entries and whether its harness runs them; doctor fails
+unless one harness runs a working lich-hook (docs/troubleshooting.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ import subprocess
 import sys
 
 from lich_hooks.base.harnesses import REGISTRATIONS
-from lich_hooks.base.safefile import same_file
+from lich_hooks.base.safefile import read_regular, same_file
 from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
 from lich_hooks.human.settings import commandline, discovery, kinds, modules, ours, registrations
 from lich_hooks.human.settings.jsontext import walk
@@ -35,14 +34,8 @@ def check_registrations(
     # One cause, one FAIL: a registration that fails already says why and what fixes it.
     if not any(c.counts_as_registration for c in checks):
         names = ", ".join(list(HARNESSES)[1:])
-        checks.append(
-            Check(
-                "registrations",
-                FAIL,
-                "no harness runs a working lich-hook",
-                f"run `lich-hook install {next(iter(HARNESSES))}` (or {names}): docs/install.md",
-            )
-        )
+        fix = f"run `lich-hook install {next(iter(HARNESSES))}` (or {names}): docs/install.md"
+        checks.append(Check("registrations", FAIL, "no harness runs a working lich-hook", fix))
     return checks
 
 
@@ -51,14 +44,13 @@ def judge_command(
     executable: str | None,
     environ: Mapping[str, str],
     found: discovery.Found | None = None,
-    project: str | None = None,
 ) -> Check:
     """Does this registered command run an existing lich-hook, and is it this one? `found`: its
     file; a failing plugin command is fixed on the plugin, never by `install`."""
     registered = commandline.parse(command)
     argv = registered.argv() if registered is not None else ours.split(command)
     if registered is not None and registered.launcher and found is not None and found.root:
-        return judge_launcher(argv, environ, found, project or os.getcwd())
+        return judge_launcher(argv, environ, found)
     program, what = argv[0], " ".join(argv[1:])
     if os.path.isabs(program):
         target: str | None = program
@@ -81,8 +73,6 @@ def judge_command(
 
 def _interpreter_gone(program: str) -> str | None:
     """The `#!` interpreter of a script that names one which is not there, else None."""
-    from lich_hooks.base.safefile import read_regular
-
     try:
         head = read_regular(program, 512, follow=True)
     except (OSError, ValueError):
@@ -129,13 +119,10 @@ def _plugin_remove(found: discovery.Found) -> str:
 LAUNCHER_TIMEOUT = 10.0  # seconds for each of the launcher's own checks (`--python`, `--version`)
 
 
-def judge_launcher(
-    argv: list[str], environ: Mapping[str, str], found: discovery.Found, project: str
-) -> Check:
+def judge_launcher(argv: list[str], environ: Mapping[str, str], found: discovery.Found) -> Check:
     """A plugin hook that runs the plugin's own copy: is the copy whole, is there a Python?"""
-    harness = found.harness
     assert found.root is not None
-    variable = REGISTRATIONS[harness.key].plugin_root or "CLAUDE_PLUGIN_ROOT"
+    variable = REGISTRATIONS[found.harness.key].plugin_root or "CLAUDE_PLUGIN_ROOT"
     launcher = argv[0].replace("${" + variable + "}", found.root)
     what = " ".join(argv[1:])
     boot = os.path.join(os.path.dirname(launcher), "boot.py")
@@ -154,8 +141,7 @@ def judge_launcher(
         why = f"the plugin's copy in {found.root} is incomplete (its package does not load), "
         why += "so it reports nothing (inside lich SessionStart says so)"
         return Check(what, FAIL, why, again)
-    # Beside an `install` entry for the same event, the first of the two to claim the
-    # event acts and the other stays silent (hook/claim.py): one report, never none.
+    # beside an `install` entry, the first to claim the event acts (hook/claim.py): one report
     return Check(what, OK, f"runs the plugin's own copy with {python}")
 
 
@@ -177,10 +163,9 @@ def _run_bounded(
 
 
 def windows_verdicts(
-    found: discovery.Found, executable: str | None, environ: Mapping[str, str], project: str
+    found: discovery.Found, executable: str | None, environ: Mapping[str, str]
 ) -> list[Check]:
-    """Each handler's `command_windows`, a row only where Codex's session shell would not run it
-    or what it runs is missing (docs/harnesses.md, Windows)."""
+    """A row per `command_windows` Codex's shell would not run, or whose program is missing."""
     shell = registrations.codex_windows_shell(environ.get("PATH"))
     fix = f"lich-hook install {found.harness.key} writes it for this machine's shell"
     rows = []
@@ -198,22 +183,20 @@ def windows_verdicts(
             rows.append(Check(what, FAIL, f"its command_windows {why} (fix: {fix})", fix))
             continue
         assert isinstance(command, str)
-        verdict = judge_command(command, executable, environ, found, project)
+        verdict = judge_command(command, executable, environ, found)
         if verdict.status != OK:
             rows.append(Check(what, verdict.status, f"its command_windows {verdict.summary}", fix))
     return rows
 
 
 def _registration_check(
-    found: discovery.Found, executable: str | None, environ: Mapping[str, str], project: str
+    found: discovery.Found, executable: str | None, environ: Mapping[str, str]
 ) -> Check:
     """One file's verdict; the summary carries the reason (a script reading --json needs it)."""
     harness = found.harness
-    verdicts = [
-        judge_command(command, executable, environ, found, project) for command in found.commands
-    ]
+    verdicts = [judge_command(command, executable, environ, found) for command in found.commands]
     if sys.platform == "win32" and harness.command_windows and not found.plugin:
-        verdicts += windows_verdicts(found, executable, environ, project)
+        verdicts += windows_verdicts(found, executable, environ)
     statuses = [v.status for v in verdicts] + [FAIL for _ in found.blockers]
     lines = [f"{v.name}: {v.summary}" for v in verdicts]
     lines += list(found.notes) + [blocker.summary for blocker in found.blockers]
@@ -230,14 +213,8 @@ def _registration_check(
         summary += f"; {reasons[0]}"
         if len(reasons) > 1:
             summary += f" (and {len(reasons) - 1} more)"
-    return Check(
-        f"{harness.title} {found.label}",
-        status,
-        summary,
-        fix,
-        counts_as_registration=True,
-        commands=lines,
-    )
+    name = f"{harness.title} {found.label}"
+    return Check(name, status, summary, fix, counts_as_registration=True, commands=lines)
 
 
 PLUGIN_NAME = "lich-hooks"
@@ -253,17 +230,11 @@ def gone_plugin_rows(environ: Mapping[str, str], project: str) -> list[Check]:
     for plugin in claude_plugins.installed(environ, project, places):
         if plugin.name != PLUGIN_NAME or plugin.present:
             continue
-        rows.append(
-            Check(
-                f"{harness.title} plugin",
-                FAIL,
-                f"{plugin.describe()}: Claude Code reads it from {plugin.root}, which is gone "
-                "(a moved or deleted clone), so it runs none of its hooks",
-                f"`claude plugin marketplace remove {plugin.marketplace}` (it uninstalls the "
-                "plugin too), then add it again from a clone: docs/install.md",
-                counts_as_registration=True,
-            )
-        )
+        why = f"{plugin.describe()}: Claude Code reads it from {plugin.root}, which is gone "
+        why += "(a moved or deleted clone), so it runs none of its hooks"
+        fix = f"`claude plugin marketplace remove {plugin.marketplace}` (it uninstalls the "
+        fix += "plugin too), then add it again from a clone: docs/install.md"
+        rows.append(Check(f"{harness.title} plugin", FAIL, why, fix, counts_as_registration=True))
     return rows
 
 
@@ -285,7 +256,7 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
             why = f"{path} sets {off}: {title} runs no hook at all"
             checks.append(Check(name, FAIL, why, f'remove "{off}" from {path}'))
         if found.commands:
-            check = _registration_check(found, executable, environ, project)
+            check = _registration_check(found, executable, environ)
             rows.append((found, check))
             checks.append(check)
     working = {found.harness.key for found, check in rows if check.status != FAIL}
@@ -316,8 +287,7 @@ def settings_rows(environ: Mapping[str, str], project: str, executable: str | No
 
 
 def module_rows(environ: Mapping[str, str], project: str, executable: str | None) -> list[Check]:
-    """A row per module file in place; one of ours counts as a registration when the lich-hook
-    it names exists (docs/troubleshooting.md)."""
+    """A row per module file in place; ours counts as a registration when its lich-hook exists."""
     checks: list[Check] = []
     for harness in MODULES.values():
         seen: set[str] = set()

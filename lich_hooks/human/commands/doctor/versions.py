@@ -38,10 +38,7 @@ def check(environ: Mapping[str, str]) -> list[Check]:
             side = "older" if older else "newer"
             summary = f"{found.version} is {side} than any version lich-hooks was verified on"
             row = Check(name, WARN, f"{summary} ({verified})", FIX)
-        row.details = {
-            "path": found.path,
-            "version": found.version,
-            "verified": [harness.oldest, harness.newest],
-        }
+        span = [harness.oldest, harness.newest]
+        row.details = {"path": found.path, "version": found.version, "verified": span}
         checks.append(row)
     return checks
