@@ -11,7 +11,6 @@ HUMAN_COMMANDS = frozenset({"demo", "listen", "doctor", "install", "uninstall", 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The console script (argv None: from sys.argv), or a caller's own argv."""
     args = sys.argv[1:] if argv is None else list(argv)
     status_line_help = args[:1] == ["status-line"] and args[1:2] in (["-h"], ["--help"])
     if args[:1] == ["status-line"] and not status_line_help:
@@ -30,21 +29,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def plugin_main(args: list[str]) -> int:
-    """A plugin's hook (plugin/boot.py): the hook runner, told it is the plugin (beside an
-    `install` entry, the first run to claim an event acts: hook/claim.py)."""
+    """plugin/boot.py's hook runner, told it is the plugin (hook/claim.py)."""
     from lich_hooks.hook import run as hook
 
     return finish(hook.main_from_argv(args, plugin=True), True)
 
 
 def finish(code: int, whole_process: bool) -> int:
-    """End a hook or status-line process without the interpreter's teardown.
-
-    Teardown (atexit, module and GC cleanup) costs about 15% of a bare `python -c pass`
-    (docs/performance.md), and a hook has nothing left for it to do: stdout was written with
-    os.write, the log line is written, a report is in a separate sender process. Only Python-level
-    buffers could hold bytes, so they are flushed first. Called with an argv (tests, embedding), the
-    caller's process is left alone."""
+    """End a hook without the interpreter's teardown (~15% of `python -c pass`, docs/performance.md)
+    that it has no use for; only Python's buffers are flushed. A caller's own argv: left alone."""
     if not whole_process:
         return code
     for stream in (sys.stdout, sys.stderr):

@@ -1,6 +1,5 @@
-"""Where per-user files live, from one environ (tests and doctor use a scratch home): the HOME rule
-(docs/troubleshooting.md, "What lich-hook writes"), the state directory (by hand: importing
-platformdirs costs more than a no-op hook's budget)."""
+"""Where per-user files live, from one environ (docs/troubleshooting.md, "What lich-hook writes");
+by hand, as importing platformdirs costs more than a no-op hook's budget."""
 
 from __future__ import annotations
 
@@ -15,7 +14,6 @@ APP = "lich-hooks"
 
 
 def absolute(value: str | None) -> str | None:
-    """`value` when it is an absolute path (XDG: a relative one is invalid), else None."""
     return value if value and os.path.isabs(value) else None
 
 
@@ -41,7 +39,6 @@ def home(environ: Mapping[str, str], account: Callable[[], str | None] = passwd_
 
 
 def codex_home(environ: Mapping[str, str]) -> str | None:
-    """Codex's user folder (CODEX_HOME moves it); None: no home to find it in."""
     if environ.get("CODEX_HOME"):
         return environ["CODEX_HOME"]
     found = home(environ)
@@ -59,7 +56,6 @@ def state_home(environ: Mapping[str, str], account: Callable[[], str | None]) ->
 def state_dir(
     environ: Mapping[str, str], account: Callable[[], str | None] = passwd_home
 ) -> str | None:
-    """$LICH_HOOK_STATE_DIR, else the platform's per-user state directory (absolute values only)."""
     override = absolute(environ.get("LICH_HOOK_STATE_DIR"))
     if override:
         return override
@@ -85,14 +81,13 @@ CRUSH_MARKS = "crush-reported"
 
 
 def marked_state_dir(environ: Mapping[str, str]) -> str:
-    """What the Crush guard's `${LICH_HOOK_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}
-    /lich-hooks}` expands to in `environ` (sh's `:-`: unset or empty)."""
+    """What the Crush guard's shell expansion of the state directory gives (sh's `:-`)."""
     state = environ.get("XDG_STATE_HOME") or f"{environ.get('HOME', '')}/.local/state"
     return environ.get("LICH_HOOK_STATE_DIR") or f"{state}/{APP}"
 
 
 def file_key(text: str) -> str:
-    """A file name for an arbitrary id (a lich card id) that cannot escape the directory."""
+    """A file name for an arbitrary id that cannot escape the directory."""
     safe = "".join(c if (c.isascii() and (c.isalnum() or c in "-_")) else "_" for c in text)
     if safe == text and 0 < len(text) <= 100:
         return text

@@ -11,19 +11,18 @@ if TYPE_CHECKING:
 
 PROMPT_LANGS = ("en", "pt-BR", "zh-CN", "es")
 
-# What urllib.parse.quote(safe="") leaves as it is: RFC 3986's unreserved set.
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
 
 
 def quote_token(token: str) -> str:
-    """`urllib.parse.quote(token, safe="")` without importing urllib (~9 ms); undecodable
-    bytes (surrogateescape in os.environ) go out byte for byte."""
+    """`urllib.parse.quote(token, safe="")` without its ~9 ms import; undecodable bytes go out
+    byte for byte."""
     raw = token.encode("utf-8", "surrogateescape")
     return "".join(chr(byte) if byte in _UNRESERVED else f"%{byte:02X}" for byte in raw)
 
 
 def parse_port(raw: str | None) -> int | None:
-    """A TCP port from a decimal string 1–65535, or None (no signs, spaces, or other digits)."""
+    """1–65535 in plain ASCII decimal (no signs, spaces, or other digits)."""
     if not raw or len(raw) > 5 or not (raw.isascii() and raw.isdigit()):
         return None
     port = int(raw)
@@ -31,7 +30,6 @@ def parse_port(raw: str | None) -> int | None:
 
 
 def parse_depth(raw: str | None) -> int | None:
-    """LICH_SUBAGENT_DEPTH as an integer, None when absent or not a plain integer."""
     if raw is None:
         return None
     sign = raw[:1] == "-"
@@ -42,8 +40,6 @@ def parse_depth(raw: str | None) -> int | None:
 
 
 class LichEnv:
-    """What lich told this process about itself. Plain slots: no dataclass import."""
-
     __slots__ = ("bin", "card", "cards_off", "depth", "depth_set", "lang", "port", "token")
 
     def __init__(self, environ: Mapping[str, str]) -> None:
@@ -59,19 +55,16 @@ class LichEnv:
 
     @property
     def can_report(self) -> bool:
-        """True when a POST to lich is possible at all (docs/transport.md client rules)."""
         return self.port is not None and self.token is not None and self.card is not None
 
     @property
     def is_worker(self) -> bool:
-        """Opened by `lich open --subagent` (docs/worker-answer.md): a depth above 0, or on
-        an older lich without a depth, LICH_SUBAGENT_CARDS=off."""
+        """A depth above 0, or on an older lich without one, LICH_SUBAGENT_CARDS=off."""
         if self.depth_set:
             return self.depth is not None and self.depth > 0
         return self.cards_off
 
     def bin_is_runnable(self) -> bool:
-        """LICH_BIN is an absolute path to an executable file (docs/agent-cards.md)."""
         path = self.bin
         return (
             path is not None

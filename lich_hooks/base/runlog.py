@@ -11,14 +11,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-# LICH_HOOK_DEBUG's off spellings. Any other value is on ("1", "true", "yes",
-# "on", and whatever else a person set it to, since setting it at all asks for
-# output); case and surrounding spaces do not matter.
+# LICH_HOOK_DEBUG's off spellings (case and spaces aside): setting it to anything else asks for it.
 DEBUG_OFF = ("", "0", "false", "no", "off")
 
 
 def debug_wanted(environ: Mapping[str, str]) -> bool:
-    """Whether LICH_HOOK_DEBUG is on: the one reading for hooks and commands alike."""
     return environ.get("LICH_HOOK_DEBUG", "").strip().lower() not in DEBUG_OFF
 
 
@@ -36,7 +33,6 @@ class RunLog:
         self.fields.update(fields)
 
     def debug(self, message: str) -> None:
-        """One decision, on stderr, only under LICH_HOOK_DEBUG."""
         if self._debug:
             try:
                 sys.stderr.write("lich-hook: " + self._scrub(message) + "\n")
@@ -48,7 +44,6 @@ class RunLog:
         return round((time.monotonic() - self.started) * 1000, 1)
 
     def write(self) -> None:
-        """Append this run's JSON line to LICH_HOOK_LOG (best-effort)."""
         if self._path is None:
             return
         try:
@@ -56,12 +51,10 @@ class RunLog:
 
             record = {"ts": round(time.time(), 3), "pid": os.getpid(), **self.fields}
             record.setdefault("ms", self.elapsed_ms())
-            # Scrub values, then encode: scrubbing the encoded line would miss a
-            # token JSON escapes (quotes, backslashes) and could break the line.
+            # Scrub, then encode: the encoded line could hide an escaped token
             record = {key: self.scrub(value) for key, value in record.items()}
             line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
-            # O_NONBLOCK: a FIFO nobody reads (a `mkfifo` log whose reader
-            # quit) fails the open instead of blocking the hook forever.
+            # O_NONBLOCK: a FIFO nobody reads fails the open instead of blocking the hook forever
             flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
             fd = os.open(self._path, flags, 0o600)
             try:
@@ -72,7 +65,6 @@ class RunLog:
             self.debug(f"log not written: {type(error).__name__}")
 
     def scrub(self, value: object) -> object:
-        """`value` (a string, or lists and dicts of them) with the token taken out."""
         if isinstance(value, str):
             return self._scrub(value)
         if isinstance(value, (list, tuple)):
@@ -82,8 +74,8 @@ class RunLog:
         return value
 
     def _scrub(self, text: str) -> str:
-        """`text` without the token, raw or URL-encoded. Both are marked with NUL first (no
-        environment value holds one) so one replacement cannot match inside the other."""
+        """Raw and URL-encoded token marked with NUL first (no environ value holds one), so one
+        replacement cannot match inside the other."""
         if self._secret:
             from lich_hooks.base.lichenv import quote_token
 

@@ -15,8 +15,7 @@ NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 BINARY = getattr(os, "O_BINARY", 0)
-# Descriptor-relative calls (openat, mkdirat, renameat, unlinkat): POSIX.
-AT = DIRECTORY != 0 and os.open in os.supports_dir_fd and os.mkdir in os.supports_dir_fd
+AT = DIRECTORY != 0 and os.open in os.supports_dir_fd and os.mkdir in os.supports_dir_fd  # POSIX
 
 # st_mode's file type bits (the `stat` module's S_IFMT family, without importing it).
 _IFMT = 0o170000
@@ -34,7 +33,7 @@ def is_dir(mode: int) -> bool:
 
 
 class NotRegular(OSError):
-    """The path names something that is not a regular file; `kind` says what, for a person."""
+    """`kind` says what it is instead, for a person."""
 
     def __init__(self, kind: str) -> None:
         super().__init__(kind)
@@ -46,7 +45,7 @@ class TooLarge(OSError):
 
 
 def kind_of(mode: int) -> str:
-    if mode & _IFMT == _IFDIR:
+    if is_dir(mode):
         return "a directory"
     if mode & _IFMT == _IFLNK:
         return "a symlink"
@@ -56,8 +55,7 @@ def kind_of(mode: int) -> str:
 def open_regular(
     path: str, *, follow: bool = False, dir_fd: int | None = None
 ) -> tuple[int, os.stat_result]:
-    """A read-only descriptor on the regular file at `path`, and its fstat(); OSError
-    (ELOOP for a symlink unless `follow`) or NotRegular otherwise."""
+    """A read-only descriptor and its fstat(); ELOOP for a symlink unless `follow`."""
     flags = os.O_RDONLY | NONBLOCK | CLOEXEC | BINARY | getattr(os, "O_NOCTTY", 0)
     if not follow:
         flags |= NOFOLLOW
@@ -95,8 +93,7 @@ def read_regular(
     dir_fd: int | None = None,
     stop: bytes | None = None,
 ) -> bytes:
-    """The bytes of the regular file at `path`; TooLarge past `limit` (with `stop`: when no
-    `stop` comes within it). Every refusal is an OSError."""
+    """TooLarge past `limit` (with `stop`: when none comes within it); every refusal an OSError."""
     fd, _ = open_regular(path, follow=follow, dir_fd=dir_fd)
     try:
         data = read_upto(fd, limit, stop)
@@ -108,7 +105,7 @@ def read_regular(
 
 
 class Dir:
-    """An open directory: a descriptor where the platform has *at() calls, its path otherwise."""
+    """A descriptor where the platform has *at() calls, its path otherwise."""
 
     __slots__ = ("fd", "path")
 
@@ -144,7 +141,6 @@ class Dir:
         return Dir(path, _open_dir(self.at(name), self.fd))
 
     def read(self, name: str, limit: int) -> bytes | None:
-        """A regular file's bytes, or None (missing, special, a symlink, oversized, unreadable)."""
         try:
             return read_regular(self.at(name), limit, dir_fd=self.fd)
         except OSError:
@@ -157,8 +153,8 @@ class Dir:
         mode: int = 0o600,
         prepare: Callable[[int], None] | None = None,
     ) -> None:
-        """Replace `name` atomically: a new O_EXCL file beside it (`prepare(fd)` may set its
-        owner and mode), synced, renamed over it; the temporary never outlives a failure."""
+        """Atomic: a new O_EXCL file beside it (`prepare(fd)` may set its owner and mode), synced,
+        renamed over it; the temporary never outlives a failure."""
         tmp = f".{name}.{os.getpid()}.{os.urandom(4).hex()}"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC | BINARY
         fd = os.open(self.at(tmp), flags, mode, dir_fd=self.fd)
@@ -178,7 +174,6 @@ class Dir:
             raise
 
     def create(self, name: str, data: bytes) -> bool:
-        """Create `name` (0600) only if no entry has that name (O_EXCL); False when one does."""
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC | BINARY
         try:
             fd = os.open(self.at(name), flags, 0o600, dir_fd=self.fd)
@@ -191,9 +186,8 @@ class Dir:
         return True
 
     def publish(self, name: str, data: bytes) -> bool:
-        """Create `name` (0600) holding `data` only if no entry has that name, atomically: a
-        reader sees no file or the whole of it (written beside it, then hard-linked in).
-        False when one does; OSError where the file system has no hard links."""
+        """create(), but a reader sees no file or the whole of it (hard-linked in); OSError where
+        the file system has no hard links."""
         tmp = f".{name}.{os.getpid()}.{os.urandom(4).hex()}"
         if not self.create(tmp, data):
             raise FileExistsError(tmp)
@@ -230,7 +224,6 @@ class Dir:
             return None
 
     def names(self, limit: int | None = None) -> list[str]:
-        """Every entry's name, or the first `limit` the directory gives (not all read)."""
         where = self.fd if self.fd is not None else self.path
         try:
             if limit is None:
@@ -247,7 +240,6 @@ class Dir:
 
 
 def _open_dir(path: str, dir_fd: int | None, follow: bool = False) -> int | None:
-    """A descriptor for the directory at `path`; ENOTDIR/ELOOP when it is not one."""
     if not AT:
         if dir_fd is None and not follow and os.path.islink(path):
             raise NotADirectoryError(path)
@@ -259,7 +251,7 @@ def _open_dir(path: str, dir_fd: int | None, follow: bool = False) -> int | None
 
 
 def same_file(a: str, b: str) -> bool:
-    """Do two paths name one file? (By identity; by resolved path when one cannot be stat-ed.)"""
+    """By identity; by resolved path when one cannot be stat-ed."""
     try:
         return os.path.samefile(a, b)
     except OSError:

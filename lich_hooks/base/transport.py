@@ -16,9 +16,7 @@ if TYPE_CHECKING:
 
 HOST = "127.0.0.1"
 DEADLINE = 2.0
-# lich answers with a status line and a few headers; a head longer than this
-# is not lich talking, and reading it would only spend the deadline.
-MAX_HEAD = 16 * 1024
+MAX_HEAD = 16 * 1024  # a longer head is not lich talking: reading it would spend the deadline
 
 
 HEADERS = {
@@ -33,8 +31,8 @@ def _refuse(value: object) -> object:
 
 
 def encode(body: dict[str, object]) -> bytes:
-    """`body` as the bytes `orjson.dumps(body)` gives (pinned by tests/spine/test_transport.py),
-    from the C encoder behind `json`; a lone surrogate raises UnicodeEncodeError, as there."""
+    """The bytes `orjson.dumps(body)` gives (pinned by tests/spine/test_transport.py), a lone
+    surrogate raising UnicodeEncodeError as there, from the C encoder behind `json`."""
     try:
         from _json import encode_basestring, make_encoder
     except ImportError:  # an interpreter without the C accelerator: same bytes, slower
@@ -49,8 +47,8 @@ def encode(body: dict[str, object]) -> bytes:
 def request(
     port: int, token: str, endpoint: str, body: bytes, extra: dict[str, str] | None = None
 ) -> bytes:
-    """The whole POST in one write: one segment, nothing for Nagle to hold back while lich
-    delays its ACK. Every value in the head is ours or encoded: nothing can be injected."""
+    """The whole POST in one write, nothing for Nagle to hold back; every value in the head is ours
+    or encoded: nothing can be injected."""
     lines = [f"POST /{endpoint}?token={quote_token(token)} HTTP/1.1", f"Host: {HOST}:{port}"]
     lines += [f"{name}: {value}" for name, value in {**HEADERS, **(extra or {})}.items()]
     lines += [f"Content-Length: {len(body)}", "Connection: close", "", ""]
@@ -62,8 +60,7 @@ class BadResponse(ValueError):
 
 
 def final_status(received: bytes) -> int | None:
-    """The first final status in `received` (1xx but 101 skipped), None until its head is
-    whole; BadResponse for anything not HTTP/1.x or a head past MAX_HEAD."""
+    """The first final status (1xx but 101 skipped), None until its head is whole."""
     start = 0
     while True:
         end = received.find(b"\r\n\r\n", start)
@@ -86,16 +83,13 @@ def final_status(received: bytes) -> int | None:
 def _status_of(line: bytes) -> int:
     version, _, rest = line.partition(b" ")
     code = rest[:3]
-    if not version.startswith(b"HTTP/1.") or len(code) != 3 or not code.isdigit():
-        raise BadResponse("not an HTTP/1.x status line")
-    if rest[3:4] not in (b"", b" "):
+    good = version.startswith(b"HTTP/1.") and len(code) == 3 and code.isdigit()
+    if not good or rest[3:4] not in (b"", b" "):
         raise BadResponse("not an HTTP/1.x status line")
     return int(code)
 
 
 class Result:
-    """How a send ended: an HTTP status, or the name of what went wrong."""
-
     __slots__ = ("error", "ms", "status")
 
     def __init__(self, status: int | None, error: str | None, ms: float) -> None:
@@ -109,7 +103,6 @@ class Result:
 
     @property
     def outcome(self) -> Literal["taken", "refused", "deadline", "failed"]:
-        """The log's word: taken (204), refused (any other status), deadline, failed."""
         if self.status is not None:
             return "taken" if self.taken else "refused"
         return "deadline" if self.error == "deadline" else "failed"
@@ -119,7 +112,6 @@ class Result:
 
 
 def _left(deadline: float) -> float:
-    """Seconds left before `deadline`: every blocking step waits at most this."""
     left = deadline - time.monotonic()
     if left <= 0:
         raise TimeoutError
@@ -133,16 +125,15 @@ def post(
     extra: dict[str, str] | None = None,
     seconds: float = DEADLINE,
 ) -> Result:
-    """One POST, never retried, ended within `seconds` (at most DEADLINE); every error comes
-    back as a Result. doctor's probe is this call, so what doctor proves is what a report does."""
+    """One POST, never retried, within `seconds` (at most DEADLINE); doctor's probe is this call,
+    so what doctor proves is what a report does."""
     started = time.monotonic()
     deadline = started + min(seconds, DEADLINE)
     sock = None
     try:
         assert env.port is not None and env.token is not None
         data = request(env.port, env.token, endpoint, encode(body), extra)
-        # _socket is what the `socket` module wraps; the wrapper's imports
-        # (selectors, enum…) cost about 4 ms and give this send nothing.
+        # the `socket` wrapper's imports (selectors, enum…) cost ~4 ms and give this send nothing
         import _socket
 
         sock = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)

@@ -1,7 +1,5 @@
-"""Windows' counterpart of procfs for the shared-process attributions (docs/harnesses.md, Windows):
-parents from one Toolhelp32 snapshot, command lines from each process's PEB (Wine 8 does not answer
-NtQueryInformationProcess class 60 for another process). ctypes, Windows only; every failure is
-None."""
+"""Windows' procfs (docs/harnesses.md, Windows): parents from one Toolhelp32 snapshot, command
+lines from each PEB (Wine 8 does not answer NtQueryInformationProcess class 60); failures: None."""
 
 from __future__ import annotations
 
@@ -25,9 +23,7 @@ MAX_COMMAND_LINE = 1 << 16  # bytes; a UNICODE_STRING cannot be longer anyway
 def ancestors(
     start: int, stop: Callable[[Sequence[str]], bool], limit: int = 32
 ) -> list[tuple[int, list[str]]] | None:
-    """(pid, argv) from `start` up to the first process `stop` accepts; argv[0] is the image
-    name Windows records. A parent younger than its child ends the chain (a reused pid); a
-    `stop` process whose command line cannot be read makes it None."""
+    """argv[0] is the image name Windows records; an unreadable `stop` process makes it None."""
     import sys
 
     if sys.platform != "win32":
@@ -41,7 +37,6 @@ def ancestors(
 def processes(
     names: Collection[str], wanted: Callable[[list[str]], bool]
 ) -> list[tuple[int, list[str]]]:
-    """(pid, argv) of each process whose image (lowercased) is in `names` and argv `wanted`."""
     import sys
 
     if sys.platform != "win32":
@@ -80,7 +75,6 @@ def chain(
     command_line: Callable[[int], str | None],
     limit: int = 32,
 ) -> list[tuple[int, list[str]]] | None:
-    """The walk over recorded facts (pid -> (parent, image), start times, command lines)."""
     if start not in table:
         return None
     found: list[tuple[int, list[str]]] = []
@@ -112,7 +106,7 @@ def _kernel32() -> Any:
 
 
 def _snapshot() -> dict[int, tuple[int, str]] | None:
-    """pid -> (parent pid, image name) of every process, from one Toolhelp32 snapshot."""
+    """pid -> (parent pid, image name)."""
     import ctypes
     from ctypes import wintypes
 
@@ -153,7 +147,7 @@ def _snapshot() -> dict[int, tuple[int, str]] | None:
 
 
 def _created(pid: int) -> int | None:
-    """When a process started (FILETIME as an int); None when it cannot be opened."""
+    """FILETIME as an int."""
     import ctypes
     from ctypes import wintypes
 
@@ -176,7 +170,6 @@ def _created(pid: int) -> int | None:
 
 
 def _command_line(pid: int) -> str | None:
-    """A process's command line, read from its PEB; None when it cannot be read."""
     import ctypes
     from ctypes import wintypes
 
@@ -231,8 +224,8 @@ def _command_line(pid: int) -> str | None:
 
 
 def split(line: str) -> list[str]:
-    """A command line as CommandLineToArgvW splits it: the program name up to a space (or
-    its closing quote), then the C runtime's backslash-and-quote rules."""
+    """As CommandLineToArgvW: the program name to a space or its closing quote, then the C
+    runtime's backslash-and-quote rules."""
     argv: list[str] = []
     index = 0
     if line.startswith('"'):

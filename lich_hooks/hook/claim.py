@@ -1,9 +1,6 @@
-"""Two routes, one act: of the runs two routes (the plugin's copy, an `install` entry) make of one
-firing, one acts and the other stays silent, decided at run time since settings files cannot tell
-whether the other will really run (docs/install.md, "Both routes at once": the rules and the
-measured identities). Each claim silences at most one run of each other route, a route's own claims
-never silence it, and a claim the state directory cannot hold counts as won: two reports, never
-none."""
+"""Two routes, one act: of the runs the plugin's copy and an `install` entry make of one firing,
+one acts, decided at run time (docs/install.md, "Both routes at once"). A claim the state directory
+cannot hold counts as won: two reports, never none."""
 
 from __future__ import annotations
 
@@ -19,12 +16,8 @@ if TYPE_CHECKING:
     from lich_hooks.hook.state import Where
 
 PARTS = ("claims",)
-# Both runs of one firing claim within this of each other: Claude Code 2.1.332 starts
-# matching hooks side by side, ~5-30 ms apart, and the plugin's launcher adds ~0.1 s
-# (tests/real_clients/test_firing_identity.py); the rest is room for a loaded machine.
-# A fresh claim of another route is only ever taken once, so a later firing within the
-# window still acts: the window only bounds how long a run that died leaves a claim
-# that could silence the next firing of the same identity.
+# Both runs of one firing claim within ~0.1 s (tests/real_clients/test_firing_identity.py); the
+# rest is room for a loaded machine. It bounds only how long a dead run's claim could silence one.
 CLAIM_SECONDS = 5.0
 # Later firings of one identity within the prune's hour, each under its own name.
 GENERATIONS = 64
@@ -32,17 +25,15 @@ RECORD_LIMIT = 64
 
 
 def name(ctx: Context, identity: str, card: str | None = None) -> str:
-    """The claim's file name: the same for both routes of one firing, nothing readable."""
     return stamp("\0".join((ctx.provider, ctx.event, card or ctx.env.card or "", identity)))
 
 
 def claims(ctx: Context) -> bool:
-    """Does this harness have a second route to claim events against?"""
     return ctx.provider in PLUGIN_ROUTES
 
 
 def route() -> str:
-    """This run's route: the copy of the package it runs (a plugin's copy, a pipx venv…)."""
+    """The copy of the package this run runs (a plugin's copy, a pipx venv…)."""
     return stamp(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -53,11 +44,7 @@ def claim(
     now: float | None = None,
     where: Where | None = None,
 ) -> bool:
-    """True: this run acts on the event. False: another route's run of this firing acts.
-
-    Only harnesses with two routes claim; an event without an identity is not claimed. `card`: the
-    card the run acts for, when it is not the hook's own (a shared process); `where`: the state
-    directory a run already opened (state.open_dir)."""
+    """False: another route's run of this firing acts. `card`: when not the hook's own."""
     if not claims(ctx) or not identity:
         return True
     from lich_hooks.hook import state
@@ -80,8 +67,7 @@ def claim(
 
 
 def take(directory: Dir, label: str, mine: str, now: float) -> bool:
-    """The claim protocol on one directory (the model in tests/registrations/test_firings.py
-    runs this function): True to act, False to stay silent."""
+    """True to act (the model in tests/registrations/test_firings.py runs this function)."""
     record = f"{mine} {now!r}".encode()
     for generation in range(GENERATIONS):
         current = label if generation == 0 else f"{label}.{generation}"
@@ -98,8 +84,7 @@ def take(directory: Dir, label: str, mine: str, now: float) -> bool:
             age = now - float(made)
         except ValueError:
             continue  # not a record this protocol wrote
-        # a claim of this route is an earlier firing's; one far apart in time, too (only
-        # a clock that jumped puts the other run's claim after ours by that much)
+        # this route's claim, or one far apart in time (a clock jump): an earlier firing's
         if owner == mine or not -CLAIM_SECONDS < age < CLAIM_SECONDS:
             continue
         if directory.create(f"{current}-{mine}", b""):
@@ -109,9 +94,8 @@ def take(directory: Dir, label: str, mine: str, now: float) -> bool:
 
 
 def stamp(value: object) -> str:
-    """A 64-bit digest of a value (two CRCs: `zlib` is built in, where `hashlib` costs a reporting
-    hook several ms of OpenSSL import). It tells apart the few events fired within CLAIM_SECONDS; it
-    guards nothing against an adversary, who could only make one of our own reports stay silent."""
+    """Two CRCs (hashlib's OpenSSL import costs several ms): enough to tell apart the few events
+    within CLAIM_SECONDS; an adversary could only silence one of our own reports."""
     import zlib
 
     text = value if isinstance(value, str) else repr(value)

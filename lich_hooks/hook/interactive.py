@@ -13,22 +13,16 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 PRINT_FLAGS = ("-p", "--print")
-# Short-flag clusters commander.js accepts for `-p` with Claude Code's other
-# boolean short flag (`-c`, continue): `claude -cp "…"`.
-PRINT_CLUSTERS = ("-cp", "-pc")
+PRINT_CLUSTERS = ("-cp", "-pc")  # with Claude Code's other boolean short flag, `-c`
 INTERPRETERS = ("node", "nodejs", "bun", "deno", "python")
 CLAUDE_NAMES = ("claude", "claude.exe", "claude.js", "claude.mjs", "claude.cjs")
-# Where the native installer keeps its binaries, named by version only.
-NATIVE_VERSIONS = "/claude/versions/"
-# The npm package's entry point, when run by path instead of through its `claude` link.
+NATIVE_VERSIONS = "/claude/versions/"  # the native installer's binaries, named by version
 NPM_ENTRY = "/@anthropic-ai/claude-code/cli.js"
 TERMINALS = ("/dev/pts/", "/dev/tty", "/dev/console")
 MAX_ANCESTORS = 32
 
 
 class Evidence:
-    """The answer and the evidence that decided it (for the debug log and doctor)."""
-
     __slots__ = ("interactive", "why")
 
     def __init__(self, interactive: bool, why: str) -> None:
@@ -40,7 +34,6 @@ class Evidence:
 
 
 def check(environ: Mapping[str, str], proc: str = "/proc", start: int | None = None) -> Evidence:
-    """Decide from `environ`, then from the claude ancestor of `start` (default: our parent)."""
     attended = environ.get("CLAUDE_CODE_SESSION_ATTENDED")
     if attended in ("0", "1"):
         return Evidence(attended == "1", f"CLAUDE_CODE_SESSION_ATTENDED={attended}")
@@ -66,7 +59,6 @@ def check(environ: Mapping[str, str], proc: str = "/proc", start: int | None = N
 
 
 def prints(argv: list[str]) -> bool:
-    """`-p`/`--print` (or `--print=…`, `-cp`) among the options, before any `--`."""
     for arg in argv[1:]:
         if arg == "--":
             return False
@@ -92,14 +84,12 @@ def is_claude(argv: list[str]) -> bool:
 
 
 def _is_claude_path(path: str) -> bool:
-    """Named claude, or the native installer's versioned binary run by its real path
-    (`~/.local/share/claude/versions/2.1.328`)."""
+
     return _basename(path) in CLAUDE_NAMES or NATIVE_VERSIONS in path.replace("\\", "/")
 
 
 def find_claude(environ: Mapping[str, str], proc: str, start: int) -> tuple[int, list[str]] | None:
-    """The nearest ancestor that is CLAUDE_PID or looks like claude (an inherited CLAUDE_PID
-    outside our chain says nothing)."""
+    """An inherited CLAUDE_PID outside our chain says nothing."""
     named = environ.get("CLAUDE_PID", "")
     claude_pid = int(named) if named.isascii() and named.isdigit() else None
     pid = start

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 class Context:
-    """One hook run's inputs. The payload is read only when a job asks for it."""
+    """One hook run's inputs; the payload is read only when a job asks for it."""
 
     __slots__ = (
         "_payload",
@@ -50,7 +50,6 @@ class Context:
         self._payload: Payload | None = None
 
     def payload(self) -> Payload | None:
-        """The stdin payload, or None for bad input (logged once, with the reason)."""
         if not self._read:
             self._read = True
             raw = read_stdin(self.stdin_fd)
@@ -66,8 +65,8 @@ class Context:
 
 
 class Outcome:
-    """A job's decision (a word for the log), verdict and report. `env`: the card reported
-    for when it is not the hook's own (a shared Codex daemon's client); None: our own."""
+    """A job's decision (a word for the log), verdict and report; `env`: the card reported for
+    when it is not the hook's own."""
 
     __slots__ = (
         "body",

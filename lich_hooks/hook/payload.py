@@ -22,8 +22,8 @@ def read_stdin(
     seconds: float = READ_SECONDS,
     poll: bool = os.name != "nt",
 ) -> bytes | None:
-    """All of stdin, or None when too large, unreadable, or not closed in time. Windows
-    cannot select on a pipe (`poll` False): a thread reads, abandoned at the deadline."""
+    """None when too large, unreadable, or not closed in time. Windows cannot select on a pipe
+    (`poll` False): a thread reads, abandoned at the deadline."""
     if not poll:
         return _read_in_thread(fd, limit, seconds)
     import select
@@ -41,7 +41,6 @@ def read_stdin(
 
 
 def _read_all(fd: int, limit: int, ready: Callable[[], bool] | None = None) -> bytes | None:
-    """Read to EOF; None past `limit` or once `ready()` says the time is up."""
     chunks: list[bytes] = []
     total = 0
     while ready is None or ready():
@@ -56,8 +55,7 @@ def _read_all(fd: int, limit: int, ready: Callable[[], bool] | None = None) -> b
 
 
 def _read_in_thread(fd: int, limit: int, seconds: float) -> bytes | None:
-    """A daemon thread's blocking reads, waited on for `seconds`; the hook's os._exit does
-    not wait for a thread a harness left blocked."""
+    """The hook's os._exit does not wait for a thread a harness left blocked."""
     import threading
 
     result: list[bytes | None] = []
@@ -75,7 +73,7 @@ def _read_in_thread(fd: int, limit: int, seconds: float) -> bytes | None:
 
 
 class _ScanContext:
-    """The attributes `_json.make_scanner` reads; the values `json.loads` uses."""
+    """`json.loads`'s values for what `_json.make_scanner` reads."""
 
     strict = True
     object_hook = None
@@ -107,13 +105,12 @@ def _scanner() -> Callable[[str, int], tuple[object, int]]:
 
 
 def loads_object(data: bytes) -> dict[str, object] | None:
-    """A JSON object from UTF-8 bytes, or None for anything else."""
     value = _loads(data, "{")
     return value if isinstance(value, dict) else None
 
 
 def loads_array(data: bytes | str) -> list[object] | None:
-    """A JSON array, or None; text lets a caller drop the bytes first (a bounded peak)."""
+    """Text lets a caller drop the bytes first (a bounded peak)."""
     value = _loads(data, "[")
     return value if isinstance(value, list) else None
 
@@ -141,8 +138,6 @@ def _loads(data: bytes | str, opener: str) -> object:
 
 
 class Payload:
-    """Read access to a payload dict that tolerates every wrong type."""
-
     __slots__ = ("data",)
 
     def __init__(self, data: dict[str, object]) -> None:
@@ -152,7 +147,6 @@ class Payload:
         return self.data.get(key)
 
     def text(self, *keys: str) -> str | None:
-        """The first of `keys` holding a non-empty string."""
         for key in keys:
             value = self.data.get(key)
             if isinstance(value, str) and value:
@@ -161,7 +155,7 @@ class Payload:
 
     @property
     def session_id(self) -> str | None:
-        """The harness's conversation id; Antigravity's spelling wins (docs/session-start.md)."""
+        """Antigravity's spelling wins (docs/session-start.md)."""
         return self.text("conversationId", "session_id")
 
     @property

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 
 def cmdline(pid: int, proc: str = "/proc") -> list[str] | None:
-    """A process's argv (undecodable bytes replaced: argv is compared and shown, never run)."""
+    """Undecodable bytes replaced: argv is compared and shown, never run."""
     try:
         with open(f"{proc}/{pid}/cmdline", "rb") as handle:
             raw = handle.read(1 << 16)
@@ -19,7 +19,7 @@ def cmdline(pid: int, proc: str = "/proc") -> list[str] | None:
 
 
 def _stat(pid: int, field: int, proc: str) -> int | None:
-    """A number from /proc/<pid>/stat, counted after the last ')' (the name may hold ')')."""
+    """Counted after the last ')': the name may hold one."""
     try:
         with open(f"{proc}/{pid}/stat", "rb") as handle:
             stat = handle.read(4096)
@@ -33,7 +33,7 @@ def parent(pid: int, proc: str = "/proc") -> int | None:
 
 
 def comm(pid: int, proc: str = "/proc") -> bytes | None:
-    """The kernel's 15-byte process name, lowercased (a scan reads this before any argv)."""
+    """The kernel's 15-byte process name, lowercased: a scan reads it before any argv."""
     try:
         with open(f"{proc}/{pid}/comm", "rb") as handle:
             return handle.read(64).strip().lower()
@@ -42,27 +42,24 @@ def comm(pid: int, proc: str = "/proc") -> bytes | None:
 
 
 def cwd(pid: int, proc: str = "/proc") -> str | None:
-    """A process's working directory, symlinks resolved; None when gone, unreadable or removed."""
     import os
 
     try:
         path = os.readlink(f"{proc}/{pid}/cwd")
     except OSError:
         return None
-    # the kernel marks a removed directory; no payload cwd can match it
     return None if path.endswith(" (deleted)") else path
 
 
 def started(pid: int, proc: str = "/proc") -> int | None:
-    """Its start time (field 22): with the pid it names one process for its whole life."""
+    """Field 22: with the pid it names one process for its whole life."""
     return _stat(pid, 19, proc)
 
 
 def processes(
     names: Collection[bytes], wanted: Callable[[list[str]], bool], proc: str = "/proc"
 ) -> list[tuple[int, list[str]]]:
-    """(pid, argv) of each process whose comm is in `names` and argv `wanted` (doctor's scans);
-    comm first, one short read."""
+    """Doctor's scans: comm first, one short read."""
     import os
 
     try:

@@ -90,8 +90,7 @@ def run(
 
 
 def _prune_after(environ: Mapping[str, str], inline: bool) -> None:
-    """A run that wrote a record prunes after its output is out (state/prune.py). The state
-    is looked up, not imported: the no-op paths must not pay for the import."""
+    """Looked up, not imported: the no-op paths must not pay for the import."""
     state = sys.modules.get("lich_hooks.hook.state")
     if state is not None and state.WRITTEN:
         from lich_hooks.hook.state import prune
@@ -101,8 +100,7 @@ def _prune_after(environ: Mapping[str, str], inline: bool) -> None:
 
 def _send_detached(env: LichEnv, outcome: Outcome, log: RunLog, environ: Mapping[str, str]) -> None:
     """Report without keeping the harness waiting: a child holding none of its pipes (inline
-    where there is no fork) decides what `later` left open, sends, runs `on_taken` after a
-    204 and `on_end` whatever the outcome, writes the log line, prunes and exits."""
+    where there is no fork) decides what `later` left open, sends, logs, prunes and exits."""
     from lich_hooks.base import transport
     from lich_hooks.hook import detach
 
@@ -122,8 +120,7 @@ def _send_detached(env: LichEnv, outcome: Outcome, log: RunLog, environ: Mapping
         if outcome.endpoint is None or outcome.body is None:
             log.write()
             return
-        # post() ends within the deadline on every path: no timer is needed here. A send
-        # whose claim ran out while this child waited for a CPU sends nothing: another
+        # A send whose claim ran out while this child waited for a CPU sends nothing: another
         # call may have taken the report over (session_record.claim).
         left = transport.DEADLINE if outcome.send_by is None else outcome.send_by - time.time()
         if left > 0:
@@ -165,12 +162,11 @@ HOOK_USAGE = "As a hook: lich-hook <event> [<provider>]  (payload on stdin; see 
 
 
 def main_from_argv(args: list[str], plugin: bool = False) -> int:
-    """`lich-hook <event> [<provider>]`: an unknown event is silence for a harness (stdin a
-    pipe), a usage line and 2 for a person at a terminal."""
+    """An unknown event is silence for a harness, a usage line and 2 for a person at a terminal."""
     started = time.monotonic()
     if not args:
         return 0
-    if not plugin and harness.fold_event(args[0]) is None and _at_terminal(0):
+    if not plugin and harness.fold_event(args[0]) is None and os.isatty(0):
         _write_all(
             2,
             f"lich-hook: no command or event named {args[0]!r} (see: lich-hook --help)\n"
@@ -179,10 +175,3 @@ def main_from_argv(args: list[str], plugin: bool = False) -> int:
         return 2
     provider = args[1] if len(args) > 1 else None
     return run(args[0], provider, os.environ, started=started, plugin=plugin)
-
-
-def _at_terminal(fd: int) -> bool:
-    try:
-        return os.isatty(fd)
-    except OSError:
-        return False

@@ -1,7 +1,6 @@
-"""`lich-hook status-line [-- <command…>]`: a Claude Code `statusLine` command.
-
-Run every few hundred ms, so it usually reads one directory and prints; lich's list is read at most
-every CHECK_SECONDS, shared by every run (docs/agent-cards.md)."""
+"""`lich-hook status-line [-- <command…>]`, run every few hundred ms: it usually reads one
+directory; lich's list is read at most every CHECK_SECONDS, shared by every run
+(docs/agent-cards.md)."""
 
 from __future__ import annotations
 
@@ -58,8 +57,7 @@ def main(args: list[str]) -> int:
 
 
 def _log_crash(environ: Mapping[str, str], error: Exception) -> None:
-    """A crash looks like "no workers" from outside: leave the one trace a hook leaves,
-    an `internal-error` line in LICH_HOOK_LOG and on stderr under LICH_HOOK_DEBUG."""
+    """A crash looks like "no workers": leave a hook's one trace, an `internal-error` line."""
     from lich_hooks.base.runlog import RunLog
 
     log = RunLog(environ)
@@ -71,9 +69,8 @@ def _log_crash(environ: Mapping[str, str], error: Exception) -> None:
 
 
 def run_user_command(command: list[str], stdin: bytes) -> bytes:
-    """The user's status line as it printed it (trailing newlines dropped), bounded by OUTPUT_LIMIT
-    and USER_COMMAND_SECONDS; the whole process group is killed at either (docs/agent-cards.md).
-    Stderr is dropped: a child holding ours would stall Claude Code."""
+    """The user's line, its group killed at OUTPUT_LIMIT or USER_COMMAND_SECONDS; its stderr is
+    dropped: a child holding ours would stall Claude Code."""
     import subprocess
 
     try:
@@ -87,8 +84,9 @@ def run_user_command(command: list[str], stdin: bytes) -> bytes:
     except (OSError, ValueError, subprocess.SubprocessError):
         return b""
     out, whole = b"", False
+    collect = _collect_threads if sys.platform == "win32" else _collect_selecting
     try:
-        out, whole = _collect(proc, stdin, time.monotonic() + USER_COMMAND_SECONDS)
+        out, whole = collect(proc, stdin, time.monotonic() + USER_COMMAND_SECONDS)
     except (OSError, ValueError):
         pass
     finally:
@@ -97,12 +95,6 @@ def run_user_command(command: list[str], stdin: bytes) -> bytes:
         cut = out.rfind(b"\n", 0, OUTPUT_LIMIT)
         out = out[:cut] if cut > 0 else out[:OUTPUT_LIMIT]
     return out.rstrip(b"\r\n")
-
-
-def _collect(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
-    if sys.platform == "win32":
-        return _collect_threads(proc, stdin, deadline)
-    return _collect_selecting(proc, stdin, deadline)
 
 
 def _collect_threads(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
@@ -147,9 +139,8 @@ def _collect_threads(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple
 
 
 def _collect_selecting(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
-    """What the command prints until it closes its output, exits, or a limit cuts it (False).
-
-    After its exit only what is in the pipe is read: a background child cannot hold us."""
+    """What it prints until it closes its output, exits, or a limit cuts it (False); after its exit
+    only what is in the pipe is read: a background child cannot hold us."""
     import selectors
 
     assert proc.stdin is not None and proc.stdout is not None
@@ -196,8 +187,8 @@ def _collect_selecting(proc: Popen[bytes], stdin: bytes, deadline: float) -> tup
 
 
 def _end(proc: Popen[bytes], cut: bool) -> None:
-    """Kill a command cut by a limit with its whole group, then close our pipes: closing first would
-    let SIGPIPE end the shell while its background children live on."""
+    """Kill the whole group, then close our pipes: closing first would let SIGPIPE end the shell
+    while its background children live on."""
     import signal
 
     if cut or proc.poll() is None:
@@ -221,8 +212,7 @@ def _end(proc: Popen[bytes], cut: bool) -> None:
 
 
 def count_workers(environ: Mapping[str, str], now: float) -> tuple[int, bool]:
-    """How many recorded workers of this card are still running, reconciled with lich,
-    and whether that is all of them (False: the folder held more than one run reads)."""
+    """This card's running workers, reconciled with lich, and whether that is all of them."""
     env = LichEnv(environ)
     if env.card is None:
         return 0, True
@@ -234,8 +224,7 @@ def count_workers(environ: Mapping[str, str], now: float) -> tuple[int, bool]:
     last = record.checked_at(environ, env.card)
     if last is not None and 0 <= now - last < CHECK_SECONDS:
         return len(workers), whole
-    # Claim this period first, so the runs that follow within it use the cache
-    # instead of asking lich again while this one waits for it.
+    # Claim this period first: the runs that follow use the cache while this one asks lich.
     record.mark_checked(environ, env.card, now)
     rows = sessions(env, environ)
     if rows is None:
@@ -247,7 +236,6 @@ def count_workers(environ: Mapping[str, str], now: float) -> tuple[int, bool]:
 
 
 def sessions(env: LichEnv, environ: Mapping[str, str]) -> list[dict[str, object]] | None:
-    """`$LICH_BIN sessions --json` as rows, or None when lich could not say."""
     if env.bin is None or not env.bin_is_runnable():
         return None
     import json
@@ -271,9 +259,8 @@ def sessions(env: LichEnv, environ: Mapping[str, str]) -> list[dict[str, object]
 
 
 def finished(worker: Worker, rows: list[dict[str, object]]) -> bool:
-    """A shared worker ends when lich drops it; an isolated one also when it is `done`.
-
-    Rows match by roster name or session id, so a worker renamed in lich still counts."""
+    """A shared worker ends when lich drops it, an isolated one also when `done`; matched by name
+    or id, so a worker renamed in lich still counts."""
     name = worker["name"]
     ident = worker.get("id")
     listed = [row for row in rows if row.get("name") == name or (ident and row.get("id") == ident)]
@@ -283,8 +270,7 @@ def finished(worker: Worker, rows: list[dict[str, object]]) -> bool:
 
 
 def _write(data: bytes) -> None:
-    """Bytes, not text: sys.stdout's encoding (a Windows code page, a C locale)
-    must not drop an emoji in the user's line or a translated count."""
+    """Bytes: sys.stdout's encoding (a code page, a C locale) must not drop an emoji."""
     try:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()

@@ -1,15 +1,7 @@
-"""The plugin route's entry point: `python -E -s -S boot.py <event> <provider>` (see lich-hook
-here).
-
-Written to be read by any Python: one older than 3.10 (Python 2 too) exits 86 before it touches
-anything, so the launcher can try the next interpreter with stdin still unread. Run by the launcher
-(LICH_HOOK_LAUNCHER set: Unix), it then says it runs (USR1 to the launcher, which ends a candidate
-that has not within 2 s) and takes its stdout from fd 4 (fd 1 is /dev/null until then, so an
-interpreter's or wrapper's own noise never reaches the harness): a file the launcher copies out once
-this ends, which this removes (LICH_HOOK_OUT). The plugin's copy of the package may sit in a folder
-with another name (Claude Code and Codex copy the plugin into `<cache>/<version>/`), so the package
-is loaded from this file's grandparent by path, and run with the standard library only (-E: no
-PYTHON* variables, -s: no user site, -S: no site packages), as every hook path is."""
+"""The plugin route's entry point, `python -E -s -S boot.py <event> <provider>`, readable by any
+Python: one older than 3.10 exits 86 before it touches anything, so the launcher tries the next
+with stdin unread; then USR1 to the launcher and stdout from fd 4 (docs/install.md). The package is
+loaded from this file's grandparent by path: a harness may copy it into `<cache>/<version>/`."""
 
 import sys
 

@@ -12,35 +12,26 @@ if TYPE_CHECKING:
 
     from lich_hooks.hook.state import Where
 
-# As large as anything lich takes in one body: an id that fits in a report must
-# fit here too, or it is forgotten and re-reported on every call.
-REPORTED_LIMIT = 64 * 1024
+REPORTED_LIMIT = 64 * 1024  # as large as a report's body: an id that fits must fit here too
 # Their rows in state/prune.py's RULES.
 REPORTED = ("reported",)
 SENDING = ("sending",)
-# Which card a conversation under one shared-process lifetime was attributed to
-# (served/<key of server pid, start time and id>: the card id), so its later calls
-# are deduped before any attribution.
-SERVED = ("served",)
-# The Crush guard's marks (settings/commandline.py): `<card>.<conversation>.<crush pid>`, each
-# present only while the card's record holds that conversation, so a skip in the shell
-# is one the record would make (docs/harnesses.md, Crush).
+SERVED = ("served",)  # the card a conversation under one shared-process life went to
+# The Crush guard's marks `<card>.<conversation>.<crush pid>`, each present only while the card's
+# record holds that conversation, so a skip in the shell is one the record would make.
 MARKS = (CRUSH_MARKS,)
 CARD_LIMIT = 4096
-# A refusal under the server, remembered (REFUSED + its decision) so the conversation's
-# next calls cost what a deduped one costs; judged again once this old, so a refusal of
-# the moment (another card's client connected then) delays a report, never loses it.
+# A refusal under the server is remembered, then judged again once this old: a refusal of the
+# moment delays a report, never loses it.
 REFUSED = b"\0refused "
 REFUSAL_SECONDS = 30.0
-# A claim outlives its sender only when the sender was killed hard: a sender sends
-# only within SEND_SECONDS of its claim (a child that waited longer for a CPU sends
-# nothing), so an older claim is taken over without two reports in flight at once.
+# A sender sends only within SEND_SECONDS of its claim, so an older claim (its sender killed hard)
+# is taken over without two reports in flight at once.
 CLAIM_SECONDS = 10.0
 SEND_SECONDS = 8.0
 
 
 def last_reported(where: Where, card: str) -> str | None:
-    """`provider\\nid` as last accepted by lich for this card, or None."""
     data = state.read(where, REPORTED, file_key(card), REPORTED_LIMIT)
     if data is None:
         return None
@@ -55,9 +46,8 @@ def remember_reported(environ: Mapping[str, str], card: str, value: str) -> None
 
 
 def forget_reported(where: Where, card: str) -> None:
-    """Drop the record before a new report: until lich answers 204 nobody knows which id it
-    holds, and a stale record would make a return to the old id look reported. The card's
-    guard marks go after it: a mark made meanwhile re-reads the record (`mark`)."""
+    """Until lich answers 204 nobody knows which id it holds: a stale record would make a return
+    to the old id look reported. The marks go after it (a mark made meanwhile re-reads it)."""
     state.remove(where, REPORTED, file_key(card))
     if file_key(card) != card:
         return  # no mark is made for a card id the shell would not spell as its file
@@ -76,8 +66,7 @@ def forget_reported(where: Where, card: str) -> None:
 
 
 def mark(where: Where, card: str, value: str, name: str) -> None:
-    """Leave the guard's mark `name` for `value` (provider and id) just reported or found
-    reported for the card; removed again when the record no longer holds `value`."""
+    """The guard's mark for `value`, removed again when the record no longer holds it."""
     try:
         directory = state.open_dir(where, MARKS, create=True)
     except OSError:
@@ -99,8 +88,8 @@ def _claim_name(card: str, value: str) -> str:
 
 
 def claim(where: Where, card: str, value: str, now: float) -> bool | None:
-    """Take the one report in flight for this card and id: True, send (then `release`);
-    False, another call's is in flight; None, no state: send anyway (never a lost report)."""
+    """The one report in flight for this card and id: True, send (then `release`); False, another
+    call's is in flight; None, no state: send anyway (never a lost report)."""
     from lich_hooks.base.safefile import is_regular
 
     try:
@@ -126,21 +115,18 @@ def claim(where: Where, card: str, value: str, now: float) -> bool | None:
 
 
 def release(where: Where, card: str, value: str, now: float) -> None:
-    """End this card and id's report in flight (after the record is written), if the claim
-    is still the one made at `now` and not a later call's that took a stale one over."""
+    """Only the claim made at `now`, not a later call's that took a stale one over."""
     name = _claim_name(card, value)
     if state.read(where, SENDING, name, 64) == repr(now).encode():
         state.remove(where, SENDING, name)
 
 
 def served_name(server: int, started: int, value: str) -> str:
-    """The record name under one server process's life (another server or a reused pid: another)."""
     return file_key(f"{server}-{started}\n{value}")
 
 
 def served(where: Where, name: str, now: float) -> tuple[str | None, str | None]:
-    """(the card a conversation under this server went to, or the decision that refused it
-    within REFUSAL_SECONDS before `now`); (None, None) when neither."""
+    """(the card, or the decision that refused it within REFUSAL_SECONDS), or (None, None)."""
     try:
         directory = state.open_dir(where, SERVED, create=False)
     except OSError:
@@ -162,6 +148,5 @@ def served(where: Where, name: str, now: float) -> tuple[str | None, str | None]
 
 
 def serve(environ: Mapping[str, str], name: str, card: str | None, refusal: str) -> None:
-    """Remember the card named for this conversation, or (None) the refusal's decision."""
     data = card.encode("utf-8", "surrogatepass") if card else REFUSED + refusal.encode()
     state.write(environ, SERVED, name, data)

@@ -61,8 +61,7 @@ def _report(ctx: Context, env: LichEnv, own: bool) -> Outcome:
     from lich_hooks.hook import claim, state
     from lich_hooks.hook.jobs import session_record
 
-    # The state directory opened once for this run's calls (made only where a claim
-    # needs it); when it cannot be, each call finds that out for itself.
+    # The state directory opened once for this run's calls (made only where a claim needs it).
     claims = claim.claims(ctx)
     opened: Dir | None
     try:
@@ -71,8 +70,7 @@ def _report(ctx: Context, env: LichEnv, own: bool) -> Outcome:
         opened = None
     try:
         where = environ if opened is None else opened
-        # Each firing is claimed once between the plugin and an `install` entry
-        # (hook/claim.py): a /resume is its own prompt; startup, /clear, compact are not.
+        # A /resume is its own prompt to claim; startup, /clear and compact are not.
         source, prompt = payload.text("source") or "", payload.text("prompt_id") or ""
         identity = f"{conversation}\n{source}\n{prompt}"
         if claims and not claim.claim(ctx, identity, card, where=where):
@@ -89,9 +87,8 @@ def _report(ctx: Context, env: LichEnv, own: bool) -> Outcome:
     if isinstance(claimed, Outcome):
         return claimed
 
-    # Every taken report is remembered, not only the deduped ones: a Claude
-    # Code or Codex run in the same card replaces the id lich holds, and a Crush
-    # or Antigravity resuming its old conversation there must then report again.
+    # Every taken report is remembered, not only the deduped ones: a Claude Code run in the same
+    # card replaces the id lich holds, and a Crush resuming its old one must then report again.
     mark = _guard_mark(ctx, own, card, conversation)
 
     def remember() -> None:
@@ -115,8 +112,7 @@ def _report(ctx: Context, env: LichEnv, own: bool) -> Outcome:
 
 
 def scrubbed(ctx: Context) -> Outcome:
-    """In a card whose LICH_TOKEN the harness stripped: nothing is sent, and the person is
-    told once per session start, by one route (docs/transport.md, "A scrubbed token")."""
+    """The harness stripped LICH_TOKEN: the person is told once (docs/transport.md)."""
     import json
 
     from lich_hooks.base.harnesses import REGISTRATIONS
@@ -136,7 +132,6 @@ def scrubbed(ctx: Context) -> Outcome:
 
 
 def _guard_mark(ctx: Context, own: bool, card: str, conversation: str) -> str | None:
-    """The Crush guard's mark for this report, in Crush's local mode (its own card)."""
     from lich_hooks.base import harnesses
 
     if not own or ctx.route.shared != harnesses.CRUSH_SERVER:
@@ -149,17 +144,14 @@ def _guard_mark(ctx: Context, own: bool, card: str, conversation: str) -> str | 
 def _take(
     root: Where, card: str, remembered: str, deduped: bool, now: float
 ) -> Outcome | bool | None:
-    """This run's turn to report `remembered` for the card, or the Outcome that says why
-    not; a claim taken (True), none needed or none possible (None)."""
+    """The Outcome that says why not to report, or a claim taken (True), or none (None)."""
     from lich_hooks.hook.jobs import session_record
 
     if deduped and session_record.last_reported(root, card) == remembered:
         return Outcome("already-reported")
     claimed = None
     if deduped:
-        # One report per id in flight: a Crush turn fires several tool calls
-        # within the ~100 ms a report takes, and the report in flight counts as
-        # taken for them until its sender ends (and releases the claim).
+        # One report per id in flight: a Crush turn fires several tool calls within one report
         claimed = session_record.claim(root, card, remembered, now)
         if claimed is False:
             return Outcome("report-in-flight")

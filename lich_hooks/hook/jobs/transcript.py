@@ -21,8 +21,6 @@ API_ERROR = "api-error"
 
 
 class Found:
-    """What the transcript says about the turn's last message."""
-
     __slots__ = ("kind", "text", "unwritten")
 
     def __init__(self, kind: str, text: str = "", unwritten: bool = False) -> None:
@@ -35,7 +33,6 @@ class Found:
 
 
 def last_assistant(path: str, limit: int = MAX_BYTES) -> Found:
-    """The final assistant message's text, or why there is none."""
     full = os.path.expanduser(path)
     lines = _lines_from_end(full, limit)
     if lines is None:
@@ -65,8 +62,7 @@ def last_assistant(path: str, limit: int = MAX_BYTES) -> Found:
         if group_id is None:
             break  # no id to gather other blocks by: this line is the message
     if not group:
-        # nothing of the conversation in the file (2.1.45 writes its snapshot and progress
-        # lines first): the turn is still to come
+        # 2.1.45 writes its snapshot and progress lines first: the turn is still to come
         return Found("none", unwritten=True)
     group.reverse()
     if any(_has_tool_use(message) for message in group):
@@ -75,8 +71,7 @@ def last_assistant(path: str, limit: int = MAX_BYTES) -> Found:
 
 
 def settled(path: str, wait: float = SETTLE_S) -> tuple[Found, float]:
-    """`last_assistant`, re-read while the turn is unwritten, up to `wait` seconds; with the
-    milliseconds spent waiting (0 when the file already held the turn)."""
+    """`last_assistant`, re-read while the turn is unwritten, and the ms spent waiting."""
     import time
 
     found = last_assistant(path)
@@ -113,8 +108,7 @@ def _has_tool_use(message: dict[str, object]) -> bool:
 
 
 def _lines_from_end(path: str, limit: int) -> Iterator[bytes] | None:
-    """Non-empty lines, last first, from the last `limit` bytes, read backwards only as far as
-    the caller asks; a line cut by the limit is dropped, never half-parsed."""
+    """Non-empty lines, last first, from the last `limit` bytes; one cut by it is dropped."""
     from lich_hooks.base import safefile
 
     try:
@@ -127,8 +121,7 @@ def _lines_from_end(path: str, limit: int) -> Iterator[bytes] | None:
 def _backwards(fd: int, end: int, start: int) -> Iterator[bytes]:
     try:
         pos = end
-        # Pieces of the line that continues into what we already read, last piece first; joined once
-        # its start is found (no quadratic copying for a line that spans many blocks).
+        # A line's pieces, joined once its start is found (no quadratic copying)
         pieces: list[bytes] = []
         while pos > start:
             size = min(BLOCK, pos - start)

@@ -7,12 +7,9 @@ from lich_hooks.hook.outcome import Context, Outcome
 
 ENDPOINT = "mod/answer"
 
-# docs/worker-answer.md: the text is cut at 16,000 UTF-16 code units (as lich counts them:
-# JavaScript string length) and marked.
-MAX_UNITS = 16_000
+MAX_UNITS = 16_000  # UTF-16 code units, as lich (JavaScript) counts them
 MARKER = "\n[truncated]"
-# lich refuses a body over 64 KiB (413); stay strictly under it.
-MAX_BODY = 64 * 1024 - 1
+MAX_BODY = 64 * 1024 - 1  # lich refuses (413) a body over 64 KiB
 
 # JSON bytes of a body around its two strings: {"session_id":"…","text":"…"}
 _ENVELOPE = len('{"session_id":"","text":""}')
@@ -71,8 +68,7 @@ def run(ctx: Context) -> Outcome:
 
 
 def body(card: str, message: object) -> dict[str, object] | None:
-    """The /mod/answer body for a turn ending with `message` (docs/worker-answer.md); None only
-    when even an empty text would not fit (an absurd card id)."""
+    """None only when even an empty text would not fit (an absurd card id)."""
     text = clean(message) if isinstance(message, str) else ""
     if not text.strip():
         return {"session_id": card, "unanswered": "blank"}
@@ -83,7 +79,7 @@ def body(card: str, message: object) -> dict[str, object] | None:
 
 
 def clean(text: str) -> str:
-    """`text` with each lone surrogate (no UTF-8 form) made U+FFFD: docs/worker-answer.md."""
+    """Each lone surrogate (no UTF-8 form) made U+FFFD."""
     try:
         text.encode("utf-8")
         return text
@@ -99,8 +95,7 @@ def utf16_units(text: str) -> int:
 
 
 def truncate(text: str, limit: int = MAX_UNITS) -> str:
-    """The first `limit` UTF-16 units of `text` plus MARKER, never splitting a surrogate pair, or
-    `text` when it fits (docs/worker-answer.md, "The cut")."""
+    """The first `limit` UTF-16 units plus MARKER, never splitting a surrogate pair."""
     if len(text) <= limit // 2 or utf16_units(text) <= limit:
         return text
     raw = text.encode("utf-16-le", "surrogatepass")[: 2 * limit]
@@ -119,8 +114,7 @@ def json_size(text: str) -> int:
 
 
 def fit_bytes(text: str, budget: int) -> str:
-    """`text` cut to its longest prefix whose JSON form fits `budget` bytes beside the marker
-    (docs/worker-answer.md, "The 64 KiB limit")."""
+    """The longest prefix whose JSON form fits `budget` bytes beside the marker."""
     if 6 * len(text) <= budget or json_size(text) <= budget:
         return text
     if text.endswith(MARKER):

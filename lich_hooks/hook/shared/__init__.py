@@ -1,7 +1,5 @@
-"""Attribution under a shared process: one core (core.py), Codex's daemon and Crush's server.
-
-`card(ctx)`: None (the hook's own card), another card's LichEnv, or the Outcome that refuses.
-docs/harnesses.md explains both."""
+"""Attribution under a shared process (docs/harnesses.md): one core, Codex's daemon, Crush's
+server."""
 
 from __future__ import annotations
 
@@ -14,8 +12,7 @@ if TYPE_CHECKING:
 
 
 def card(ctx: Context) -> LichEnv | Outcome | Callable[[], LichEnv | Outcome] | None:
-    """Who the report is for under the route's shared process (imported only here); a
-    callable: the detached sender decides (Codex, from the daemon's log)."""
+    """None: the hook's own card; a callable: the detached sender decides (Codex)."""
     from lich_hooks.base import harnesses as harness
 
     if ctx.route.shared == harness.CODEX_DAEMON:

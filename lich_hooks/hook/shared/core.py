@@ -1,7 +1,5 @@
-"""The attribution core both shared processes use: who runs the hook, and one card or none.
-
-Each harness's own rules stay in its folder (`codex/`, `crush/`); docs/harnesses.md.
-"""
+"""The attribution core both shared processes use: who runs the hook, and one card or none;
+each harness's own rules stay in its folder (docs/harnesses.md)."""
 
 from __future__ import annotations
 
@@ -16,8 +14,7 @@ if TYPE_CHECKING:
     from lich_hooks.hook.payload import Payload
 
     RunnerKind = Literal["own", "daemon", "server", "unknown"]
-    # The run log's `decision` for a hook under the Codex daemon or a crush server
-    # (docs/harnesses.md): each implementation names its own.
+    # The run log's `decision` under a shared process (docs/harnesses.md)
     AttributionDecision = Literal[
         "codex-daemon-card",
         "codex-daemon-no-client",
@@ -47,26 +44,17 @@ if TYPE_CHECKING:
         "crush-server-probe-failed",
     ]
     # one_card()'s words: found, outside lich, unreadable, invalid, several cards
-    Words = tuple[
-        AttributionDecision,
-        AttributionDecision,
-        AttributionDecision,
-        AttributionDecision,
-        AttributionDecision,
-    ]
+    Words = tuple[AttributionDecision, ...]
     # one_card()'s members: (label, LICH_* or None if unreadable, pid, why unjudgeable or None)
     Member = tuple[str, Mapping[str, str] | None, int | None, str | None]
 
 LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
 
-# runner() verdicts; each implementation adds the kind of its shared process
 OWN: RunnerKind = "own"  # the harness runs the hook as its child (or none does)
 UNKNOWN: RunnerKind = "unknown"  # the ancestry could not be read: cannot tell which
 
 
 class Runner:
-    """Who runs this hook: OWN, the shared kind (with its pid) or UNKNOWN, and the evidence."""
-
     __slots__ = ("kind", "pid", "why")
 
     def __init__(self, kind: RunnerKind, why: str, pid: int | None = None) -> None:
@@ -83,9 +71,7 @@ def nearest(
     shared: tuple[Callable[[Sequence[str]], bool], RunnerKind, str],
     own: tuple[Callable[[Sequence[str]], bool], str],
 ) -> Runner:
-    """The runner for a harness that may run hooks in a shared process: the nearest of its
-    processes above the hook decides. `shared`: (test, kind, name); `own`: (test, name).
-    """
+    """The nearest of the harness's processes above the hook decides who runs it."""
     if ancestors is None:
         return Runner(UNKNOWN, "the hook's parent processes cannot be read on this system")
     is_shared, kind, shared_name = shared
@@ -99,11 +85,8 @@ def nearest(
 
 
 class Client:
-    """One harness process connected to the shared process, as a probe recorded it.
-
-    `cwd` None: gone or unreadable; `lich`: its LICH_* only, None if unreadable;
-    `(pid, started)` names this process and no later one.
-    """
+    """A harness process connected to the shared process: `cwd`, `lich` (its LICH_*) None when
+    unreadable; `(pid, started)` names this process and no later one."""
 
     __slots__ = ("argv", "cwd", "lich", "pid", "started")
 
@@ -118,7 +101,6 @@ class Client:
 
     @property
     def identity(self) -> tuple[int, float] | None:
-        """(pid, start time): this process for its whole life, None when its start is unknown."""
         return None if self.started is None else (self.pid, self.started)
 
     def __repr__(self) -> str:
@@ -126,9 +108,7 @@ class Client:
 
 
 class Attribution:
-    """The card a shared-process hook reports for (`lich`, None on a refusal), the run-log
-    `decision`, and `lich_seen`: a refusal while a lich card's client was connected.
-    """
+    """The card a shared-process hook reports for (`lich`, None on a refusal) and why."""
 
     __slots__ = ("client", "decision", "lich", "lich_seen", "why")
 
@@ -151,16 +131,14 @@ class Attribution:
 
 
 def normalise(path: str) -> str:
-    """Lexically normal absolute form (no filesystem access: the probe resolved symlinks)."""
+    """Lexical only: the probe resolved symlinks."""
     import posixpath
 
     return posixpath.normpath(path)
 
 
 def flag_dir(client: Client, short: str, long: str) -> str | None:
-    """The directory a client works in: its `short`/`long` DIR flag (relative to its cwd),
-    else its cwd; None: the cwd is gone.
-    """
+    """Its `short`/`long` DIR flag (relative to its cwd), else its cwd; None: the cwd is gone."""
     if client.cwd is None:
         return None
     args = client.argv[1:]
@@ -184,14 +162,10 @@ def one_card(
     where: str,
     words: Words,
     who: str,
-    moved: tuple[AttributionDecision, str | None] | None = None,
+    moved: tuple[AttributionDecision, str] | None = None,
 ) -> Attribution:
-    """The one card every member names, or why none: the rule every shared process shares.
-
-    `members`: (label, LICH_* or None, pid, why unjudgeable or None). Anyone outside lich,
-    unjudgeable, unreadable, invalid, or a second card: nobody. `moved` replaces "several
-    cards" where set (Codex: a client may have moved a conversation here).
-    """
+    """The one card every member names; anyone outside lich, unjudgeable, unreadable, invalid,
+    or a second card: nobody. `moved` replaces "several cards" where set (Codex)."""
     found, outside, unreadable, invalid, several = words
     cards: dict[tuple[str, str, str], tuple[str, int | None]] = {}
     for label, lich, pid, problem in members:
@@ -205,7 +179,8 @@ def one_card(
             return Attribution(outside, f"{label} {where} is not in lich")
         env = LichEnv(lich)
         if not env.can_report:
-            bad = [key for key in LICH_KEYS if not _valid(env, key)]
+            values = (env.port, env.token, env.card)  # LICH_KEYS' order
+            bad = [key for key, value in zip(LICH_KEYS, values, strict=True) if value is None]
             return Attribution(
                 invalid,
                 f"{label} {where} (card {card!r}): missing or invalid {', '.join(bad)}",
@@ -214,16 +189,10 @@ def one_card(
         cards.setdefault((env.card, str(env.port), env.token), (label, pid))
     if len(cards) > 1:
         names = sorted({card for card, _, _ in cards})
-        if moved is not None and moved[1] is not None:
-            return Attribution(
-                moved[0],
-                f"{who} {where} belong to {len(cards)} different cards "
-                f"({', '.join(names)}): {moved[1]}",
-            )
+        decision, why = moved or (several, "cannot tell whose conversation this is")
         return Attribution(
-            several,
-            f"{who} {where} belong to {len(cards)} different cards "
-            f"({', '.join(names)}): cannot tell whose conversation this is",
+            decision,
+            f"{who} {where} belong to {len(cards)} different cards ({', '.join(names)}): {why}",
         )
     [(card, port, token)] = cards
     label, pid = cards[(card, port, token)]
@@ -231,20 +200,10 @@ def one_card(
     return Attribution(found, f"card {card} from {label} {where}", lich, pid)
 
 
-def _valid(env: LichEnv, key: str) -> bool:
-    if key == "LICH_PORT":
-        return env.port is not None
-    if key == "LICH_TOKEN":
-        return env.token is not None
-    return env.card is not None
-
-
 def shared_runner(
     ctx: Context, runner: Runner, harness_name: Literal["codex", "crush"]
 ) -> tuple[int, Payload] | Outcome | None:
-    """who_runs() as the attribution needs it: None (the hook's own card), a refusal, or the
-    shared process's pid and the payload.
-    """
+    """None (the hook's own card), a refusal, or the shared process's pid and the payload."""
     from lich_hooks.hook.outcome import Outcome
 
     if runner.kind == OWN:
@@ -261,7 +220,6 @@ def shared_runner(
 
 
 def attributed(ctx: Context, found: Attribution, started: float) -> LichEnv | Outcome:
-    """The chosen card's environment, or the refusal; the run log says which and what it cost."""
     import time
 
     from lich_hooks.hook.outcome import Outcome

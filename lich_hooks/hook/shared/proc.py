@@ -1,10 +1,6 @@
-"""What both shared-process probes read: the hook's ancestry, a process's sockets and
-environment, and Unix-socket peers (the I/O half of core.py).
-
-Linux only can name a socket's peer (NETLINK_SOCK_DIAG; /proc/net/unix lists none);
-elsewhere a shared-process hook is refused. The cost choices (`_socket`, batched
-sock_diag, MAX_FDS) are measured in docs/performance.md (Codex).
-"""
+"""What both shared-process probes read (the I/O half of core.py): the hook's ancestry, a
+process's sockets and environment, Unix-socket peers. Only Linux names a socket's peer
+(sock_diag), elsewhere a shared-process hook is refused; costs: docs/performance.md."""
 
 from __future__ import annotations
 
@@ -21,12 +17,10 @@ if TYPE_CHECKING:
 PROC = "/proc"
 MAX_ANCESTORS = 32
 PS_TIMEOUT = 2.0
-# Open files read per process. A TUI holds ~30, a daemon ~40 plus two per client and per
-# loaded session; 4,096 of them cost ~20 ms to read.
+# Open files read per process (a TUI holds ~30, a daemon ~40 + 2 per client); 4,096 cost ~20 ms.
 MAX_FDS = 4096
-# Up to this many daemon sockets, one exact lookup each, in one send: each reply takes
-# ~1 KiB of the netlink socket's receive queue (rmem_default is 208 KiB; all replies of
-# ~256 lookups did not fit). More: one dump, read until done.
+# Exact lookups in one send; each reply takes ~1 KiB of the 208 KiB receive queue (256 did not
+# fit). More: one dump, read until done.
 PEER_BATCH = 64
 
 # linux/netlink.h, linux/sock_diag.h, linux/unix_diag.h
@@ -55,10 +49,8 @@ class ProbeError(Exception):
 def ancestors(
     start: int, proc: str, stop: Callable[[Sequence[str]], bool]
 ) -> list[tuple[int, list[str]]] | None:
-    """(pid, argv) from `start` up to the nearest `stop` process; None: unreadable.
-
-    The platform, not a /proc's presence, decides what to read (Wine sees Linux's /proc).
-    """
+    """(pid, argv) from `start` up to the nearest `stop` process; None: unreadable. The platform
+    decides what to read, not a /proc's presence (Wine sees Linux's /proc)."""
     if sys.platform == "win32":
         from lich_hooks.base import winproc
 
@@ -86,8 +78,8 @@ def ancestors(
 def _ps_ancestors(
     start: int, stop: Callable[[Sequence[str]], bool]
 ) -> list[tuple[int, list[str]]] | None:
-    """The same from one `ps` call, where there is no /proc (macOS). Arguments split on spaces:
-    enough to see `codex app-server` or `crush server`, which is all this is used for."""
+    """One `ps` call where there is no /proc (macOS); argv split on spaces is enough to see
+    `codex app-server` or `crush server`."""
     import shutil
     import subprocess
 
@@ -132,19 +124,17 @@ def parse_ps(
 
 
 def can_list_clients(proc: str = PROC) -> bool:
-    """Only Linux (a /proc with fd links, and sock_diag) can name the clients; decided by
-    the platform first (a Windows process may see a Linux /proc, see ancestors())."""
+    """Only Linux can name the clients (fd links, sock_diag); platform first, as in ancestors()."""
     return sys.platform == "linux" and os.path.isdir(f"{proc}/self/fd")
 
 
 class TooManyFiles(ProbeError):
-    """A process holds more open files than the probe reads on a hook's path."""
+    """More open files than a hook's path reads."""
 
 
 def fd_targets(pid: int, proc: str = PROC, limit: int | None = None) -> list[str] | None:
     """What a process's open fds point at; None: unreadable. TooManyFiles past `limit`,
-    counted before any is read (the fd directory's size on Linux 6.2+).
-    """
+    counted before any is read (the fd directory's size on Linux 6.2+)."""
     cap = MAX_FDS if limit is None else limit
     base = f"{proc}/{pid}/fd"
     try:
@@ -166,7 +156,6 @@ def fd_targets(pid: int, proc: str = PROC, limit: int | None = None) -> list[str
 
 
 def socket_inodes(pid: int, proc: str = PROC) -> set[int] | None:
-    """Inodes of the sockets among a process's open files; None: unreadable (TooManyFiles too)."""
     targets = fd_targets(pid, proc)
     return None if targets is None else sockets(targets)
 
@@ -183,14 +172,12 @@ def sockets(targets: list[str]) -> set[int]:
 
 
 def lich_environ(pid: int, proc: str = PROC) -> dict[str, str] | None:
-    """The LICH_PORT/LICH_TOKEN/LICH_SESSION_ID a process started with; None if unreadable."""
     return environ_of(pid, LICH_KEYS, proc)
 
 
 def environ_of(pid: int, keys: Sequence[str], proc: str = PROC) -> dict[str, str] | None:
-    """Those of `keys` in a process's start environment; None if unreadable. Decoded as
-    os.environ does (surrogateescape), so non-UTF-8 bytes are sent byte for byte.
-    """
+    """Those of `keys` a process started with, decoded as os.environ does (non-UTF-8 bytes are
+    sent byte for byte); None if unreadable."""
     try:
         with open(f"{proc}/{pid}/environ", "rb") as handle:
             raw = handle.read()
@@ -206,18 +193,14 @@ def environ_of(pid: int, keys: Sequence[str], proc: str = PROC) -> dict[str, str
 
 
 def unix_peers(inodes: Sequence[int], batch: int = PEER_BATCH) -> set[int]:
-    """The peer inode of each given Unix socket (listening ones have none), via sock_diag."""
     return {peer for _, _, peer in unix_sockets(inodes, batch).values() if peer}
 
 
 def unix_sockets(
     inodes: Sequence[int], batch: int = PEER_BATCH
 ) -> dict[int, tuple[int, bytes | None, int]]:
-    """inode -> (state, bound name or None, peer inode or 0) of each given Unix socket.
-
-    Up to `batch`: one exact lookup each, in one send; more: one dump of the namespace
-    (each exact lookup walks every kernel Unix socket). Replies never exceed one recv.
-    """
+    """inode -> (state, bound name or None, peer inode or 0); past `batch` one dump, as each
+    exact lookup walks every kernel Unix socket."""
     if not inodes:
         return {}
     import _socket
@@ -232,7 +215,7 @@ def unix_sockets(
         if len(inodes) > batch:
             sock.send(_request(0, NLM_F_REQUEST | NLM_F_DUMP, 1, ALL_STATES))
             wanted = set(inodes)
-            while not _parse_replies(sock.recv(1 << 16), found, wanted):
+            while not _parse_replies(sock.recv(1 << 16), found, wanted)[0]:
                 pass
             return found
         sock.send(
@@ -243,7 +226,7 @@ def unix_sockets(
             data = sock.recv(1 << 16)
             if not data:
                 raise ProbeError("sock_diag closed before answering")
-            answered += _count_replies(data, found)
+            answered += _parse_replies(data, found, None)[1]
         return found
     except OSError as error:
         raise ProbeError(f"sock_diag failed ({error.strerror or error})") from None
@@ -252,9 +235,8 @@ def unix_sockets(
 
 
 def connection_peers(inodes: set[int], batch: int = PEER_BATCH) -> set[int]:
-    """The peers of a server's accepted connections among `inodes`: sockets named like one
-    of its listeners (an accepted socket carries its listener's name), not its own pairs.
-    """
+    """Peers of a server's accepted connections: sockets named like one of its listeners (an
+    accepted socket carries its listener's name), not its own pairs."""
     known = unix_sockets(sorted(inodes), batch)
     listening = {name for state, name, _ in known.values() if state == UNIX_LISTEN and name}
     return {
@@ -267,11 +249,8 @@ def connection_peers(inodes: set[int], batch: int = PEER_BATCH) -> set[int]:
 def holders(
     peers: set[int], names: Sequence[bytes], skip: Sequence[int] = (), proc: str = PROC
 ) -> tuple[dict[int, set[int]], set[int]]:
-    """({pid: peers it holds}, peers no process read here holds) for a shared process.
-
-    Only processes whose `comm` is in `names` are read; any peer left over means no card
-    (docs/harnesses.md, "every peer accounted for"): names choose whom to read, not who counts.
-    """
+    """({pid: peers it holds}, peers left over). `names` choose whom to read, not who counts:
+    any peer left over means no card (docs/harnesses.md, "every peer accounted for")."""
     found: dict[int, set[int]] = {}
     left = set(peers)
     if not left:
@@ -294,7 +273,6 @@ def holders(
 
 
 def _request(inode: int, flags: int, seq: int, states: int = ALL_STATES) -> bytes:
-    """One SOCK_DIAG_BY_FAMILY request for AF_UNIX with its name and peer."""
     import _socket
     import _struct
 
@@ -312,35 +290,25 @@ def _request(inode: int, flags: int, seq: int, states: int = ALL_STATES) -> byte
     return _struct.pack("=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY, flags, seq, 0) + req
 
 
-def _count_replies(data: bytes, found: dict[int, tuple[int, bytes | None, int]]) -> int:
-    """Add every socket in one recv's messages to `found`; how many replies it held."""
-    count = [0]
-    _parse_replies(data, found, None, count)
-    return count[0]
-
-
 def _parse_replies(
-    data: bytes,
-    found: dict[int, tuple[int, bytes | None, int]],
-    wanted: set[int] | None,
-    count: list[int] | None = None,
-) -> bool:
-    """Add each reply's socket (one in `wanted`, if given) to `found`; True when the answer
-    ends (NLMSG_DONE, a dump error, an empty recv; one lookup's error: that socket gone).
-    """
+    data: bytes, found: dict[int, tuple[int, bytes | None, int]], wanted: set[int] | None
+) -> tuple[bool, int]:
+    """Add each reply's socket (if `wanted`) to `found`: (the answer ended, replies in this recv);
+    one lookup's error: that socket is gone."""
     import _struct
 
+    replies = 0
     if not data:
-        return True
+        return True, replies
     offset = 0
     while offset + 16 <= len(data):
         length, kind, _flags, _seq, _port = _struct.unpack_from("=IHHII", data, offset)
         if length < 16:
             break
-        if count is not None and kind in (SOCK_DIAG_BY_FAMILY, NLMSG_ERROR, NLMSG_DONE):
-            count[0] += 1
+        if kind in (SOCK_DIAG_BY_FAMILY, NLMSG_ERROR, NLMSG_DONE):
+            replies += 1
         if kind == NLMSG_DONE:
-            return True
+            return True, replies
         if kind == NLMSG_ERROR and wanted is not None:
             raise ProbeError("sock_diag refused to list the Unix sockets")
         if kind == SOCK_DIAG_BY_FAMILY and length >= 32:
@@ -350,11 +318,10 @@ def _parse_replies(
             if wanted is None or inode in wanted:
                 found[inode] = (state, *_attributes(data, offset + 32, offset + length))
         offset += (length + 3) & ~3
-    return False
+    return False, replies
 
 
 def _attributes(data: bytes, attr: int, end: int) -> tuple[bytes | None, int]:
-    """The UNIX_DIAG_NAME and UNIX_DIAG_PEER among one reply's attributes (data[attr:end])."""
     import _struct
 
     name, peer = None, 0

@@ -16,21 +16,17 @@ if TYPE_CHECKING:
     # The environ (the state directory opened per call), or its root already open.
     Where = Mapping[str, str] | Dir
 
-# (directory parts, name) of every record this process wrote: the run that
-# wrote a record never prunes it, whatever the clock says (state/prune.py).
+# (parts, name) of every record this run wrote: it never prunes them, whatever the clock says.
 WRITTEN: set[tuple[tuple[str, ...], str]] = set()
 
 
 class Unusable(OSError):
-    """The state directory exists but is not one lich-hooks may write into."""
+    """The state directory is not one lich-hooks may write into."""
 
 
 def make_dirs(path: str) -> None:
-    """Create `path` and its missing parents, one level at a time, each 0700.
-
-    Only directories this call creates are touched: an existing parent keeps its mode and owner,
-    whatever they are. A umask that takes the owner's own bits away (0o277) is corrected on the
-    directory just made, nothing else."""
+    """Create `path` and its missing parents, each 0700 (despite a umask like 0o277); an existing
+    parent keeps its mode and owner, whatever they are."""
     missing: list[str] = []
     current = path
     while not os.path.isdir(current):
@@ -49,7 +45,6 @@ def make_dirs(path: str) -> None:
 
 
 def _check_root(root: Dir) -> None:
-    """Only a directory of this user's that others cannot write into holds our state."""
     if os.name == "nt" or not hasattr(os, "geteuid"):
         return
     info = os.fstat(root.fd) if root.fd is not None else os.stat(root.path)
@@ -61,10 +56,7 @@ def _check_root(root: Dir) -> None:
 
 
 def open_root(environ: Mapping[str, str], create: bool) -> Dir:
-    """The state directory, opened; made (with its missing parents) when `create`.
-
-    The configured path itself may be a symlink to a directory (the user's own choice); everything
-    below it is opened without following any."""
+    """The configured path may be a symlink (the user's choice); nothing below it is followed."""
     path = state_dir(environ)
     if path is None:
         raise Unusable("no absolute HOME, XDG_STATE_HOME or LICH_HOOK_STATE_DIR")
@@ -84,11 +76,8 @@ def open_root(environ: Mapping[str, str], create: bool) -> Dir:
 
 
 def open_dir(where: Where, parts: tuple[str, ...], create: bool) -> Dir:
-    """The directory `parts` (at least one, each a file_key) inside the state directory.
-
-    `where` is the environ (the state directory is opened, then closed once descended) or the root a
-    run already opened, which stays open for its next call: a job that makes several calls opens the
-    state directory once."""
+    """The directory `parts` (each a file_key) inside the state directory; a root given as `where`
+    stays open, so a job that makes several calls opens it once."""
     current = where if isinstance(where, Dir) else open_root(where, create)
     try:
         for part in parts:
@@ -105,7 +94,6 @@ def open_dir(where: Where, parts: tuple[str, ...], create: bool) -> Dir:
 
 
 def read(where: Where, parts: tuple[str, ...], name: str, limit: int) -> bytes | None:
-    """A record's bytes, or None when anything is missing, odd or unreadable."""
     try:
         directory = open_dir(where, parts, create=False)
     except OSError:
@@ -117,7 +105,6 @@ def read(where: Where, parts: tuple[str, ...], name: str, limit: int) -> bytes |
 
 
 def write(where: Where, parts: tuple[str, ...], name: str, data: bytes) -> None:
-    """Write a record atomically (OSError when the directory refuses)."""
     directory = open_dir(where, parts, create=True)
     try:
         directory.write(name, data)
@@ -127,7 +114,6 @@ def write(where: Where, parts: tuple[str, ...], name: str, data: bytes) -> None:
 
 
 def remove(where: Where, parts: tuple[str, ...], *names: str) -> None:
-    """Remove records, the directory opened once for all of them."""
     try:
         directory = open_dir(where, parts, create=False)
     except OSError:
@@ -147,12 +133,8 @@ def entries(
     names: int,
     newest: int,
 ) -> tuple[list[tuple[str, bytes]], bool]:
-    """(name, bytes) of the `newest` regular files modified at or after `since`, among the first
-    `names` entries of the directory `parts` (dot files skipped), each at most `size` bytes (a
-    larger one is left out); and whether nothing was left unread past those bounds.
-
-    One lstat for each entry looked at, no read for the rest: records past their prune age are the
-    pruner's, not a reader's, and the bounds hold whatever the directory holds."""
+    """(name, bytes) of the `newest` regular files since `since` among the first `names` entries
+    (each at most `size` bytes), and whether nothing was left unread past those bounds."""
     try:
         directory = open_dir(environ, parts, create=False)
     except OSError:
@@ -180,8 +162,7 @@ def entries(
 
 
 def probe(environ: Mapping[str, str]) -> None:
-    """Make the state directory if needed and write and remove a file in it
-    (doctor's check); OSError says why it cannot hold records."""
+    """doctor's check: OSError says why the state directory cannot hold records."""
     root = open_root(environ, create=True)
     try:
         name = f".doctor-{os.getpid()}"

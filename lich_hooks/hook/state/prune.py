@@ -22,72 +22,47 @@ EMPTY_CARD_SECONDS = 60.0  # a card directory left empty is kept this long (a wr
 DAY = 86400.0
 MINE = float("inf")  # the "when" of a record this process wrote
 
-# Every record directory, the module that writes it, and its rule: entries older than the age go,
-# and all but the newest `keep`; a nested directory holds one directory per card, counted together,
-# and a card's directory goes once only its spared names are left. A module that writes records
-# names its directory here (tests/state holds each writer to a row), so this floor never imports the
-# modules above it. A worker's record past this age is pruned whether or not it still runs, so the
-# status line does not read it (agent_cards/record.py).
-WORKERS_AGE = 14 * DAY
+# Every record directory (each writer names its own here, so this floor imports none above it;
+# tests/state holds each to a row): entries older than the age go, and all but the newest `keep`;
+# a nested directory holds one directory per card, removed once only its spared names are left.
+# A record gone costs a report again or one attribution more, never a wrong card.
+WORKERS_AGE = 14 * DAY  # pruned even if still running, so the status line does not read it
 
 RULES: tuple[Rule, ...] = (
-    # hook/jobs/session_record.py: a card whose record went simply reports again
-    ("reported", 30 * DAY, 200, False, ()),
-    # the same: a report's claim, left behind only by a sender killed hard
-    ("sending", 60.0, 200, False, ()),
-    # the same: the Crush guard's marks (a mark gone costs one Python start, never a report)
-    ("crush-reported", 30 * DAY, 200, False, ()),
-    # the same: which card a conversation under a crush server went to (a record gone
-    # costs one attribution more, never a report)
-    ("served", 30 * DAY, 200, False, ()),
-    # hook/jobs/agent_cards/record.py: two weeks, the newest 200 over every card, then
-    # the card directories left without one (".checked": the status line's last look)
-    ("workers", WORKERS_AGE, 200, True, (".checked",)),
-    # human/settings/install_record.py: without its record, uninstall falls back to
-    # "an empty container without a comment goes"
-    ("installed", 365 * DAY, 200, False, ()),
-    # written by releases before the Codex attribution stopped needing memory between
-    # hooks (docs/harnesses.md, Codex): emptied whatever its age
-    ("codex-daemon", 0.0, 0, False, ()),
-    # hook/claim.py: which of two routes acts on one event; useless after 10 s
-    ("claims", 3600.0, 2000, False, ()),
+    ("reported", 30 * DAY, 200, False, ()),  # hook/jobs/session_record.py
+    ("sending", 60.0, 200, False, ()),  # the same: left only by a sender killed hard
+    ("crush-reported", 30 * DAY, 200, False, ()),  # the same: the Crush guard's marks
+    ("served", 30 * DAY, 200, False, ()),  # the same: a crush conversation's card
+    ("workers", WORKERS_AGE, 200, True, (".checked",)),  # agent_cards/record.py
+    ("installed", 365 * DAY, 200, False, ()),  # human/settings/install_record.py
+    ("codex-daemon", 0.0, 0, False, ()),  # written by older releases: emptied whatever its age
+    ("claims", 3600.0, 2000, False, ()),  # hook/claim.py: useless after 10 s
 )
 
 
 def after_run(
     environ: Mapping[str, str], now: float, inline: bool = False, wanted: bool = False
 ) -> None:
-    """Prune if this process wrote a record (or `wanted`: a reader found more records than it reads)
-    and the last prune is PRUNE_EVERY old.
-
-    Detached (its own process, the harness's pipes dropped) unless `inline`: the caller is already
-    off the harness's wait. Best-effort: errors are swallowed, and where fork is missing or fails
-    nothing is pruned this time."""
+    """Prune, detached unless `inline`, if this run wrote a record (or a reader found more than it
+    reads: `wanted`) and the last prune is PRUNE_EVERY old. Best-effort: errors are swallowed."""
     try:
-        _after_run(environ, now, inline, wanted)
+        if not (state.WRITTEN or wanted) or not due(environ, now):
+            return
+        if inline:
+            _prune_and_log(environ, now)
+            return
+        from lich_hooks.hook import detach
+
+        if detach.fork() == 0:
+            try:
+                _prune_and_log(environ, now)
+            finally:
+                os._exit(0)
     except Exception:  # noqa: S110 - best-effort state, never the turn
         pass
 
 
-def _after_run(environ: Mapping[str, str], now: float, inline: bool, wanted: bool) -> None:
-    if not (state.WRITTEN or wanted) or not due(environ, now):
-        return
-    if inline:
-        _prune_and_log(environ, now)
-        return
-    from lich_hooks.hook import detach
-
-    pid = detach.fork()
-    if pid != 0:
-        return
-    try:
-        _prune_and_log(environ, now)
-    finally:
-        os._exit(0)
-
-
 def _prune_and_log(environ: Mapping[str, str], now: float) -> None:
-    """A prune that removed something writes its own LICH_HOOK_LOG line (event `prune`)."""
     import time
 
     from lich_hooks.base.runlog import RunLog
@@ -101,7 +76,6 @@ def _prune_and_log(environ: Mapping[str, str], now: float) -> None:
 
 
 def due(environ: Mapping[str, str], now: float) -> bool:
-    """One lstat: is the marker missing, PRUNE_EVERY old, or in the future?"""
     try:
         root = state.open_root(environ, create=False)
     except OSError:
@@ -114,7 +88,6 @@ def due(environ: Mapping[str, str], now: float) -> bool:
 
 
 def maybe_prune(environ: Mapping[str, str], now: float) -> int:
-    """Prune when due; how many entries went (0 when not due or on any error)."""
     try:
         root = state.open_root(environ, create=False)
     except OSError:
@@ -132,10 +105,7 @@ def maybe_prune(environ: Mapping[str, str], now: float) -> int:
 
 
 def prune(root: Dir, now: float, rules: tuple[Rule, ...] | None = None) -> int:
-    """Apply every rule under `root`; returns how many entries went.
-
-    Stray temporary files (a writer killed between create and rename) go with their directory's
-    other old entries."""
+    """How many entries went; a killed writer's temporary files go with the other old entries."""
     removed = 0
     for name, max_age, keep, nested, spared in RULES if rules is None else rules:
         try:
@@ -156,10 +126,7 @@ def prune(root: Dir, now: float, rules: tuple[Rule, ...] | None = None) -> int:
 def _files(
     directory: Dir, now: float, parts: tuple[str, ...], spared: tuple[str, ...]
 ) -> list[tuple[float, str]]:
-    """(when, name) of every entry that is not a directory; future mtimes count as now.
-
-    What this process wrote counts as newer than everything (MINE): it is kept and counted, never
-    this run's to remove."""
+    """(when, name) of every non-directory; future mtimes count as now, this run's own as MINE."""
     found = []
     for name in directory.names():
         if name in spared:
@@ -181,10 +148,8 @@ def _drop(
     max_age: float,
     keep: int,
 ) -> int:
-    """Unlink the entries older than `max_age` and all but the newest `keep`.
-
-    `dated` holds (when, card, name): with `parent`, each card's directory is opened under it only
-    while its entries are removed, one at a time; without, every entry is in `directory`."""
+    """Unlink (when, card, name) entries older than `max_age` and all but the newest `keep`; with
+    `parent`, each card's directory is opened only while its entries are removed."""
     dated.sort(key=lambda item: item[0], reverse=True)
     doomed: dict[str, list[str]] = {}
     for i, (when, card, name) in enumerate(dated):

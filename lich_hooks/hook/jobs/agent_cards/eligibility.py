@@ -1,6 +1,5 @@
 """Which Agent calls become lich cards: docs/agent-cards.md's table, in its order, as one pure
-function. The probes (interactive, LICH_BIN on disk, git branch) are callables run only when a row
-needs them, so tests drive every row and a call not taken imports nothing."""
+function; the costly probes run only when a row needs them."""
 
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ STOP_TOOL = "TaskStop"
 # Claude Code 2.1.3xx lists `claude` as "the default when no agent name is typed".
 GENERAL_TYPES = ("general-purpose", "claude")
 PROMPT_LIMIT = 8192  # UTF-8 bytes; lich refuses a longer task
-# Claude Code's switch for agent teams, read with its own truthiness rule.
 AGENT_TEAMS_VAR = "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS"
 TRUTHY = ("1", "true", "yes", "on")
 WORKER_BRANCH_PREFIX = "subagent/"
@@ -74,8 +72,6 @@ class Decision:
 
 
 class Probes:
-    """The checks that cost more than a dict lookup, each run at most once."""
-
     def __init__(
         self,
         interactive: Callable[[], bool],
@@ -97,7 +93,6 @@ class Probes:
         return self._bin_runnable()
 
     def branch(self) -> str | None:
-        """The current branch (None: detached, no git, failure), asked of git once."""
         if self._branch is None:
             self.ran.append("branch")
             self._branch = (self._current_branch(),)
@@ -109,8 +104,7 @@ def _text(value: object) -> str | None:
 
 
 def agent_teams_on(environ: Mapping[str, str]) -> bool:
-    """Agent teams are on (Claude Code exports its settings' `env` to hooks): only then can a
-    call start a teammate."""
+    """Claude Code's own truthiness rule; it exports its settings' `env` to hooks."""
     return environ.get(AGENT_TEAMS_VAR, "").strip().lower() in TRUTHY
 
 
@@ -132,9 +126,8 @@ def decide(
     agent_type = tool_input.get("subagent_type")
     if agent_type not in (None, "", *GENERAL_TYPES):
         return Decision(NATIVE, "agent-type")
-    # 3. teammates and remote agents keep Claude Code's own route. Measured on the real CLI
-    # (docs/harnesses.md): with agent teams on, a call with a `name` starts a teammate
-    # (2.1.3xx ignores `team_name`; older ones wanted both); with teams off, none does.
+    # 3. teammates and remote agents keep Claude Code's route; with agent teams on, a call with a
+    # `name` starts a teammate (2.1.3xx ignores `team_name`; docs/harnesses.md)
     if agent_teams and tool_input.get("name") not in (None, ""):
         return Decision(NATIVE, "teammate")
     if tool_input.get("team_name") not in (None, ""):

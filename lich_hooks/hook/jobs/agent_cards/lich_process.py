@@ -9,7 +9,6 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from subprocess import Popen
     from typing import IO, Literal
 
     from lich_hooks.hook.jobs.agent_cards.eligibility import Call
@@ -17,25 +16,21 @@ if TYPE_CHECKING:
     OpenKind = Literal["printed", "launch-error", "timeout", "interrupted"]
 
 OPEN_SECONDS = 120.0
-# Tests and debugging may shorten the open's limit; never lengthen it past the
-# registration's timeout.
+# Tests and debugging may shorten the open's limit, never lengthen it past the registration's.
 OPEN_SECONDS_VAR = "LICH_HOOK_OPEN_SECONDS"
 GIT_SECONDS = 5.0
 CONTROL_SECONDS = 30.0
 SESSIONS_SECONDS = 3.0
-# How much of a lich command's stdout and stderr is read back.
 STDOUT_LIMIT = 16 << 20
 STDERR_LIMIT = 1 << 20
 
-# How an open ended, besides "printed something" (see OpenResult.kind).
 PRINTED: OpenKind = "printed"
 LAUNCH_ERROR: OpenKind = "launch-error"
 TIMEOUT: OpenKind = "timeout"
 INTERRUPTED: OpenKind = "interrupted"
 
-# An open left running when the hook was interrupted. Held until the hook's os._exit so its Popen is
-# never finalised: the finaliser warns "subprocess … is still running" on stderr when PYTHONWARNINGS
-# or -X dev is set, and here that is intended.
+# An open left running when the hook was interrupted, held so its Popen is never finalised: the
+# finaliser would warn on stderr under PYTHONWARNINGS or -X dev.
 _LEFT_RUNNING: list[object] = []
 
 
@@ -75,7 +70,7 @@ def usable_dir(path: str | None) -> str | None:
 
 
 def current_branch(cwd: str | None, environ: Mapping[str, str]) -> str | None:
-    """`git branch --show-current` in `cwd`: None on a detached HEAD, no git, or failure."""
+    """None on a detached HEAD, no git, or failure."""
     import subprocess
 
     try:
@@ -110,13 +105,11 @@ def open_argv(lich_bin: str, call: Call, branch: str | None, base: str | None) -
 
 
 def _option(name: str, value: str) -> list[str]:
-    """`name value`, or `name=value` when the value starts with `-`: lich's parser would read
-    a prompt such as `--json` as an option, and the attached form is every parser's escape."""
+    """`name=value` when the value starts with `-`: lich's parser would read it as an option."""
     return [f"{name}={value}"] if value.startswith("-") else [name, value]
 
 
 def loggable(argv: list[str], prompt: str) -> list[str]:
-    """The open's arguments for the log: the prompt replaced by its length."""
     hidden = f"<{len(prompt)} chars>"
     out = []
     for i, arg in enumerate(argv):
@@ -148,7 +141,7 @@ def parse_object(out: bytes) -> dict[str, object] | None:
 
 
 def last_line(err: bytes, limit: int = 400) -> str | None:
-    """The last non-blank line of a stderr, which is where lich says why."""
+    """Where lich says why."""
     for line in reversed(err.decode("utf-8", "replace").splitlines()):
         line = line.strip()
         if line:
@@ -157,7 +150,6 @@ def last_line(err: bytes, limit: int = 400) -> str | None:
 
 
 def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> OpenResult:
-    """Run `lich open` to its end, its limit, or the hook's interruption."""
     import tempfile
 
     guard = _Guard()
@@ -185,7 +177,6 @@ def _open_guarded(
     out: IO[bytes],
     err: IO[bytes],
 ) -> int | OpenResult:
-    """The open's exit code or how it ended, SIGINT/SIGTERM raising Interrupted meanwhile."""
     import subprocess
 
     seconds = open_seconds(environ)
@@ -202,8 +193,9 @@ def _open_guarded(
             stderr=err,
             start_new_session=True,  # Esc's signal to our group must miss it
         )
-        code = _wait(proc, seconds)
-        if code is None:
+        try:
+            code = proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
             # Past the limit the native agent runs: lich must not start the same task beside it.
             _kill_group(proc.pid)
             proc.wait()
@@ -221,16 +213,6 @@ def _open_guarded(
         return proc.returncode  # it ended as the signal came: its answer stands
     finally:
         guard.disarm(answered)
-
-
-def _wait(proc: Popen[bytes], seconds: float) -> int | None:
-    """Its exit code; None past `seconds`."""
-    import subprocess
-
-    try:
-        return proc.wait(timeout=seconds)
-    except subprocess.TimeoutExpired:
-        return None
 
 
 class _Guard:
@@ -258,8 +240,8 @@ class _Guard:
             signal.signal(sig, self._on_signal)
 
     def disarm(self, answered: bool) -> None:
-        """The old handlers, unless the open answered: then both signals are ignored until
-        os._exit, set while blocked so one arriving in between is discarded, not delivered."""
+        """The old handlers, unless the open answered: then both are ignored until os._exit, set
+        while blocked so one arriving in between is discarded, not delivered."""
         import signal
 
         if self.caught:
@@ -292,22 +274,22 @@ def _describe(error: BaseException) -> str:
 
 
 class Ran:
-    """A short lich command's exit code and output."""
+    """A short lich command's exit code (None: it could not run or finish) and output."""
 
     __slots__ = ("code", "error", "stderr", "stdout")
 
     def __init__(
         self, code: int | None, stdout: bytes = b"", stderr: bytes = b"", error: str | None = None
     ) -> None:
-        self.code = code  # None: it could not run or did not finish
+        self.code = code
         self.stdout = stdout
         self.stderr = stderr
         self.error = error
 
 
 def run_lich(lich_bin: str, args: list[str], environ: Mapping[str, str], seconds: float) -> Ran:
-    """`$LICH_BIN <args…>` within `seconds`, output in temporary files: we wait for the
-    process, not EOF, so a helper lich leaves holding our pipes cannot make it time out."""
+    """Output in temporary files: we wait for the process, not EOF, so a helper lich leaves
+    holding our pipes cannot make it time out."""
     import subprocess
     import tempfile
 

@@ -1,6 +1,5 @@
-"""Agent cards' PreToolUse job (docs/agent-cards.md). Claude Code may run it before every tool call,
-so a call that ends in "no verdict" imports only `eligibility`; the texts, signals and `lich open`
-load once a call is taken or a recorded worker stopped."""
+"""Agent cards' PreToolUse job (docs/agent-cards.md), run before every tool call: "no verdict"
+imports only `eligibility`."""
 
 from __future__ import annotations
 
@@ -61,7 +60,7 @@ def _agent(ctx: Context, data: dict[str, object]) -> Outcome:
 
 
 def _claimed(ctx: Context, data: dict[str, object]) -> bool:
-    """Is this the run that acts (hook/claim.py)? Claude Code takes only one deny."""
+    """Claude Code takes only one deny (hook/claim.py)."""
     from lich_hooks.hook import claim
 
     tool_use_id = data.get("tool_use_id")
@@ -100,7 +99,7 @@ def _open(
 
 
 def _task_stop(ctx: Context, data: dict[str, object]) -> Outcome:
-    """Stop a worker this card opened (docs/agent-cards.md); any other id is Claude Code's."""
+    """Any id but a worker this card opened is Claude Code's."""
     env = ctx.env
     if env.card is None or env.bin is None:
         return Outcome("native:outside-lich")
@@ -116,9 +115,7 @@ def _task_stop(ctx: Context, data: dict[str, object]) -> Outcome:
     if worker is None:
         return Outcome("native:not-our-task")
     if not env.bin_is_runnable():
-        # The rule of Agent calls: a relative LICH_BIN would run whatever `lich`
-        # is first on PATH (or in the cwd), and an impostor's exit 0 would read
-        # as "stopped". No verdict: Claude Code's own TaskStop answers.
+        # An impostor `lich` first on PATH would read as "stopped": Claude Code's TaskStop answers
         return Outcome("native:lich-bin-unusable")
     if not _claimed(ctx, data):
         return Outcome("other-route-acts")

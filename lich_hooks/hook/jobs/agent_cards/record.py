@@ -1,6 +1,5 @@
-"""The workers a card opened, one private file each in the state directory: what it holds, why one
-file per worker, and how it is pruned is docs/agent-cards.md's "The worker record, and TaskStop".
-Best-effort: a broken directory loses the record, never the verdict."""
+"""The workers a card opened, one file each (docs/agent-cards.md, "The worker record, and
+TaskStop"); best-effort: a broken directory loses the record, never the verdict."""
 
 from __future__ import annotations
 
@@ -14,8 +13,7 @@ if TYPE_CHECKING:
     from typing import TypedDict
 
     class Worker(TypedDict):
-        """What `add` writes for a worker lich took (verdict.for_open builds it), and what `find`
-        and `workers` give back once `_valid` checked each field of the file."""
+        """Written by `add`, given back once `_valid` checked each field."""
 
         name: str  # lich's roster name: the file's key, and the TaskStop id
         label: str
@@ -30,9 +28,8 @@ if TYPE_CHECKING:
 SUFFIX = ".json"
 CHECKED = ".checked"  # when the status line last asked lich (dot: never a worker's file)
 WORKERS = "workers"  # its row in state/prune.py's RULES (CHECKED spared)
-# What one status line reads at most, whatever the directory holds (docs/agent-cards.md,
-# "The status line"): entries looked at, records read (newest first: the pruner keeps 200
-# over every card), and bytes each (more than `add` ever writes: the description is cut).
+# What one status line reads at most, whatever the directory holds: entries, records (newest
+# first), bytes each (more than `add` writes).
 SCAN_LIMIT = 1000
 READ_LIMIT = 200
 RECORD_LIMIT = 8 << 10
@@ -50,7 +47,7 @@ def _name(name: str) -> str:
 
 
 def add(environ: Mapping[str, str], card: str, worker: Worker) -> bool:
-    """Remember a worker (its `name` is the key). False when the directory refused."""
+    """False when the directory refused."""
     import json
 
     name = worker.get("name")
@@ -69,8 +66,7 @@ def add(environ: Mapping[str, str], card: str, worker: Worker) -> bool:
 
 
 def _valid(raw: bytes | None) -> Worker | None:
-    """The record, once each field has the type `add` writes; None for anything else
-    (a damaged or foreign file is no worker, and never hides the others)."""
+    """None for a damaged or foreign file: no worker, and it never hides the others."""
     value = loads_object(raw) if raw is not None else None
     if value is None or not isinstance(value.get("name"), str) or not value["name"]:
         return None
@@ -88,7 +84,6 @@ def _valid(raw: bytes | None) -> Worker | None:
 
 
 def find(environ: Mapping[str, str], card: str, name: str) -> Worker | None:
-    """The worker recorded under roster name `name`, or None. One file read."""
     worker = _valid(state.read(environ, _parts(card), _name(name), RECORD_LIMIT))
     return worker if worker is not None and worker["name"] == name else None
 
@@ -98,9 +93,7 @@ def remove(environ: Mapping[str, str], card: str, *names: str) -> None:
 
 
 def workers(environ: Mapping[str, str], card: str, now: float) -> tuple[list[Worker], bool]:
-    """The workers recorded for `card` within the prune age, oldest first, and whether those are all
-    of them: at most READ_LIMIT records of RECORD_LIMIT bytes are read, the newest, among the first
-    SCAN_LIMIT entries (older records are the pruner's, state/prune.py)."""
+    """The workers within the prune age, oldest first, and whether those are all of them."""
     from lich_hooks.hook.state.prune import WORKERS_AGE
 
     read, whole = state.entries(
@@ -116,7 +109,6 @@ def workers(environ: Mapping[str, str], card: str, now: float) -> tuple[list[Wor
 
 
 def checked_at(environ: Mapping[str, str], card: str) -> float | None:
-    """When lich's session list was last read for this card (wall clock), or None."""
     raw = state.read(environ, _parts(card), CHECKED, 64)
     if raw is None:
         return None

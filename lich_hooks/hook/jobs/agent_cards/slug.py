@@ -12,28 +12,13 @@ SUFFIX_CHARS = 4
 EMPTY = "agent"
 
 
-def _is_word_char(char: str) -> bool:
-    # str.isalnum() is Unicode letters (L*) and numbers (N*): any script.
-    return char.isalnum()
-
-
 def words(text: str) -> list[str]:
-    """The runs of letters and digits in `text`, lower-cased, in order."""
-    found: list[str] = []
-    current: list[str] = []
-    for char in text.lower():
-        if _is_word_char(char):
-            current.append(char)
-        elif current:
-            found.append("".join(current))
-            current = []
-    if current:
-        found.append("".join(current))
-    return found
+    """The runs of letters and digits (str.isalnum: any script) in `text`, lower-cased."""
+    return "".join(char if char.isalnum() else " " for char in text.lower()).split()
 
 
 def slug(description: str) -> str:
-    """The slug of a task description: never empty, at most 40 characters."""
+    """Never empty, at most 40 characters."""
     taken: list[str] = []
     length = 0  # of "-".join(taken)
     for word in words(description):
@@ -50,7 +35,7 @@ def slug(description: str) -> str:
 
 def suffix(tool_use_id: str | None) -> str:
     """The id's last four letters or digits, lower-cased; none: four random hex digits."""
-    chars = [c for c in (tool_use_id or "") if _is_word_char(c)]
+    chars = [c for c in (tool_use_id or "") if c.isalnum()]
     if not chars:
         import os
 

@@ -24,8 +24,7 @@ EN: dict[str, str] = {
     "done_isolated": "on branch {branch} in {path}",
     "done_shared": "in this same checkout ({path})",
     "on_branch": " (on branch {branch})",
-    # denies: the person reads the systemMessage first (a dim note), then the reason (in the
-    # error colour, and the model's tool_result); the additional context reaches the model only
+    # denies: the person reads the systemMessage, then the reason; the context is the model's only
     "pending_person": (
         'lich is running this task as card "{label}"; its report will come back here.'
     ),

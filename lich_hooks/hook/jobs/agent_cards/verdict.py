@@ -28,8 +28,7 @@ def _encode(value: dict[str, object]) -> bytes:
 
 
 def deny(reason: str, context: str | None = None, person: str | None = None) -> bytes:
-    """The deny by reader (docs/agent-cards.md): `person` (systemMessage), `reason` (both),
-    `context` (additionalContext, the model only)."""
+    """`person`: systemMessage; `reason`: both read it; `context`: the model's only."""
     out: dict[str, object] = {
         "hookEventName": "PreToolUse",
         "permissionDecision": "deny",
@@ -47,21 +46,16 @@ _deny = deny  # for_open's own `deny` wraps it
 
 
 def context_reaches_model(environ: Mapping[str, str]) -> bool:
-    """Does the model see a deny's additionalContext? From 2.1.269 (docs/harnesses.md,
-    Supported versions), the release that also sets CLAUDE_CODE_SESSION_ATTENDED: its
-    presence is the cheapest evidence; without it the model's part goes into the reason."""
+    """From 2.1.269, which also sets CLAUDE_CODE_SESSION_ATTENDED (docs/harnesses.md)."""
     return "CLAUDE_CODE_SESSION_ATTENDED" in environ
 
 
 def toast(lang: str, description: str, why: str, **values: object) -> bytes:
-    """The native agent runs; the user is told why it is not a card."""
     reason = text(lang, why, **values)
     return _encode({"systemMessage": text(lang, "toast", description=description, why=reason)})
 
 
 class Verdict:
-    """The stdout for one open, the log's word for it, and the worker to record."""
-
     __slots__ = ("decision", "stdout", "worker")
 
     def __init__(self, decision: str, stdout: bytes, worker: Worker | None = None) -> None:
@@ -87,8 +81,7 @@ def for_open(
     now: float,
     context_seen: bool = True,
 ) -> Verdict:
-    """docs/agent-cards.md, a row per `lich open` outcome; `context_seen` False puts the
-    model's part into the reason."""
+    """docs/agent-cards.md, a row per `lich open` outcome."""
 
     def deny(reason: str, context: str | None = None, person: str | None = None) -> bytes:
         if context and not context_seen:
@@ -130,9 +123,8 @@ def for_open(
         where = text(lang, "where_shared", path=path)
     if status in RUNNING:
         context = text(lang, "pending_context", label=label, name=name, where=where)
-        # Measured on Claude Code 2.1.328 and 2.1.332: TaskStop refuses ids it did not issue before
-        # PreToolUse runs, so the model also gets the lich command that stops the worker.
-        # quoted: the model pastes it into a shell, and a roster name is lich's text
+        # TaskStop refuses ids it did not issue before PreToolUse runs (2.1.328, 2.1.332): the model
+        # gets the lich command too, quoted, as it pastes it into a shell
         import shlex
 
         quoted = shlex.quote(name)
@@ -159,8 +151,7 @@ def for_open(
             done = text(lang, "done_isolated", branch=branch, path=path)
         else:
             done = text(lang, "done_shared", path=path)
-        # The report goes last: over 10,000 characters Claude Code 2.1.3xx keeps an
-        # additionalContext in a file and shows the model its path and first 2 KB.
+        # The report goes last: past 10,000 characters the model sees only the first 2 KB
         context = text(lang, "answered_context", label=label, name=name, answer=answer, where=done)
         person = text(lang, "answered_person", label=label)
         return Verdict("deny:answered", deny(text(lang, "answered"), context, person))

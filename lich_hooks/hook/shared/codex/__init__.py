@@ -1,8 +1,5 @@
-"""Codex's shared app-server daemon: find the card a hook reports for, or refuse.
-
-`decide.py` holds the rules, `probe.py` reads the system; this joins them for the
-session-start job (docs/harnesses.md, Codex).
-"""
+"""Codex's shared app-server daemon: find the card a hook reports for, or refuse; joins
+decide.py's rules and probe.py's reading (docs/harnesses.md, Codex)."""
 
 from __future__ import annotations
 
@@ -20,8 +17,7 @@ if TYPE_CHECKING:
     from lich_hooks.hook.outcome import Context, Outcome
     from lich_hooks.hook.shared.core import AttributionDecision
 
-# The one line Codex's TUI shows for a SessionStart (`↳ Hook · …`): its systemMessage, the
-# one key besides continue/stopReason/suppressOutput/hookSpecificOutput Codex accepts.
+# The one line Codex's TUI shows for a SessionStart (`↳ Hook · …`).
 NOTICE = (
     b'{"systemMessage":"lich: this conversation is not linked to its card while several '
     b"cards share Codex's background daemon; start Codex in lich cards with "
@@ -34,10 +30,8 @@ REFUSED = (decide.UNACCOUNTED, UNSUPPORTED, PROBE_FAILED)
 
 
 def card(ctx: Context) -> LichEnv | Outcome | Callable[[], LichEnv | Outcome] | None:
-    """Under Codex's daemon, the card that owns the conversation (or a refusal; or how the
-    detached sender finds it in the daemon's log); None: a codex client runs the hook as
-    its child, so the hook's own environment is the card's.
-    """
+    """The conversation's card, a refusal, or how the detached sender finds it in the daemon's
+    log; None: a codex client runs the hook as its child."""
     started, hook_started = time.monotonic(), time.time()
     shared = core.shared_runner(ctx, who_runs(), "codex")
     if not isinstance(shared, tuple):
@@ -56,8 +50,7 @@ def card(ctx: Context) -> LichEnv | Outcome | Callable[[], LichEnv | Outcome] | 
         return later
     result = core.attributed(ctx, found, started)
     if found.lich is None and (found.lich_seen or ctx.env.can_report) and source != "compact":
-        # inside lich: the person sees why this conversation is not on its card, and the
-        # fix; a compaction repeats a conversation already told (docs/harnesses.md, Codex)
+        # inside lich: the person sees why and the fix (a compaction was told already)
         from lich_hooks.hook.outcome import Outcome
 
         if isinstance(result, Outcome):
@@ -66,7 +59,6 @@ def card(ctx: Context) -> LichEnv | Outcome | Callable[[], LichEnv | Outcome] | 
 
 
 def who_runs(start: int | None = None, proc: str = probe.PROC) -> decide.Runner:
-    """OWN, DAEMON or UNKNOWN for the process tree above `start` (default: our parent)."""
     return decide.runner(probe.ancestors(os.getppid() if start is None else start, proc))
 
 
@@ -78,8 +70,7 @@ def find_card(
     proc: str = probe.PROC,
     seen: list[decide.Client] | None = None,
 ) -> decide.Attribution:
-    """The card among `daemon`'s clients whose conversation runs in `cwd`, or why none
-    (the clients read are added to `seen`)."""
+    """The clients read are added to `seen`."""
     if not probe.can_list_clients(proc):
         return decide.Attribution(
             UNSUPPORTED,
@@ -95,8 +86,8 @@ def find_card(
     want, recorded = cwd, None
     if cwd and os.path.isabs(cwd):
         want = decide.normalise(os.path.realpath(cwd))  # /proc shows cwds symlinks resolved
-        if source not in decide.FRESH_SOURCES:
-            recorded = _real(probe.session_cwd(transcript))
+        at = probe.session_cwd(transcript) if source not in decide.FRESH_SOURCES else None
+        recorded = None if at is None else decide.normalise(os.path.realpath(at))
     found = decide.attribute(snap.clients, want, source, recorded, snap.unaccounted)
     found.lich_seen = found.lich is None and any(c.lich for c in snap.clients)
     return found
@@ -109,7 +100,6 @@ def from_log(
     clients: list[decide.Client],
     hook_started: float,
 ) -> decide.Attribution:
-    """decide.from_evidence over the daemon's log, read in the detached sender."""
     from lich_hooks.base.homes import codex_home
     from lich_hooks.hook.shared.codex import evidence
 
@@ -128,7 +118,3 @@ def from_log(
     except evidence.Unreadable as error:
         return decide.Attribution(decide.NO_EVIDENCE, f"codex app-server {daemon}: {error}")
     return decide.from_evidence(rows, startups, clients, seen, hook_started, since, own, begun)
-
-
-def _real(path: str | None) -> str | None:
-    return None if path is None else decide.normalise(os.path.realpath(path))

@@ -1,12 +1,5 @@
 """Which lich card a Codex hook reports for: pure decisions over a process snapshot and the
-daemon's log.
-
-Codex's shared app-server daemon runs every TUI's hooks with the first TUI's environment, so
-the hook's own LICH_* are never trusted under it. `runner` finds who runs the hook,
-`attribute` the refusals decided at once (a peer no client read), `from_evidence` the card
-whose TUI is tied to the connection that started the thread. Why, and each limit:
-docs/harnesses.md (Codex); the proof is the model in tests/shared_process/.
-"""
+daemon's log, whose hooks run with the first TUI's LICH_* (docs/harnesses.md, Codex)."""
 
 from __future__ import annotations
 
@@ -22,20 +15,15 @@ if TYPE_CHECKING:
 __all__ = ["OWN", "UNKNOWN", "Attribution", "Runner", "normalise", "one_card"]
 
 CODEX_NAMES = ("codex", "codex.exe")
-# Subcommands whose TUI runs a session that may live in another directory.
 SWITCHERS = ("resume", "fork", "agents")
-# SessionStart sources that start a new conversation in the TUI's directory;
-# any other (resume, fork, compact, or one we do not know) may continue one
-# that was resumed into another directory. A compaction keeps its id, so lich
-# loses nothing when such a report is dropped.
+# A new conversation in the TUI's directory; any other source may continue one resumed elsewhere.
 FRESH_SOURCES = ("startup", "clear")
 
-# runner() verdict beside core's OWN and UNKNOWN
-DAEMON: RunnerKind = "daemon"  # the shared app-server runs it: find the card among its clients
+DAEMON: RunnerKind = "daemon"  # runner(): the shared app-server runs it
 
 
 def is_codex(argv: Sequence[str]) -> bool:
-    """A process whose executable is named codex (the native binary, not npm's node wrapper)."""
+    """The native binary, not npm's node wrapper."""
     if not argv:
         return False
     name = argv[0].replace("\\", "/").rsplit("/", 1)[-1].lower()
@@ -43,19 +31,15 @@ def is_codex(argv: Sequence[str]) -> bool:
 
 
 def is_app_server(argv: Sequence[str]) -> bool:
-    """`codex app-server …`: any app-server counts as shared, its environment proves nothing."""
     return is_codex(argv) and len(argv) > 1 and argv[1] == "app-server"
 
 
 def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
-    """Classify the hook's ancestry, nearest first (None: unreadable); the nearest codex decides."""
     return core.nearest(ancestors, (is_app_server, DAEMON, "codex app-server"), (is_codex, "codex"))
 
 
 class Client(core.Client):
-    """One codex process connected to the daemon (core.Client); `resumed_dir`: the recorded
-    directory of the session a `codex resume|fork <id>` names, when the probe found it.
-    """
+    """`resumed_dir`: the recorded directory of the session `codex resume|fork <id>` names."""
 
     __slots__ = ("resumed_dir",)
 
@@ -77,10 +61,8 @@ def conversation_dir(client: Client) -> str | None:
 
 
 def switcher(argv: Sequence[str]) -> tuple[str, str | None] | None:
-    """`(subcommand, session id)` for `codex resume|fork [<uuid>]` and `codex agents`, else None.
-
-    Any argument spelled so counts: a false switcher costs a report, a missed one a card.
-    """
+    """`(subcommand, session id)`; any argument spelled so counts: a false one costs a report,
+    a missed one a card."""
     args = list(argv[1:])
     if "--" in args:
         args = args[: args.index("--")]
@@ -100,7 +82,7 @@ def _is_uuid(text: str) -> bool:
 
 
 def possible_dirs(client: Client) -> set[str] | None:
-    """Every directory this client's conversation can run in; None: any directory."""
+    """None: any directory."""
     here = conversation_dir(client)
     if here is None:
         return set()  # gone
@@ -134,10 +116,8 @@ def choose(
     source: str | None = None,
     recorded: str | None = None,
 ) -> Attribution:
-    """The one card whose connected client TUI can run a conversation in `cwd`, or why none.
-
-    `source`: the SessionStart source; `recorded`: the session's recorded directory, if known.
-    """
+    """The one card whose client can run a conversation in `cwd` (`recorded`: the session's
+    recorded directory, if known)."""
     if not cwd or not cwd.startswith("/"):
         return Attribution(NO_CWD, "the payload has no absolute cwd to match a client by")
     want = normalise(cwd)
@@ -164,11 +144,7 @@ def attribute(
     recorded: str | None = None,
     unaccounted: int = 0,
 ) -> Attribution:
-    """The whole rule for one SessionStart under the daemon, over what the probe saw.
-
-    Any connection not read as a client (`unaccounted`) or another card's TUI connected
-    refuses: either may own the conversation (docs/harnesses.md).
-    """
+    """An unread connection or another card's TUI refuses: either may own the conversation."""
     if unaccounted:
         return Attribution(
             UNACCOUNTED,
@@ -204,14 +180,11 @@ def _can_run_in(client: Client, want: str) -> bool:
     return dirs is None or want in dirs
 
 
-# The daemon log's evidence (docs/harnesses.md, Codex, "Attribution from evidence").
-# A plain TUI logs `connected app-server platform` under its own pid, then its session
-# connection sends `thread/start` id `startup-thread-start-<uuid>` (0.01-0.15 s later, n=12).
+# The daemon log's evidence: docs/harnesses.md, Codex, "Attribution from evidence".
 CONNECT_WITHIN = 60.0  # a TUI's connect row is looked for this long after its start
-REQUEST_AFTER = 1.0  # its startup request follows its connect row within this
-# A resume's rows that carry the thread id can come after the hook it set off (0.16 s seen):
-# when another connection asked to start, resume or fork a thread within REQUEST_SPAN before
-# the hook, the log is read only once the daemon has written AFTER_HOOK past it.
+REQUEST_AFTER = 1.0  # its startup request follows its connect row within this (0.15 s seen)
+# A resume's thread rows can follow its hook (0.16 s seen): with another connection's request
+# within REQUEST_SPAN before the hook, wait until the log runs AFTER_HOOK past it.
 AFTER_HOOK = 1.0
 REQUEST_SPAN = 10.0
 Row = tuple[float, str, int]  # (time, rpc method, connection id)
@@ -227,14 +200,10 @@ def from_evidence(
     own: Mapping[int, Sequence[float]],
     requests: Sequence[Row] = (),
 ) -> Attribution:
-    """The card whose live TUI's connection started or resumed this thread, or why none.
+    """The card whose live TUI's connection started or resumed this thread (`rows`), or why none.
 
-    `rows`: the thread's start/resume/fork requests (any time: more can only refuse);
-    `startups`: every TUI startup request logged from the clients' starts; `seen`: the
-    newest daemon row read; `since`: the daemon's start; `own`: pid -> when each client
-    logged its connect; `requests`: start/resume/fork requests as logged when they began
-    (no thread id yet); `clients` carry `started` as wall-clock seconds.
-    """
+    `seen`: the newest row read; `since`: the daemon's start; `own`: pid -> its connect times;
+    `requests`: start/resume/fork requests as logged when they began (no thread id yet)."""
     connections = {connection for _, _, connection in rows}
     others = {c for t, _, c in requests if hook_started - REQUEST_SPAN <= t} - connections
     if seen < hook_started + (AFTER_HOOK if others else 0) or not rows:
@@ -256,7 +225,6 @@ def from_evidence(
 
 
 def connected_at(client: Client, own: Mapping[int, Sequence[float]]) -> float | None:
-    """When a client first logged its connect after its start (None: not in the log)."""
     start = client.started
     found = [t for t in own.get(client.pid, ()) if start is not None and start <= t]
     return min(found) if found and min(found) <= (start or 0) + CONNECT_WITHIN else None
@@ -269,9 +237,7 @@ def tie(
     since: float,
     own: Mapping[int, Sequence[float]],
 ) -> int | None:
-    """The connection a plain TUI opened at its start: the one startup request logged between
-    its start and REQUEST_AFTER past its connect (its own is among them). A connect before the
-    daemon's start went to another daemon: a reconnect sends no startup request."""
+    """The one startup request between a plain TUI's start and REQUEST_AFTER past its connect."""
     connect = connected_at(client, own)
     if client.started is None or switcher(client.argv) is not None or connect is None:
         return None  # no startup request of its own in the log

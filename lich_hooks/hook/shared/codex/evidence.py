@@ -1,10 +1,6 @@
-"""What the Codex daemon's own log says about a thread: the I/O half of decide.from_evidence.
-
-Read only in the detached sender (sqlite3 is imported nowhere else): the daemon writes
-`CODEX_HOME/logs_2.sqlite` in ~10 s batches, so the sender waits for a row written after
-the hook began, bounded by SETTLE. Read-only, bounded, indexed queries; never through a
-symlink. docs/harnesses.md (Codex, "Attribution from evidence").
-"""
+"""The I/O half of decide.from_evidence, read only in the detached sender: the daemon writes its
+log in ~10 s batches, so the sender waits up to SETTLE for a row written after the hook began.
+Read-only, bounded, indexed queries, never through a symlink (docs/harnesses.md, Codex)."""
 
 from __future__ import annotations
 
@@ -40,7 +36,6 @@ class Unreadable(Exception):
 
 
 def open_log(codex_home: str) -> sqlite3.Connection:
-    """The daemon's log database, read-only; Unreadable for anything but a regular file."""
     import sqlite3
     import stat
     from urllib.parse import quote
@@ -70,9 +65,8 @@ def _query(db: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> list[t
 
 
 def settle(db: sqlite3.Connection, daemon: int, after: float, deadline: float) -> Seen | None:
-    """(process_uuid, time) of a row the daemon wrote after `after`, waiting until the
-    monotonic `deadline`: every row it logged before is then in the file (one writer,
-    rows in time order: measured)."""
+    """(process_uuid, time) of a row the daemon wrote after `after`: every earlier row is then in
+    the file (one writer, rows in time order: measured)."""
     prefix = f"pid:{daemon}:"
     while True:
         rows = _query(
@@ -94,7 +88,6 @@ def settle(db: sqlite3.Connection, daemon: int, after: float, deadline: float) -
 def thread_rows(
     db: sqlite3.Connection, uuid: str, thread: str, since: float, until: float
 ) -> list[Row]:
-    """The daemon's start/resume/fork requests for `thread` in [since, until]."""
     rows = _query(
         db,
         "SELECT ts, ts_nanos, feedback_log_body FROM logs WHERE thread_id = ? AND ts >= ? "
@@ -106,42 +99,32 @@ def thread_rows(
 
 
 def _spanned(
-    db: sqlite3.Connection, uuid: str, start: float, end: float, like: str
-) -> list[tuple[float, str]]:
-    """(time, body) of the daemon's rows whose body is LIKE `like`, logged in [start, end]."""
+    db: sqlite3.Connection, uuid: str, start: float, end: float, like: str, pattern: re.Pattern[str]
+) -> list[tuple[float, re.Match[str]]]:
+    """The daemon's rows in [start, end] whose body is LIKE `like` and `pattern` finds."""
     rows = _query(
         db,
         "SELECT ts, ts_nanos, feedback_log_body FROM logs WHERE ts >= ? AND ts <= ? "
         "AND process_uuid = ? AND feedback_log_body LIKE ? LIMIT ?",
         (int(start), int(end) + 1, uuid, like, MAX_ROWS * 5),
     )
-    found = [(_when(ts, nanos), str(body)) for ts, nanos, body in rows]
-    return [(when, body) for when, body in found if start <= when <= end]
+    found = [(_when(ts, nanos), pattern.search(str(body))) for ts, nanos, body in rows]
+    return [(when, match) for when, match in found if match and start <= when <= end]
 
 
 def requests(db: sqlite3.Connection, uuid: str, start: float, end: float) -> list[Row]:
-    """The start/resume/fork requests the daemon logged as they began in [start, end]."""
-    found = []
-    for when, body in _spanned(db, uuid, start, end, "app-server request: thread/%"):
-        match = BEGUN.match(body)
-        if match:
-            found.append((when, f"thread/{match.group(1)}", int(match.group(2))))
-    return found
+    spanned = _spanned(db, uuid, start, end, "app-server request: thread/%", BEGUN)
+    return [(when, f"thread/{m.group(1)}", int(m.group(2))) for when, m in spanned]
 
 
 BEGUN = re.compile(
-    r"app-server request: thread/(start|resume|fork) connection_id=ConnectionId\((\d+)\)"
+    r"\Aapp-server request: thread/(start|resume|fork) connection_id=ConnectionId\((\d+)\)"
 )
 
 
 def startup_rows(db: sqlite3.Connection, uuid: str, start: float, end: float) -> list[Row]:
-    """Every TUI-startup `thread/start` the daemon logged in [start, end] (either form)."""
-    found = []
-    for when, body in _spanned(db, uuid, start, end, "%startup-thread-start-%"):
-        match = STARTUP.search(body)
-        if match:
-            found.append((when, "thread/start", int(match.group(1) or match.group(2))))
-    return found
+    spanned = _spanned(db, uuid, start, end, "%startup-thread-start-%", STARTUP)
+    return [(when, "thread/start", int(m.group(1) or m.group(2))) for when, m in spanned]
 
 
 STARTUP = re.compile(
@@ -152,15 +135,11 @@ STARTUP = re.compile(
 
 
 def connected(db: sqlite3.Connection, pid: int, start: float) -> list[float]:
-    """When the TUI `pid` logged `connected app-server platform`, from `start` on."""
     rows = _query(
         db,
         "SELECT ts, ts_nanos, process_uuid FROM logs WHERE ts >= ? AND ts <= ? "
         "AND feedback_log_body LIKE 'connected app-server platform%' LIMIT 200",
-        (
-            int(start),
-            int(start + CONNECT_WITHIN) + 1,
-        ),
+        (int(start), int(start + CONNECT_WITHIN) + 1),
     )
     return [_when(ts, n) for ts, n, u in rows if str(u).startswith(f"pid:{pid}:")]
 
@@ -177,10 +156,8 @@ def _when(ts: object, nanos: object) -> float:
 def gather(
     codex_home: str, daemon: int, thread: str, hook_started: float, starts: dict[int, float]
 ) -> tuple[list[Row], list[Row], float, float, dict[int, list[float]], list[Row]]:
-    """(thread rows, startup rows, newest row's time, daemon start, each TUI's connect rows,
-    requests begun within REQUEST_SPAN before the hook) once the daemon has written past the
-    hook (AFTER_HOOK past it when another connection began a request) and, if it does within
-    SETTLE, past each TUI's (pid -> start) startup request. Unreadable: refuse."""
+    """decide.from_evidence's rows, once the daemon has written past the hook (AFTER_HOOK past it
+    if another connection began a request) and, within SETTLE, past each TUI's startup request."""
     from lich_hooks.hook.shared.codex.probe import started_at
 
     since = started_at(daemon)

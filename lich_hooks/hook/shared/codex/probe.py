@@ -1,11 +1,5 @@
-"""What the Codex attribution reads from the system: the hook's ancestry, the daemon's clients.
-
-The I/O half of `decide.py`: it only records. The readers Crush shares are in ../proc.py;
-this adds the daemon's clients and the sessions it holds. Only Linux can name a Unix
-socket's peer (NETLINK_SOCK_DIAG); elsewhere a daemon-run hook is refused. It runs inside
-the user's first turn: its cost, and the choices that keep it ~1-2 ms (`_socket`, batched
-sock_diag, `comm`-only scan, MAX_FDS, no psutil), are in docs/performance.md (Codex).
-"""
+"""The I/O half of decide.py: the daemon's clients and the sessions it holds, over ../proc.py.
+It runs inside the user's first turn: its ~1-2 ms cost is in docs/performance.md (Codex)."""
 
 from __future__ import annotations
 
@@ -23,7 +17,6 @@ from lich_hooks.hook.shared.proc import (
     environ_of,
     fd_targets,
     lich_environ,
-    socket_inodes,
     unix_peers,
 )
 
@@ -31,12 +24,9 @@ __all__ = [
     "PEER_BATCH",
     "PROC",
     "ProbeError",
-    "TooManyFiles",
     "can_list_clients",
     "environ_of",
-    "fd_targets",
     "lich_environ",
-    "socket_inodes",
     "unix_peers",
 ]
 
@@ -44,19 +34,15 @@ SESSION_META_LIMIT = 1 << 20  # a rollout's first line (session_meta) is a few k
 
 
 def ancestors(start: int, proc: str = PROC) -> list[tuple[int, list[str]]] | None:
-    """(pid, argv) from `start` upwards, up to and including the nearest codex."""
     return shared_proc.ancestors(start, proc, is_codex)
 
 
 def parse_ps(out: str, start: int) -> list[tuple[int, list[str]]] | None:
-    """The same from `ps -A -o pid=,ppid=,command=` output."""
     return shared_proc.parse_ps(out, start, is_codex)
 
 
 class Snapshot:
-    """What the probe saw of one daemon: its clients, `loaded` (session id -> the rollout file
-    the daemon holds open), and `unaccounted` peers no readable codex client holds.
-    """
+    """`loaded`: session id -> the rollout file the daemon holds open."""
 
     __slots__ = ("clients", "loaded", "unaccounted")
 
@@ -67,17 +53,11 @@ class Snapshot:
 
 
 def clients(daemon: int, proc: str = PROC) -> list[Client]:
-    """Every codex process holding the other end of one of the daemon's connections
-    (ProbeError: they cannot be read, so the caller refuses).
-    """
     return snapshot(daemon, proc).clients
 
 
 def snapshot(daemon: int, proc: str = PROC) -> Snapshot:
-    """The daemon's clients, loaded sessions and unaccounted peers (ProbeError: cannot tell).
-
-    A peer held by anything but a readable codex client is counted, never skipped.
-    """
+    """ProbeError: cannot tell. A peer held by anything but a readable codex client is counted."""
     try:
         targets = fd_targets(daemon, proc)
     except TooManyFiles as error:
@@ -98,14 +78,14 @@ def snapshot(daemon: int, proc: str = PROC) -> Snapshot:
         switched = switcher(argv)
         if switched is not None and switched[1] is not None and switched[1] in rollouts:
             resumed_dir = session_cwd(rollouts[switched[1]])
-        client = Client(pid, argv, _cwd(pid, proc), lich_environ(pid, proc), resumed_dir)
+        client = Client(pid, argv, procfs.cwd(pid, proc), lich_environ(pid, proc), resumed_dir)
         client.started = started_at(pid, proc)
         found.append(client)
     return Snapshot(found, rollouts, unaccounted)
 
 
 def _rollouts(targets: list[str]) -> dict[str, str]:
-    """Session id -> rollout file, for the sessions the daemon has open (`rollout-…-<id>.jsonl`)."""
+    """Session id -> `rollout-…-<id>.jsonl` file."""
     found = {}
     for path in targets:
         name = path.rsplit("/", 1)[-1]
@@ -115,39 +95,24 @@ def _rollouts(targets: list[str]) -> dict[str, str]:
 
 
 def session_cwd(path: str | None) -> str | None:
-    """The `cwd` a Codex rollout recorded its session in (its first line, `session_meta`),
-    read bounded through base/safefile.py: the path may come from a payload.
-    """
-    return meta_cwd(rollout_head(path))
-
-
-def rollout_head(path: str | None) -> bytes | None:
-    """A rollout's first line as far as written; None: no readable regular file, or too long."""
+    """The absolute `cwd` in a rollout's first line (`session_meta`), read bounded: the path may
+    come from a payload."""
     if not path or not path.startswith("/"):
         return None
     from lich_hooks.base import safefile
+    from lich_hooks.hook.payload import loads_object
 
     try:
         head = safefile.read_regular(path, SESSION_META_LIMIT, stop=b"\n")
     except (OSError, ValueError):
         return None
-    return head.split(b"\n", 1)[0] + b"\n" if b"\n" in head else head
-
-
-def meta_cwd(head: bytes | None) -> str | None:
-    """The cwd in a rollout's first line, if it is a session_meta naming an absolute one."""
-    if not head:
-        return None
-    from lich_hooks.hook.payload import loads_object
-
-    record = loads_object(head.rstrip(b"\n"))
+    record = loads_object(head.split(b"\n", 1)[0])
     meta = record.get("payload") if record and record.get("type") == "session_meta" else None
     cwd = meta.get("cwd") if isinstance(meta, dict) else None
     return cwd if isinstance(cwd, str) and cwd.startswith("/") else None
 
 
 def app_servers(proc: str = PROC) -> list[tuple[int, list[str]]]:
-    """(pid, argv) of every running `codex app-server` (for doctor; not on the hook path)."""
     return procfs.processes(CODEX_NAMES, is_app_server, proc)
 
 
@@ -155,7 +120,7 @@ CODEX_NAMES = (b"codex", b"codex.exe")
 
 
 def started_at(pid: int, proc: str = PROC) -> float | None:
-    """A process's start as wall-clock seconds (/proc's boot-relative start, 10 ms ticks)."""
+    """Wall-clock seconds from /proc's boot-relative ticks."""
     import time
 
     ticks = procfs.started(pid, proc)
@@ -163,7 +128,3 @@ def started_at(pid: int, proc: str = PROC) -> float | None:
         return None
     boot = time.time() - time.clock_gettime(time.CLOCK_BOOTTIME)
     return boot + ticks / os.sysconf("SC_CLK_TCK")
-
-
-def _cwd(pid: int, proc: str) -> str | None:
-    return procfs.cwd(pid, proc)

@@ -20,8 +20,7 @@ if TYPE_CHECKING:
 
 
 def card(ctx: Context) -> LichEnv | Outcome | None:
-    """Under a `crush server`, the card that owns the conversation (or a refusal); None in
-    Crush's local mode, where the hook's own environment is its card's (decide.py)."""
+    """Under a `crush server`, the conversation's card or a refusal; None in local mode."""
     from lich_hooks.hook.outcome import Outcome
 
     started = time.monotonic()
@@ -32,10 +31,8 @@ def card(ctx: Context) -> LichEnv | Outcome | None:
     conversation = payload.session_id
     if conversation is None:
         return Outcome("no-session-id")
-    # Dedupe first: a conversation this server's hooks already reported costs what the
-    # local path costs (no socket, no /proc walk). Keyed by the server process's life,
-    # in which a workspace keeps the environment of its first client, so only that card
-    # could be named again (docs/harnesses.md, Crush).
+    # Dedupe first, at the local path's cost: keyed by the server process's life, in which a
+    # workspace keeps its first client's environment, so only that card could be named again.
     from lich_hooks.hook import procfs
     from lich_hooks.hook.jobs import session_record
 
@@ -54,9 +51,8 @@ def card(ctx: Context) -> LichEnv | Outcome | None:
 
 
 def _served_already(ctx: Context, pid: int, name: str, remembered: str) -> Outcome | None:
-    """`already-reported` when `remembered` went to a card whose last report it is, the
-    refusal when it was refused within REFUSAL_SECONDS, else None: both records read
-    through one opening of the state directory."""
+    """`already-reported` when `remembered` went to a card whose last report it is, the refusal
+    when it was refused within REFUSAL_SECONDS, else None."""
     from lich_hooks.hook import state
     from lich_hooks.hook.jobs import session_record
     from lich_hooks.hook.outcome import Outcome
@@ -80,7 +76,6 @@ def _served_already(ctx: Context, pid: int, name: str, remembered: str) -> Outco
 
 
 def who_runs(start: int | None = None, proc: str = probe.PROC) -> decide.Runner:
-    """OWN, SERVER or UNKNOWN for the process tree above `start` (default: our parent)."""
     chain = ancestors(os.getppid() if start is None else start, proc, decide.is_crush)
     return decide.runner(chain)
 
@@ -92,11 +87,14 @@ def find_card(
     session: str,
     proc: str = probe.PROC,
 ) -> decide.Attribution:
-    """The card whose conversation `session` in `cwd` is, among the server's, or why none.
-
-    `environ` is the hook's own, i.e. the server's: it says where the socket is."""
+    """`environ`: the hook's own, i.e. the server's: it says where the socket is."""
     if sys.platform == "win32":
-        return windows_refusal(server)
+        # a named pipe's clients cannot be named from outside (docs/harnesses.md, Windows)
+        return decide.Attribution(
+            decide.UNSUPPORTED,
+            f"crush server {server} runs this hook and Windows offers no way to find the client "
+            "it runs it for (leave CRUSH_CLIENT_SERVER unset in cards)",
+        )
     if not cwd or not os.path.isabs(cwd):
         return decide.Attribution(decide.NO_CWD, "the payload has no absolute cwd")
     from lich_hooks.hook import procfs
@@ -122,16 +120,15 @@ def find_card(
 
 
 def resolved_dir(client: decide.Client) -> str | None:
-    """Where a client works, symlinks resolved as the workspace paths are (/proc's cwd is)."""
+    """Symlinks resolved, as the workspace paths are (/proc's cwd is)."""
     where = decide.work_dir(client)
     return None if where is None else decide.normalise(os.path.realpath(where))
 
 
 def guard_mark(environ: Mapping[str, str], card: str, conversation: str) -> str | None:
-    """The name of the mark the registered guard tests for `conversation` reported by this card in
-    Crush's local mode (human/settings/commandline.py MARK), or None where that guard would not find
-    it: ids the shell would spell otherwise, a state directory its expansion does not name, or no
-    local crush as the hook's parent (`$$` in its shell)."""
+    """The mark the registered guard (human/settings/commandline.py MARK) tests in local mode, or
+    None where it would not find it (ids or a state directory its shell spells otherwise, no local
+    crush as the hook's parent: `$$`)."""
     from lich_hooks.base import homes
     from lich_hooks.hook import procfs
 
@@ -151,14 +148,3 @@ def guard_mark(environ: Mapping[str, str], card: str, conversation: str) -> str 
     if argv is None or not decide.is_crush(argv) or decide.is_server(argv):
         return None
     return f"{card}.{conversation}.{parent}"
-
-
-def windows_refusal(server: int) -> decide.Attribution:
-    """On Windows the server listens on a named pipe whose clients cannot be named from
-    outside it, and a client's environment proves nothing once it has quit: refuse
-    (docs/harnesses.md, Windows)."""
-    return decide.Attribution(
-        decide.UNSUPPORTED,
-        f"crush server {server} runs this hook and Windows offers no way to find the client "
-        "it runs it for (leave CRUSH_CLIENT_SERVER unset in cards)",
-    )

@@ -1,8 +1,6 @@
 """Which lich card a Crush hook reports for under `crush server`: pure rules over what probe.py
-read. The server runs every hook with its first client's environment, and a second client in one
-directory joins that workspace with its own environment dropped ("first wins"); so the workspace at
-the payload's cwd must hold the session and every client there must name one card, or nothing is
-sent (docs/harnesses.md, Crush)."""
+read. The server runs hooks with a workspace's first client's environment, so every client there
+must name one card, or nothing is sent (docs/harnesses.md, Crush)."""
 
 from __future__ import annotations
 
@@ -24,24 +22,12 @@ if TYPE_CHECKING:
 
     from lich_hooks.hook.shared.core import AttributionDecision, Member, RunnerKind, Words
 
-__all__ = [
-    "OWN",
-    "SERVER",
-    "UNKNOWN",
-    "Attribution",
-    "Client",
-    "Runner",
-    "Workspace",
-    "normalise",
-]
+__all__ = ["OWN", "UNKNOWN", "Attribution", "Client", "Runner", "normalise"]
 
-SERVER: RunnerKind = (
-    "server"  # runner() verdict: `crush server` runs the hook for one of its clients
-)
+SERVER: RunnerKind = "server"  # runner(): `crush server` runs the hook
 CRUSH_NAMES = ("crush", "crush.exe")
 # Crush's root flags that take a value (`crush --cwd DIR server`), so DIR is no subcommand.
 VALUE_FLAGS = ("-c", "--cwd", "-D", "--data-dir", "-H", "--host", "--channels")
-# The run log's decisions (docs/harnesses.md, Crush).
 FOUND: AttributionDecision = "crush-server-card"
 NOT_IN_LICH: AttributionDecision = "crush-server-client-outside-lich"
 UNREADABLE: AttributionDecision = "crush-server-client-unreadable"
@@ -63,7 +49,6 @@ def is_crush(argv: Sequence[str]) -> bool:
 
 
 def subcommand(argv: Sequence[str]) -> str | None:
-    """The first word after crush's own flags (and their values): `server`, `run`, or None."""
     args = list(argv[1:])
     index = 0
     while index < len(args):
@@ -85,7 +70,6 @@ def is_server(argv: Sequence[str]) -> bool:
 
 
 def host_flag(argv: Sequence[str]) -> str | None:
-    """The server's `--host`/`-H` value (`unix:///path`), None when it listens on the default."""
     args = list(argv[1:])
     for index, arg in enumerate(args):
         if arg in ("-H", "--host") and index + 1 < len(args):
@@ -96,22 +80,16 @@ def host_flag(argv: Sequence[str]) -> str | None:
 
 
 def work_dir(client: Client) -> str | None:
-    """The directory a crush client works in: its `--cwd`/`-c DIR` if given, else its cwd.
-
-    A client started with `--cwd` joins (or creates) the workspace of that directory whatever its
-    own working directory is; a relative DIR is taken from the cwd. None: its cwd is gone or
-    unreadable."""
+    """A client started with `--cwd` joins that directory's workspace, whatever its own cwd."""
     return flag_dir(client, "-c", "--cwd")
 
 
 def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
-    """OWN, SERVER (with its pid) or UNKNOWN for the hook's ancestry, nearest first."""
     return nearest(ancestors, (is_server, SERVER, "crush server"), (is_crush, "crush"))
 
 
 class Holder(Client):
-    """A process holding connections the server accepted: their inodes (`held`), and its
-    owner (`uid`, None: gone). An unreadable argv is empty."""
+    """A process holding connections (`held`) the server accepted; `uid` None: gone."""
 
     __slots__ = ("held", "uid")
 
@@ -126,12 +104,8 @@ class Holder(Client):
 def account(
     peers: set[int], holders: Sequence[Holder], server_uid: int | None
 ) -> list[Client] | Attribution:
-    """The server's clients when every connection it accepted (`peers`) is held by a crush client of
-    its own user whose argv, cwd and environment were read; else why not.
-
-    A connection no readable crush process holds may be a crush under another name (a symlink, a
-    download's name) in any workspace, another user's or a non-dumpable one: anyone's. Cannot tell,
-    so no card (docs/harnesses.md, Crush)."""
+    """The server's clients when every connection it accepted is held by a fully read crush client
+    of its user; else no card: any other holder may be anyone's (docs/harnesses.md, Crush)."""
     for holder in holders:
         what = f"process {holder.pid} holds a connection to the crush server"
         if not is_crush(holder.argv) or is_server(holder.argv):
@@ -154,7 +128,7 @@ def account(
 
 
 class Workspace:
-    """One workspace the server listed: its id, directory, and its creator's LICH_* (or None)."""
+    """`lich`: its creator's LICH_* (or None)."""
 
     __slots__ = ("id", "lich", "path")
 
@@ -168,7 +142,6 @@ class Workspace:
 
 
 def workspace_at(workspaces: Sequence[Workspace], cwd: str) -> Workspace | Attribution:
-    """The server's one workspace in `cwd` (the directory Crush runs the hook in), or why none."""
     want = normalise(cwd)
     here = [w for w in workspaces if normalise(w.path) == want]
     if len(here) == 1:
@@ -188,11 +161,8 @@ def choose(
     where: Callable[[Client], str | None] | None = None,
     viewers: int | None = None,
 ) -> Attribution:
-    """The card owning `session` in `workspace`, given its connected `clients` (None: unknown).
-
-    Every client working in its directory joined it with its environment dropped, so all must name
-    one card. `viewers` (the server's `attached_clients`) of 0: a `crush run`, or a turn whose
-    client quit runs on for the others, whose card it need not be: nothing is named."""
+    """The card owning `session` in `workspace` (`clients` None: unknown). `viewers` (the server's
+    `attached_clients`) of 0: a `crush run` or a quit client's turn, whose card is unknown."""
     want = normalise(workspace.path)
     if not holds_session:
         return Attribution(
@@ -217,14 +187,8 @@ def choose(
             f"no crush TUI shows session {session}: a `crush run` (which shows none) or a "
             "client that quit while others keep the workspace runs it, and nothing says whose",
         )
-    members: list[Member] = [
-        (
-            f"crush workspace {workspace.id}'s environment (its first client's)",
-            workspace.lich,
-            None,
-            None,
-        )
-    ]
+    first = f"crush workspace {workspace.id}'s environment (its first client's)"
+    members: list[Member] = [(first, workspace.lich, None, None)]
     members += [(f"crush client {c.pid}", c.lich, c.pid, None) for c in here]
     return one_card(
         members, f"in {want}", WORDS, f"the workspace and its {len(here)} crush client(s)"

@@ -1,5 +1,5 @@
-"""What the Crush attribution reads: the server's own API on its socket, and its clients.
-(docs/harnesses.md, Crush, has the API it reads and where its socket is.)"""
+"""What the Crush attribution reads: the server's API on its socket (docs/harnesses.md, Crush),
+and its clients."""
 
 from __future__ import annotations
 
@@ -27,10 +27,8 @@ if TYPE_CHECKING:
 MAX_SOCKET_PATH = 104  # Crush's maxUnixSocketPathLen
 FALLBACK_DIR = "/tmp"  # noqa: S108 - where Crush itself puts the socket: read, never written
 API_SECONDS = 1.0  # the whole exchange with the server, per request
-# A workspace list carries each workspace's whole config and its creator's environment: measured on
-# Crush v0.90 with seven providers configured, ~108 KB and ~9,100 values per workspace. These caps
-# hold ~75 such workspaces by size and ~27 by count, and bound what parsing any answer costs: a few
-# hundred ms and well under 64 MiB (benchmarks/crush_server.py, with a 15 MiB hostile answer).
+# A workspace is ~108 KB and ~9,100 values (Crush v0.90, seven providers): the caps hold ~27 of
+# them and bound any parse to a few hundred ms, under 64 MiB (benchmarks/crush_server.py).
 MAX_RESPONSE = 8 * 1024 * 1024
 HEAD_LIMIT = 16 * 1024  # the status line and headers
 SESSION_LIMIT = 1 << 20  # one session's summary: its title, counts and costs
@@ -41,7 +39,7 @@ __all__ = ["PROC", "ProbeError", "can_list_clients", "environ_of", "lich_environ
 
 
 def socket_path(server_argv: list[str] | None, environ: Mapping[str, str]) -> str:
-    """The Unix socket the server listens on (Crush's DefaultHost, or its `--host`)."""
+    """Crush's DefaultHost, or its `--host`."""
     host = host_flag(server_argv or [])
     if host is not None:
         scheme, _, address = host.partition("://")
@@ -55,9 +53,7 @@ def socket_path(server_argv: list[str] | None, environ: Mapping[str, str]) -> st
 
 
 def get(socket: str, target: str) -> tuple[int, bytes]:
-    """One `GET target` on the server's socket: (status, body), within API_SECONDS.
-
-    HTTP/1.0, so the server closes after the body and sends no chunks."""
+    """(status, body) within API_SECONDS; HTTP/1.0, so no chunks and the server closes."""
     import _socket
     import time
 
@@ -66,8 +62,6 @@ def get(socket: str, target: str) -> tuple[int, bytes]:
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     except (OSError, AttributeError) as error:
         raise ProbeError(f"no Unix socket ({error})") from None
-    # One buffer grown in place (realloc): a list of chunks joined at the end would hold
-    # the answer twice.
     buffer = bytearray()
     try:
         sock.settimeout(API_SECONDS)
@@ -94,7 +88,7 @@ def get(socket: str, target: str) -> tuple[int, bytes]:
     head = bytes(buffer[:end])
     with memoryview(buffer) as view:
         body = bytes(view[end + 4 :])
-    del buffer
+    del buffer  # grown in place: a list of chunks joined would hold the answer twice
     if len(body) > MAX_RESPONSE:
         raise ProbeError(f"the crush server's answer to {target} is over {MAX_RESPONSE}")
     parts = head.split(b" ", 2)
@@ -104,7 +98,6 @@ def get(socket: str, target: str) -> tuple[int, bytes]:
 
 
 def workspaces(socket: str) -> list[Workspace]:
-    """Every workspace the server holds, with its creator's LICH_* (`GET /v1/workspaces`)."""
     from lich_hooks.hook.payload import loads_array
 
     status, body = get(socket, "/v1/workspaces")
@@ -131,10 +124,7 @@ def workspaces(socket: str) -> list[Workspace]:
 
 
 def bounded(body: bytes) -> None:
-    """Refuse (ProbeError) an answer whose parse could cost more than a real list's.
-
-    Counted in C before anything is built: every value a parse makes follows a comma, a colon or an
-    opening bracket, and text beyond ASCII may decode to four bytes a character."""
+    """Refuse an answer whose parse could cost more than a real list's, counted before parsing."""
     if not body.isascii() and len(body) > MAX_WIDE_RESPONSE:
         raise ProbeError(f"the crush server's workspace list is over {MAX_WIDE_RESPONSE} bytes")
     values = body.count(b",") + body.count(b":") + body.count(b"[") + body.count(b"{")
@@ -143,7 +133,6 @@ def bounded(body: bytes) -> None:
 
 
 def _lich_of(env: object) -> dict[str, str] | None:
-    """The LICH_* in a workspace's `env` ("K=V" strings); None when it is not such a list."""
     if env is None:
         return {}  # a client that sent no environment: outside lich
     if not isinstance(env, list):
@@ -158,8 +147,7 @@ def _lich_of(env: object) -> dict[str, str] | None:
 
 
 def session_viewers(socket: str, workspace: str, session: str) -> int | None:
-    """How many TUIs show `session` (its `attached_clients`), None when it is not the
-    workspace's (`GET /v1/workspaces/{id}/sessions/{sid}`). A `crush run` shows none."""
+    """Its `attached_clients` (a `crush run` shows none); None: not the workspace's session."""
     from urllib.parse import quote
 
     from lich_hooks.hook.payload import loads_object
@@ -178,12 +166,7 @@ def session_viewers(socket: str, workspace: str, session: str) -> int | None:
 
 
 def clients(server: int, proc: str = PROC) -> list[Client] | decide.Attribution:
-    """Every client of the server: the holder of each connection it accepted, read, or why one
-    cannot be (decide.account: a connection held by no readable crush process of the server's user
-    is "cannot tell"). Only processes named crush are read (proc.holders: the names choose whom to
-    read, never who is a client).
-
-    Raises ProbeError when the server's sockets or their peers cannot be read."""
+    """The holder of each connection the server accepted, or why one cannot be (decide.account)."""
     mine = socket_inodes(server, proc)
     if mine is None:
         raise ProbeError(f"cannot read the sockets of crush server {server}")
@@ -210,5 +193,4 @@ def _uid(pid: int, proc: str) -> int | None:
 
 
 def servers(proc: str = PROC) -> list[tuple[int, list[str]]]:
-    """(pid, argv) of every running `crush server` (for doctor; not on the hook path)."""
     return procfs.processes((b"crush", b"crush.exe"), is_server, proc)
