@@ -54,6 +54,25 @@ def test_rows_of_both_forms_are_read(tmp_path: Path) -> None:
     assert evidence.settle(db, 4242, now, time.monotonic()) is None  # nothing after: no wait
 
 
+def test_a_title_thread_is_no_begun_request(tmp_path: Path) -> None:
+    """Another card's TUI titles each new conversation with a `temporary-structured-` thread
+    (Codex 0.171.0): not a request that could start or resume the hook's thread, so it sets
+    off no wait past the hook (a real two-card run was refused waiting on a quiet daemon)."""
+    now = time.time()
+    begun = 'app-server request: thread/{} connection_id=ConnectionId({}) request_id=String("{}")'
+    log(
+        tmp_path,
+        [
+            (now - 4, begun.format("start", 9, "temporary-structured-ff81e20c"), None, UUID),
+            (now - 3, begun.format("resume", 7, "b3c1"), None, UUID),
+            (now - 2, begun.format("start", 8, "startup-thread-start-7e6c8a8c"), None, UUID),
+        ],
+    )
+    db = evidence.open_log(str(tmp_path))
+    found = evidence.requests(db, UUID, now - 10, now)
+    assert sorted((m, c) for _, m, c in found) == [("thread/resume", 7), ("thread/start", 8)]
+
+
 def test_a_symlinked_or_foreign_log_refuses(tmp_path: Path) -> None:
     real = tmp_path / "elsewhere"
     real.mkdir()

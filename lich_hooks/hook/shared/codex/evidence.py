@@ -117,8 +117,11 @@ def requests(db: sqlite3.Connection, uuid: str, start: float, end: float) -> lis
     return [(when, f"thread/{m.group(1)}", int(m.group(2))) for when, m in spanned]
 
 
+# A TUI's `temporary-structured-` thread/start (its title, at each first prompt) makes a new,
+# ephemeral thread whose rows carry no thread id: it cannot be, or have resumed, the hook's.
 BEGUN = re.compile(
     r"\Aapp-server request: thread/(start|resume|fork) connection_id=ConnectionId\((\d+)\)"
+    r'(?! request_id=String\("temporary-structured-)'
 )
 
 
