@@ -87,7 +87,10 @@ class Result:
         return json.loads(self.stdout)
 
     def __repr__(self) -> str:
-        return f"Result(rc={self.returncode}, stdout={self.stdout!r}, stderr={self.stderr!r})"
+        return (
+            f"Result(rc={self.returncode}, stdout={self.stdout!r}, stderr={self.stderr!r}, "
+            f"seconds={self.seconds:.2f}, timed_out={self.timed_out})"
+        )
 
 
 def launcher(script: bytes, python: str = PYTHON) -> bytes:
