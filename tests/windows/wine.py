@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import warnings
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -82,6 +83,11 @@ class Result:
         self.stdout = base64.b64decode(str(raw.get("stdout") or ""))
         self.stderr = base64.b64decode(str(raw.get("stderr") or ""))
         self.seconds = float(raw.get("seconds") or 0.0)  # type: ignore[arg-type]
+        if raw.get("relaunched"):  # harness.py's _lost_by_cmd: never silent
+            warnings.warn(
+                "Wine's cmd.exe did not recognize a program on PATH; the run was made again",
+                stacklevel=2,
+            )
 
     def json(self) -> object:
         return json.loads(self.stdout)
