@@ -69,21 +69,23 @@ def run(spec: dict[str, object]) -> dict[str, object]:
     cwd = spec.get("cwd")
     timeout = spec.get("timeout")
     started = time.perf_counter()
-    relaunched = 0
+
+    def launch() -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            str(spec["command"]),
+            input=payload,
+            env=env,
+            cwd=cwd if isinstance(cwd, str) and cwd else None,
+            capture_output=True,
+            timeout=float(timeout) if isinstance(timeout, (int, float)) else 60.0,
+            check=False,
+        )
+
     try:
-        while True:
-            proc = subprocess.run(
-                str(spec["command"]),
-                input=payload,
-                env=env,
-                cwd=cwd if isinstance(cwd, str) and cwd else None,
-                capture_output=True,
-                timeout=float(timeout) if isinstance(timeout, (int, float)) else 60.0,
-                check=False,
-            )
-            if relaunched or not _lost_by_cmd(proc, env):
-                break
-            relaunched = 1
+        proc = launch()
+        relaunched = _lost_by_cmd(proc, env)
+        if relaunched:
+            proc = launch()
     except subprocess.TimeoutExpired as error:
         return {"rc": None, "timeout": True, "stdout": "", "stderr": str(error)}
     return {

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.base.harnesses import DEFAULT_STDOUT
+from lich_hooks.base.harnesses import default_stdout
 from lich_hooks.human.standin.server import StandIn
 from tests.agent_cards.fake_lich import PROGRAM, Deny, FakeLich, agent_payload, session
 from tests.spine.helpers import REPORTING, SID, payload
@@ -25,11 +25,6 @@ from tests.windows.conftest import windows_env
 
 HOOK = "cmd.exe /C lich-hook"
 SENDER_BUDGET_MS = 2500
-
-
-def _quiet(provider: str, event: str) -> bytes:
-    """What the harness reads from a hook with no verdict of its own (silence but Antigravity)."""
-    return DEFAULT_STDOUT.get(provider, {}).get(event, b"")
 
 
 def _log(tmp_path: Path) -> list[dict[str, object]]:
@@ -61,7 +56,7 @@ def test_a_card_reports_its_session(
     env = windows_env(windows, tmp_path, **lich.env("card-1"))
     event = REPORTING[provider]
     ran = windows.one(**wine.spec(f"{HOOK} {event} {provider}", payload(provider, event), env))
-    assert (ran.returncode, ran.stdout, ran.stderr) == (0, _quiet(provider, event), b"")
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, default_stdout(provider, event), b"")
     [request] = lich.wait(1)
     assert request.status == 204
     assert assert_client_body("session-start", request.body) == {
@@ -81,7 +76,7 @@ def test_dedupe_holds_in_the_windows_state_directory(
     event = REPORTING[provider]
     run = wine.spec(f"{HOOK} {event} {provider}", payload(provider, event), env)
     ran = windows.run([run, run, run])
-    quiet = (0, _quiet(provider, event), b"")
+    quiet = (0, default_stdout(provider, event), b"")
     assert [(r.returncode, r.stdout, r.stderr) for r in ran] == [quiet] * 3, ran
     assert [r["decision"] for r in _log(tmp_path)] == [
         "report",
