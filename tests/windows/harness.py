@@ -82,8 +82,15 @@ def run(spec: dict[str, object]) -> dict[str, object]:
         )
 
     try:
-        proc = launch()
-        relaunched = _lost_by_cmd(proc, env)
+        try:
+            if spec.get("fault") == LOST_BY_WINE:  # test_harness.py: Wine's failure, on demand
+                raise OSError(None, "a fault the test asked for", None, LOST_BY_WINE)
+            proc = launch()
+            relaunched = "cmd" if _lost_by_cmd(proc, env) else ""
+        except OSError as error:
+            if getattr(error, "winerror", None) != LOST_BY_WINE:
+                raise
+            relaunched = "createprocess"
         if relaunched:
             proc = launch()
     except subprocess.TimeoutExpired as error:
@@ -95,6 +102,12 @@ def run(spec: dict[str, object]) -> dict[str, object]:
         "seconds": time.perf_counter() - started,
         "relaunched": relaunched,
     }
+
+
+# ERROR_INTERNAL_ERROR from Wine 8.0's CreateProcess: once in the 6 full runs of the last series
+# (the Windows dedupe test, a hook run on the shared prefix under load), before any code of ours
+# ran; the runs before and after it started. The run is made again, once, and reported.
+LOST_BY_WINE = 1359
 
 
 def _lost_by_cmd(proc: subprocess.CompletedProcess[bytes], env: dict[str, str] | None) -> bool:

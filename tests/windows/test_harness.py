@@ -1,5 +1,5 @@
-"""The stand-in harness's one allowance for Wine (harness.py, `_lost_by_cmd`): a run that
-cmd.exe lost before any code of ours ran is made again once, loudly; a missing program is not."""
+"""The stand-in harness's allowances for Wine (harness.py): a run that cmd.exe or CreateProcess
+lost before any code of ours ran is made again once, loudly; a missing program is not."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 
-from tests.windows import wine
+from tests.windows import harness, wine
 
 LOST = "Can't recognize '{}' as an internal or external command, or batch script."
 
@@ -27,3 +27,18 @@ def test_a_missing_program_is_not_run_again(windows: wine.Windows) -> None:
         [ran] = windows.run([wine.spec("cmd.exe /C lich-hook-gone Stop claude")])
     assert ran.returncode == 9009, ran
     assert ran.stderr.startswith(b"Can't recognize 'lich-hook-gone"), ran
+
+
+def test_a_run_createprocess_lost_is_run_again_once_and_said(windows: wine.Windows) -> None:
+    # Wine's CreateProcess failing with its internal error, asked for on the first launch only
+    run = {**wine.spec("cmd.exe /C echo started& exit /b 3"), "fault": harness.LOST_BY_WINE}
+    with pytest.warns(UserWarning, match=r"CreateProcess.*made again"):
+        [ran] = windows.run([run])
+    assert (ran.returncode, ran.stdout) == (3, b"started\r\n"), ran
+
+
+def test_a_program_that_cannot_start_fails_the_batch_loudly(windows: wine.Windows) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeError, match=r"WinError 2\b"):
+            windows.run([wine.spec(r"C:\lich\gone\lich-hook.exe Stop claude")])

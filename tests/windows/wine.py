@@ -74,6 +74,13 @@ class Missing(Exception):
     """Wine or the Windows CPython cannot be had here (the reason says which)."""
 
 
+# Why harness.py made a run again: what Wine lost before any code of ours ran
+LOST = {
+    "cmd": "Wine's cmd.exe did not recognize a program on PATH",
+    "createprocess": "Wine's CreateProcess failed with an internal error (WinError 1359)",
+}
+
+
 class Result:
     """What a harness saw of one Windows run."""
 
@@ -83,11 +90,9 @@ class Result:
         self.stdout = base64.b64decode(str(raw.get("stdout") or ""))
         self.stderr = base64.b64decode(str(raw.get("stderr") or ""))
         self.seconds = float(raw.get("seconds") or 0.0)  # type: ignore[arg-type]
-        if raw.get("relaunched"):  # harness.py's _lost_by_cmd: never silent
-            warnings.warn(
-                "Wine's cmd.exe did not recognize a program on PATH; the run was made again",
-                stacklevel=2,
-            )
+        lost = raw.get("relaunched")
+        if lost:  # harness.py made the run again: never silent
+            warnings.warn(f"{LOST.get(str(lost), lost)}; the run was made again", stacklevel=2)
 
     def json(self) -> object:
         return json.loads(self.stdout)
