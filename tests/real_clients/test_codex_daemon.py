@@ -326,10 +326,7 @@ def test_a_tui_moved_by_resume_then_new_is_named_by_its_connection(lab: Lab) -> 
         # the picker reloads for the new filter and drops keys typed meanwhile: type the
         # search only once card G's session is listed
         loaded = card_f.wait_for_text("seed session of card G", after=listed)
-        card_f.type("seed session of card G")  # search
-        # the TUI repaints only the cells that change, so the typed words arrive in pieces
-        searched = card_f.wait_for_text("Search:", after=loaded)
-        card_f.wait_for_text("of card G", after=searched)
+        _search(card_f, "seed session of card G", after=loaded)
         card_f.press_enter()
         resumed = card_f.wait_for_text(str(there), after=listed)  # its status line: projG
         card_f.wait_for_text(READY, after=resumed)
@@ -395,9 +392,7 @@ def test_another_card_s_reported_session_resumed_then_new_is_never_that_card_s(
         listed = card_a.wait_for_text("Resume a previous session", after=mark)
         card_a.type("\x1b[C")  # the filter: this directory's sessions -> all
         loaded = card_a.wait_for_text(f"first of card B in {there.name}", after=listed, drawn=True)
-        card_a.type(f"first of card B in {there.name}")
-        searched = card_a.wait_for_text("Search:", after=loaded)
-        card_a.wait_for_text(f"in {there.name}", after=searched)
+        _search(card_a, f"first of card B in {there.name}", after=loaded)
         card_a.press_enter()
         resumed = card_a.wait_for_text(str(there), after=listed)  # its status line
         card_a.wait_for_text(READY, after=resumed)
@@ -487,6 +482,15 @@ def _unload_at_once(lab: Lab, stack: ExitStack, delay: int = 0) -> None:
     config.write_text(f"thread_unload_delay_secs = {delay}\n" + seeded)
     stack.callback(stop_daemon, lab.client, lab.base)
     stack.callback(config.write_text, seeded)
+
+
+def _search(tui: Terminal, text: str, after: int) -> None:
+    """Type `text` into the resume picker's search and wait until its search line shows all of
+    it. The TUI repaints only the cells that change, so the typed words reach the stream in
+    pieces (CI: "Search: first of card B i", a footer repaint, then "n projE"): the whole line
+    is looked for on the terminal as drawn."""
+    tui.type(text)
+    tui.wait_for_text(f"Search: {text}", after=after, drawn=True)
 
 
 def _slash_new(tui: Terminal) -> None:
