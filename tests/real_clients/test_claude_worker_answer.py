@@ -33,7 +33,7 @@ def test_interactive_worker_turn_answers_its_errand(
     answers = [r for r in lich.wait(2) if r.endpoint == "mod/answer"]
     assert [(r.status, r.accepted) for r in answers] == [
         (204, {"session_id": CARD, "text": REPLY_TEXT})
-    ]
+    ], stop  # its transcript and transcript_wait_ms say why where the answer came out blank
 
 
 def test_print_mode_inside_a_worker_never_answers(

@@ -111,6 +111,78 @@ def test_meta_user_lines_are_skipped(tmp_path: Path) -> None:
     assert found(tmp_path, entries).text == "Answer."
 
 
+def _first_turn(reply: dict[str, object], prompt_last: bool) -> list[object]:
+    """A first turn's lines as Claude Code 2.1.45 writes them: in the conversation's order, or
+    (seen on 2.1.45 in 2 of 3 real runs, tests/real_clients/test_claude_worker_answer.py) with the
+    SessionStart hook's progress line and the prompt written after the reply."""
+    started: dict[str, object] = {
+        "type": "progress",
+        "uuid": "p-start",
+        "parentUuid": None,
+        "data": {},
+    }
+    prompt = user("Do the errand.", uuid="u-1", parentUuid="p-start")
+    snapshot = {"type": "file-history-snapshot", "snapshot": {}}
+    stopping = {"type": "progress", "uuid": "p-stop", "parentUuid": reply["uuid"], "data": {}}
+    if prompt_last:
+        return [snapshot, reply, stopping, started, prompt]
+    return [started, prompt, snapshot, reply, stopping]
+
+
+@pytest.mark.parametrize("prompt_last", [False, True], ids=["in-order", "prompt-last"])
+def test_a_first_turn_s_reply_is_found_wherever_its_prompt_is(
+    tmp_path: Path, prompt_last: bool
+) -> None:
+    reply = assistant("Errand done.", mid="msg_2", uuid="a-1", parentUuid="u-1")
+    result = found(tmp_path, _first_turn(reply, prompt_last))
+    assert (result.kind, result.text, result.unwritten) == ("text", "Errand done.", False)
+
+
+def test_a_reply_of_several_lines_answers_a_prompt_written_after_it(tmp_path: Path) -> None:
+    entries = [
+        assistant(THINKING, mid="msg_2", uuid="a-1", parentUuid="u-1"),
+        assistant("Errand done.", mid="msg_2", uuid="a-2", parentUuid="a-1"),
+        user("Do the errand.", uuid="u-1", parentUuid=None),
+    ]
+    assert found(tmp_path, entries).text == "Errand done."
+
+
+def test_an_api_error_answering_a_prompt_written_after_it_is_recognised(tmp_path: Path) -> None:
+    error = assistant(
+        "API Error: 500", mid="e", uuid="a-1", parentUuid="u-1", isApiErrorMessage=True
+    )
+    entries = [error, user("Do the errand.", uuid="u-1", parentUuid=None)]
+    assert found(tmp_path, entries).kind == transcript.API_ERROR
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [
+        [
+            user("first", uuid="u-1"),
+            assistant("Old turn.", mid="m1", uuid="a-1", parentUuid="u-1"),
+            user("a new prompt", uuid="u-2", parentUuid="a-1"),
+        ],
+        [
+            user("first", uuid="u-1"),
+            assistant("Old", mid="m1", uuid="a-1", parentUuid="u-1"),
+            assistant("turn.", mid="m1", uuid="a-2", parentUuid="a-1"),
+            user("a new prompt", uuid="u-2", parentUuid="a-2"),
+        ],
+        [
+            assistant("API Error: 500", uuid="a-1", parentUuid="u-1", isApiErrorMessage=True),
+            user("a new prompt", uuid="u-2", parentUuid="a-1"),
+        ],
+    ],
+    ids=["one-line", "several-lines", "api-error"],
+)
+def test_an_earlier_turn_s_message_never_answers_a_newer_prompt(
+    tmp_path: Path, entries: Sequence[object]
+) -> None:
+    result = found(tmp_path, entries)
+    assert (result.kind, result.unwritten) == ("none", True)
+
+
 @pytest.mark.parametrize(
     "entries",
     [

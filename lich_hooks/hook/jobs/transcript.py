@@ -1,6 +1,7 @@
 """The last assistant message of a Claude Code transcript, read backwards in blocks
-(docs/worker-answer.md, "The transcript fallback"). Claude Code runs Stop before it flushes the turn
-(~100 ms later), so `settled` re-reads an `unwritten` one for up to SETTLE_S."""
+(docs/worker-answer.md, "The transcript fallback"). Claude Code runs Stop before it flushes the
+turn (~110 ms later, 262 ms at most measured), so `settled` re-reads an `unwritten` one for up to
+SETTLE_S."""
 
 from __future__ import annotations
 
@@ -39,6 +40,11 @@ def last_assistant(path: str, limit: int = MAX_BYTES) -> Found:
         return Found("unreadable", unwritten=not os.path.lexists(full))
     group: list[dict[str, object]] = []
     group_id: object = None
+    # User lines below the first assistant line from the end. The turn's answer is not in the
+    # file yet, unless that message answers one of them: at a first turn 2.1.45 may write its
+    # prompt (and the lines before it) after its reply.
+    later_users: set[str] = set()
+    parent: object = None  # of the message's first line: what it answers
     for line in lines:
         if b'"user"' not in line and b'"assistant"' not in line:
             continue  # not conversational: no need to parse it
@@ -52,17 +58,25 @@ def last_assistant(path: str, limit: int = MAX_BYTES) -> Found:
         if not isinstance(message, dict):
             continue
         if kind == "user" and not group:
-            return Found("none", unwritten=True)  # the turn's answer is not in the file yet
+            uuid = entry.get("uuid")
+            if not isinstance(uuid, str) or not uuid:
+                return Found("none", unwritten=True)
+            later_users.add(uuid)
+            continue
         if kind == "user" or (group and message.get("id") != group_id):
             break
+        parent = entry.get("parentUuid")
         if not group and entry.get("isApiErrorMessage") is True:
+            if later_users and parent not in later_users:
+                break
             return Found(API_ERROR, _text_of([message]))
         group_id = message.get("id")
         group.append(message)
         if group_id is None:
             break  # no id to gather other blocks by: this line is the message
-    if not group:
-        # 2.1.45 writes its snapshot and progress lines first: the turn is still to come
+    if not group or (later_users and parent not in later_users):
+        # 2.1.45 writes its snapshot and progress lines first: the turn is still to come;
+        # or the message found is an earlier turn's
         return Found("none", unwritten=True)
     group.reverse()
     if any(_has_tool_use(message) for message in group):
