@@ -104,7 +104,7 @@ def run(spec: dict[str, object]) -> dict[str, object]:
     }
 
 
-# ERROR_INTERNAL_ERROR from Wine 8.0's CreateProcess: once in the 6 full runs of the last series
+# ERROR_INTERNAL_ERROR from Wine 8.0's CreateProcess: once in the 7 full runs of the last round
 # (the Windows dedupe test, a hook run on the shared prefix under load), before any code of ours
 # ran; the runs before and after it started. The run is made again, once, and reported.
 LOST_BY_WINE = 1359

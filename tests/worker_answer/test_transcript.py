@@ -113,7 +113,7 @@ def test_meta_user_lines_are_skipped(tmp_path: Path) -> None:
 
 def _first_turn(reply: dict[str, object], prompt_last: bool) -> list[object]:
     """A first turn's lines as Claude Code 2.1.45 writes them: in the conversation's order, or
-    (seen on 2.1.45 in 2 of 3 real runs, tests/real_clients/test_claude_worker_answer.py) with the
+    (7 of 28 real first turns of tests/real_clients/test_claude_worker_answer.py) with the
     SessionStart hook's progress line and the prompt written after the reply."""
     started: dict[str, object] = {
         "type": "progress",
