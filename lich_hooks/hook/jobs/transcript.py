@@ -45,6 +45,7 @@ def last_assistant(path: str, limit: int = MAX_BYTES) -> Found:
     # prompt (and the lines before it) after its reply.
     later_users: set[str] = set()
     parent: object = None  # of the message's first line: what it answers
+    api_error = False
     for line in lines:
         if b'"user"' not in line and b'"assistant"' not in line:
             continue  # not conversational: no need to parse it
@@ -66,18 +67,17 @@ def last_assistant(path: str, limit: int = MAX_BYTES) -> Found:
         if kind == "user" or (group and message.get("id") != group_id):
             break
         parent = entry.get("parentUuid")
-        if not group and entry.get("isApiErrorMessage") is True:
-            if later_users and parent not in later_users:
-                break
-            return Found(API_ERROR, _text_of([message]))
+        api_error = not group and entry.get("isApiErrorMessage") is True
         group_id = message.get("id")
         group.append(message)
-        if group_id is None:
-            break  # no id to gather other blocks by: this line is the message
+        if group_id is None or api_error:
+            break  # this line is the message: no id to gather other blocks by, or an API error
     if not group or (later_users and parent not in later_users):
         # 2.1.45 writes its snapshot and progress lines first: the turn is still to come;
         # or the message found is an earlier turn's
         return Found("none", unwritten=True)
+    if api_error:
+        return Found(API_ERROR, _text_of(group))
     group.reverse()
     if any(_has_tool_use(message) for message in group):
         return Found("none", unwritten=True)  # a tool call: the final message comes later
