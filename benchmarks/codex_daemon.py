@@ -10,8 +10,8 @@ connected to client processes named `codex`. It uses the test suite's fake
 daemon (tests/codex_daemon/fake_codex.py): real processes, real /proc, real
 sock_diag, so the probe does exactly the work it does under Codex 0.171.0.
 The daemon carries card A; two clients of card B are connected, in projA and
-projB (a second card's TUI would make every conversation refuse: docs/harnesses.md,
-Codex); every hook is for projB's conversation.
+projB; every hook is for projB's conversation, tied by the daemon's log (the fake
+writes its rows at once, so the sender does not wait for the daemon's write).
 
 Rows, each run by the fake daemon the way Codex runs hooks (`sh -c`, payload on
 stdin, pipes; timed from spawn until it exited and both pipes closed, in the
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             fake.start_daemon(card_a)
             fake.start_client(card_b, dirs["a"])
-            client = fake.start_client(card_b, dirs["b"])  # tied: no request after its own
+            client = fake.start_client(card_b, dirs["b"])  # its window holds its own alone
             assert fake.daemon is not None
             hook = f"{shlex.quote(str(LICH_HOOK))} SessionStart codex"
             ref = f"{shlex.quote(str(reference))} codex"
@@ -168,9 +168,7 @@ def main(argv: list[str] | None = None) -> int:
                         seen = len(lich.received)
                         started, seconds = via_daemon(hook if one == "daemon" else ref, n)
                         measured[one] = seconds
-                        if one == "daemon":
-                            at = lich.received[seen]
-                            assert at is not None
+                        if one == "daemon" and len(lich.received) > seen:
                             receives.append(arrived[-1] - started)
                     for one, seconds in measured.items():
                         waits[one].append(seconds)
@@ -179,26 +177,26 @@ def main(argv: list[str] | None = None) -> int:
             # the probe alone, in this process (no interpreter start, no send)
             daemon = fake.daemon.pid
 
-            def probe(times: int) -> tuple[list[float], codex_daemon.decide.Attribution]:
+            def probe(times: int) -> tuple[list[float], codex_daemon.decide.Attribution | None]:
                 spent = []
                 for _ in range(times):
                     t0 = time.perf_counter()
                     runner = codex_daemon.who_runs(start=daemon)
-                    found = codex_daemon.find_card(daemon, str(dirs["b"]))
+                    found = codex_daemon.find_card(daemon)
                     spent.append((time.perf_counter() - t0) * 1000)
                 assert runner.kind == "daemon"
                 return sorted(spent), found
 
             probe_ms, found = probe(200)
-            assert found.lich is not None
+            assert found is None, found  # the log decides
             fake.hold_sockets(500)
             busy_ms, found = probe(100)
-            if found.lich is None:
+            if found is not None:
                 failures.append(f"a daemon holding 1,000 more sockets: {found.why}")
             fake.hold_sockets(9000)
             leaking_ms, found = probe(30)
-            if found.decision != codex_daemon.PROBE_FAILED:
-                failures.append(f"a daemon holding 19,000 files was read: {found.why}")
+            if found is None or found.decision != codex_daemon.PROBE_FAILED:
+                failures.append(f"a daemon holding 19,000 files was read: {found}")
         finally:
             fake.close()
 
@@ -228,13 +226,14 @@ def main(argv: list[str] | None = None) -> int:
             f"  {label:48} median {statistics.median(spent):6.2f} ms,"
             f" p90 {spent[int(len(spent) * 0.9)]:6.2f} ms, max {spent[-1]:6.2f} ms"
         )
-    slowest = max(receives) * 1000
-    print(f"  report at lich after spawn: median {ms(receives).strip()}, max {slowest:.1f} ms")
+    if receives:
+        slowest = max(receives) * 1000
+        print(f"  report at lich after spawn: median {ms(receives).strip()}, max {slowest:.1f} ms")
     if wrong:
         failures.append(f"{len(wrong)} report(s) named the wrong card: {wrong[:2]}")
     if d_ratio > limit:
         failures.append(f"the daemon path is {d_ratio:.2f}x the reference (goal {limit:g}x)")
-    if max(receives) > RECEIVE_CAP * factor:
+    if receives and max(receives) > RECEIVE_CAP * factor:
         failures.append(f"a report reached lich {max(receives):.2f} s after the spawn")
     for failure in failures:
         print(f"FAIL: {failure}")

@@ -67,8 +67,7 @@ from pathlib import Path
 
 import lich_hooks
 from lich_hooks.hook import state
-from lich_hooks.hook.jobs import session_record
-from lich_hooks.hook.state import prune
+from lich_hooks.hook.state import prune, session_record
 from lich_hooks.human.settings import registrations
 from lich_hooks.human.standin.server import Received, StandIn
 

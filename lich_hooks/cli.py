@@ -28,11 +28,12 @@ def main(argv: list[str] | None = None) -> int:
     return finish(hook.main_from_argv(args), argv is None)
 
 
-def plugin_main(args: list[str]) -> int:
-    """plugin/boot.py's hook runner, told it is the plugin (hook/claim.py)."""
+def plugin_main(args: list[str], handoff: tuple[int, str] | None = None) -> int:
+    """plugin/boot.py's hook runner, told it is the plugin (hook/claim.py); `handoff`: the
+    launcher's pid and private folder, where stdout is a file of it (hook/handoff.py)."""
     from lich_hooks.hook import run as hook
 
-    return finish(hook.main_from_argv(args, plugin=True), True)
+    return finish(hook.main_from_argv(args, plugin=True, handoff=handoff), True)
 
 
 def finish(code: int, whole_process: bool) -> int:

@@ -9,7 +9,7 @@ import pytest
 
 from lich_hooks.human.standin.server import StandIn
 from tests.real_clients.support import clients
-from tests.support import runner
+from tests.support import realhome, runner
 from tests.support.runner import LICH_HOOK, base_env
 
 EXPECTS_INTERNAL_ERROR = "expects_internal_error"
@@ -17,6 +17,12 @@ EXPECTS_INTERNAL_ERROR = "expects_internal_error"
 # Windows suite shares one Wine prefix and wineserver, and the real clients share their
 # module-scoped daemons and were timed on a machine not running two of them at once.
 ONE_WORKER = ("windows", "real_clients")
+# Folders whose every test is `slow` (the inner loop leaves them out): the Windows suite builds
+# a Wine prefix of 717 MB on first use (~3.5 min) and starts Wine for each run.
+SLOW = ("windows",)
+# The environment and folder the suite started in, before any test points HOME at its tmp.
+STARTED = dict(os.environ)
+STARTED_IN = Path.cwd()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -60,9 +66,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
     for item in items:
+        if not item.path.is_relative_to(here):
+            continue  # a test the guard's own test plants outside the suite
         folder = item.path.relative_to(here).parts[0]
         if folder in ONE_WORKER:
             item.add_marker(pytest.mark.xdist_group(folder))
+        if folder in SLOW:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
@@ -79,6 +89,47 @@ def _no_hidden_crash(request: pytest.FixtureRequest) -> Iterator[None]:
     runner.forget_watched()
     if errors and request.node.get_closest_marker(EXPECTS_INTERNAL_ERROR) is None:
         pytest.fail("a hook run crashed (internal-error):\n" + "\n".join(errors), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def _real_home_places() -> tuple[set[Path], set[Path]]:
+    return realhome.watched(STARTED, [realhome.REPO, STARTED_IN])
+
+
+@pytest.fixture(autouse=True)
+def _real_home_untouched(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    _real_home_places: tuple[set[Path], set[Path]],
+) -> Iterator[None]:
+    """Fail the test during which something of ours appeared in, changed in or left the real home.
+
+    Only what our code could write is watched (tests/support/realhome.py), so a harness working
+    in its own folders beside the suite fails nothing. Under xdist a write by a test on another
+    worker falls in this test's window too: the failure names the tests running beside it.
+    """
+    # one folder every xdist worker of this run shares (each has its own basetemp below it)
+    running = tmp_path_factory.getbasetemp().parent / "running"
+    running.mkdir(exist_ok=True)
+    me = running / (os.environ.get("PYTEST_XDIST_WORKER") or "main")
+    me.write_text(request.node.nodeid)
+    before = realhome.snapshot(_real_home_places)
+    yield
+    after = realhome.snapshot(_real_home_places)
+    me.unlink(missing_ok=True)
+    changed = realhome.changed(before, after, realhome.real_home(STARTED))
+    if changed:
+        beside = []
+        for other in running.iterdir():
+            try:
+                beside += [other.read_text()] if other != me else []
+            except OSError:
+                continue  # that test ended as we looked
+        also = f" (running beside it: {', '.join(beside)})" if beside else ""
+        pytest.fail(
+            f"{request.node.nodeid} left something of ours in the real home: {changed}{also}",
+            pytrace=False,
+        )
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,16 @@ if TYPE_CHECKING:
     from typing import Literal
 
     # human/settings/commandline.py renders each
-    Guard = Literal["card", "server", "server-unmarked", "answer", "login", "powershell", "cmd"]
+    Guard = Literal[
+        "card",
+        "server",
+        "server-unmarked",
+        "answer",
+        "login",
+        "powershell",
+        "powershell-muted",
+        "cmd",
+    ]
     JobName = Literal["session-start", "worker-answer", "agent-cards"]
     SharedName = Literal["codex-daemon", "crush-server"]
 
@@ -67,8 +76,6 @@ ROUTES: dict[str, dict[str, Route]] = {
     "kiro": {"SessionStart": _SESSION},
 }
 
-# Every provider id lich registers, in the table's order.
-PROVIDERS = tuple(ROUTES)
 DEFAULT_PROVIDER = "claude"
 
 # provider -> event -> the bytes it must read when we have no verdict of our own.

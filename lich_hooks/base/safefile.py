@@ -70,8 +70,8 @@ def open_regular(
     return fd, info
 
 
-def read_upto(fd: int, limit: int, stop: bytes | None = None) -> bytes:
-    """At most `limit` + 1 bytes (the extra one says "too large"), ending early at `stop`."""
+def read_upto(fd: int, limit: int) -> bytes:
+    """At most `limit` + 1 bytes (the extra one says "too large")."""
     chunks: list[bytes] = []
     total = 0
     while total <= limit:
@@ -80,8 +80,6 @@ def read_upto(fd: int, limit: int, stop: bytes | None = None) -> bytes:
             break
         chunks.append(chunk)
         total += len(chunk)
-        if stop is not None and stop in chunk:
-            break
     return b"".join(chunks)
 
 
@@ -91,15 +89,14 @@ def read_regular(
     *,
     follow: bool = False,
     dir_fd: int | None = None,
-    stop: bytes | None = None,
 ) -> bytes:
-    """TooLarge past `limit` (with `stop`: when none comes within it); every refusal an OSError."""
+    """TooLarge past `limit`; every refusal an OSError."""
     fd, _ = open_regular(path, follow=follow, dir_fd=dir_fd)
     try:
-        data = read_upto(fd, limit, stop)
+        data = read_upto(fd, limit)
     finally:
         os.close(fd)
-    if len(data) > limit and (stop is None or stop not in data):
+    if len(data) > limit:
         raise TooLarge(path)
     return data
 

@@ -29,7 +29,12 @@ def ancestors(
     if sys.platform != "win32":
         return None
     try:
-        return _walk(start, stop, limit)
+        import ctypes
+
+        if ctypes.sizeof(ctypes.c_void_p) != 8:
+            return None
+        table = _snapshot()
+        return None if table is None else chain(table, start, stop, _created, _command_line, limit)
     except (OSError, AttributeError, ValueError):
         return None
 
@@ -54,17 +59,6 @@ def processes(
         return found
     except (OSError, AttributeError, ValueError):
         return []
-
-
-def _walk(
-    start: int, stop: Callable[[Sequence[str]], bool], limit: int
-) -> list[tuple[int, list[str]]] | None:
-    import ctypes
-
-    if ctypes.sizeof(ctypes.c_void_p) != 8:
-        return None
-    table = _snapshot()
-    return None if table is None else chain(table, start, stop, _created, _command_line, limit)
 
 
 def chain(
@@ -101,8 +95,12 @@ def chain(
 
 def _kernel32() -> Any:
     import ctypes
+    from ctypes import wintypes
 
-    return ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]
+    kernel32.OpenProcess.restype = wintypes.HANDLE
+    kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
+    return kernel32
 
 
 def _snapshot() -> dict[int, tuple[int, str]] | None:
@@ -152,8 +150,6 @@ def _created(pid: int) -> int | None:
     from ctypes import wintypes
 
     kernel32 = _kernel32()
-    kernel32.OpenProcess.restype = wintypes.HANDLE
-    kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
     handle = kernel32.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, False, pid)
     if not handle:
         return None
@@ -175,8 +171,6 @@ def _command_line(pid: int) -> str | None:
 
     kernel32 = _kernel32()
     ntdll = ctypes.WinDLL("ntdll")  # type: ignore[attr-defined,unused-ignore]
-    kernel32.OpenProcess.restype = wintypes.HANDLE
-    kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
     kernel32.ReadProcessMemory.argtypes = (
         wintypes.HANDLE,
         ctypes.c_void_p,
@@ -226,19 +220,8 @@ def _command_line(pid: int) -> str | None:
 def split(line: str) -> list[str]:
     """As CommandLineToArgvW: the program name to a space or its closing quote, then the C
     runtime's backslash-and-quote rules."""
-    argv: list[str] = []
-    index = 0
-    if line.startswith('"'):
-        end = line.find('"', 1)
-        end = len(line) if end < 0 else end
-        argv.append(line[1:end])
-        index = end + 1
-    else:
-        end = index
-        while end < len(line) and line[end] not in " \t":
-            end += 1
-        argv.append(line[:end])
-        index = end
+    program, index = _program(line)
+    argv = [program]
     word: list[str] | None = None
     quoted = False
     while index < len(line):
@@ -251,31 +234,44 @@ def split(line: str) -> list[str]:
             continue
         word = [] if word is None else word
         if char == "\\":
-            run = index
-            while run < len(line) and line[run] == "\\":
-                run += 1
-            count = run - index
-            if run < len(line) and line[run] == '"':
-                word.append("\\" * (count // 2))
-                if count % 2:
-                    word.append('"')
-                    index = run + 1
-                else:
-                    index = run
-                continue
-            word.append("\\" * count)
-            index = run
-            continue
-        if char == '"':
-            if quoted and index + 1 < len(line) and line[index + 1] == '"':
-                word.append('"')
-                index += 2
-                continue
+            index = _backslashes(line, index, word)
+        elif char == '"' and quoted and line[index + 1 : index + 2] == '"':
+            word.append('"')  # "" inside quotes: one quote
+            index += 2
+        elif char == '"':
             quoted = not quoted
             index += 1
-            continue
-        word.append(char)
-        index += 1
+        else:
+            word.append(char)
+            index += 1
     if word is not None:
         argv.append("".join(word))
     return argv
+
+
+def _program(line: str) -> tuple[str, int]:
+    """The program name, with no escapes: to its closing quote, or to the first blank."""
+    if line.startswith('"'):
+        end = line.find('"', 1)
+        end = len(line) if end < 0 else end
+        return line[1:end], end + 1
+    end = 0
+    while end < len(line) and line[end] not in " \t":
+        end += 1
+    return line[:end], end
+
+
+def _backslashes(line: str, index: int, word: list[str]) -> int:
+    """A run of backslashes: halved before a quote (an odd one escapes it), else literal."""
+    run = index
+    while run < len(line) and line[run] == "\\":
+        run += 1
+    count = run - index
+    if run < len(line) and line[run] == '"':
+        word.append("\\" * (count // 2))
+        if count % 2:
+            word.append('"')
+            return run + 1
+        return run
+    word.append("\\" * count)
+    return run

@@ -94,7 +94,9 @@ class Outcome:
         later: Callable[[], Outcome] | None = None,
     ) -> None:
         self.decision = decision
-        self.later = later  # the real outcome, decided in the detached sender (Codex daemon)
+        # the rest of the decision, made in the detached sender: Codex's card from the
+        # daemon's log, a SessionStart's claim and records
+        self.later = later
         self.env = env
         self.stdout = stdout
         self.endpoint = endpoint

@@ -51,8 +51,10 @@ def run(
     stdout_fd: int = 1,
     started: float | None = None,
     plugin: bool = False,
+    handoff: tuple[int, str] | None = None,
 ) -> int:
-    """Run one hook event; always 0. `plugin`: a plugin's own copy runs it (hook/claim.py)."""
+    """Run one hook event; always 0. `plugin`: a plugin's own copy runs it (hook/claim.py);
+    `handoff`: its launcher's pid and private folder, where `stdout_fd` is a file of it."""
     log = RunLog(environ, started)
     event = harness.fold_event(event_arg)
     provider = harness.fold_provider(provider_arg)
@@ -60,23 +62,13 @@ def run(
     if plugin:
         log.set(route="plugin")
     fallback = harness.default_stdout(provider, event)
-    outcome = Outcome("nothing-to-do")
-    ctx: Context | None = None
-    try:
-        route = harness.route(provider, event) if (provider and event) else None
-        if route is None:
-            reason = "unknown-event" if event is None else "unknown-provider"
-            outcome = Outcome(reason if event is None or provider is None else "no-job")
-        else:
-            assert event is not None and provider is not None
-            ctx = Context(event, provider, route, environ, LichEnv(environ), log, stdin_fd)
-            outcome = JOBS[route.job](ctx)
-    except BaseException as error:
-        outcome = Outcome("internal-error")
-        log.set(error=f"{type(error).__name__}: {error}")
+    ctx, outcome = _decide(event, provider, environ, log, stdin_fd)
     log.set(decision=outcome.decision, decide_ms=log.elapsed_ms())
     log.debug(f"{event or event_arg} {provider or provider_arg}: {outcome.decision}")
-    _write_all(stdout_fd, fallback if outcome.stdout is None else outcome.stdout)
+    out = fallback if outcome.stdout is None else outcome.stdout
+    whole = _write_all(stdout_fd, out)
+    if handoff is not None:
+        _settle(stdout_fd, out, whole, handoff, log)
     if ctx is not None and (outcome.later or (outcome.endpoint and outcome.body is not None)):
         try:
             _send_detached(ctx.env, outcome, log, environ)
@@ -87,6 +79,28 @@ def run(
     log.write()
     _prune_after(environ, inline=False)
     return 0
+
+
+def _decide(
+    event: str | None,
+    provider: str | None,
+    environ: Mapping[str, str],
+    log: RunLog,
+    stdin_fd: int,
+) -> tuple[Context | None, Outcome]:
+    """The job's outcome, and its context where a job ran; whatever it raises is an outcome."""
+    ctx: Context | None = None
+    try:
+        route = harness.route(provider, event) if (provider and event) else None
+        if route is None:
+            reason = "unknown-event" if event is None else "unknown-provider"
+            return None, Outcome(reason if event is None or provider is None else "no-job")
+        assert event is not None and provider is not None
+        ctx = Context(event, provider, route, environ, LichEnv(environ), log, stdin_fd)
+        return ctx, JOBS[route.job](ctx)
+    except BaseException as error:
+        log.set(error=f"{type(error).__name__}: {error}")
+        return ctx, Outcome("internal-error")
 
 
 def _prune_after(environ: Mapping[str, str], inline: bool) -> None:
@@ -110,7 +124,7 @@ def _send_detached(env: LichEnv, outcome: Outcome, log: RunLog, environ: Mapping
     if pid < 0 and hasattr(os, "fork"):
         log.debug("fork failed; sending inline")
     try:
-        if outcome.later is not None:
+        while outcome.later is not None:  # a later decision may leave one more for later
             try:
                 outcome = outcome.later()
             except Exception as error:
@@ -119,6 +133,7 @@ def _send_detached(env: LichEnv, outcome: Outcome, log: RunLog, environ: Mapping
             log.set(decision=outcome.decision, decide_ms=log.elapsed_ms())
         if outcome.endpoint is None or outcome.body is None:
             log.write()
+            _prune_after(environ, inline=True)  # a claim or a refusal was written, maybe
             return
         # A send whose claim ran out while this child waited for a CPU sends nothing: another
         # call may have taken the report over (session_record.claim).
@@ -149,19 +164,42 @@ def _call(callback: Callable[[], None] | None, log: RunLog | None = None) -> Non
             log.set(state_error=type(error).__name__)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: bytes) -> bool:
+    """Whether all of `data` was written."""
     try:
         while data:
             written = os.write(fd, data)
             data = data[written:]
     except OSError:
-        pass  # a harness that closed our stdout has stopped listening
+        return False  # a harness that closed our stdout has stopped listening
+    return True
+
+
+def _settle(fd: int, data: bytes, whole: bool, handoff: tuple[int, str], log: RunLog) -> None:
+    """The launcher copies the file to the harness once we end: only a file holding exactly our
+    output is left to it (a full disk, or another writer of it, and the output goes by FIFO)."""
+    launcher, folder = handoff
+    try:
+        whole = whole and os.fstat(fd).st_size == len(data)
+    except OSError:
+        whole = False
+    if whole:
+        try:
+            os.rmdir(folder)  # spares the launcher its `rm` (unless another candidate left a file)
+        except OSError:
+            pass
+        return
+    from lich_hooks.hook import handoff as second_way
+
+    log.set(stdout_via=second_way.hand_over(fd, data, launcher, folder))
 
 
 HOOK_USAGE = "As a hook: lich-hook <event> [<provider>]  (payload on stdin; see docs/harnesses.md)"
 
 
-def main_from_argv(args: list[str], plugin: bool = False) -> int:
+def main_from_argv(
+    args: list[str], plugin: bool = False, handoff: tuple[int, str] | None = None
+) -> int:
     """An unknown event is silence for a harness, a usage line and 2 for a person at a terminal."""
     started = time.monotonic()
     if not args:
@@ -174,4 +212,4 @@ def main_from_argv(args: list[str], plugin: bool = False) -> int:
         )
         return 2
     provider = args[1] if len(args) > 1 else None
-    return run(args[0], provider, os.environ, started=started, plugin=plugin)
+    return run(args[0], provider, os.environ, started=started, plugin=plugin, handoff=handoff)

@@ -84,9 +84,8 @@ def run_user_command(command: list[str], stdin: bytes) -> bytes:
     except (OSError, ValueError, subprocess.SubprocessError):
         return b""
     out, whole = b"", False
-    collect = _collect_threads if sys.platform == "win32" else _collect_selecting
     try:
-        out, whole = collect(proc, stdin, time.monotonic() + USER_COMMAND_SECONDS)
+        out, whole = _collect(proc, stdin, time.monotonic() + USER_COMMAND_SECONDS)
     except (OSError, ValueError):
         pass
     finally:
@@ -97,8 +96,11 @@ def run_user_command(command: list[str], stdin: bytes) -> bytes:
     return out.rstrip(b"\r\n")
 
 
-def _collect_threads(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
-    """_collect_selecting's rules where select() takes sockets only (Windows), with threads."""
+def _collect(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
+    """What it prints until it closes its output, exits, or a limit cuts it (False); after its exit
+    only what is in the pipe is read: a background child cannot hold us. Threads, as select() takes
+    only sockets on Windows; raw reads and writes (each through fileno(), which fails once the pipe
+    is closed), so closing the pipes never waits on them."""
     import threading
 
     assert proc.stdin is not None and proc.stdout is not None
@@ -108,7 +110,9 @@ def _collect_threads(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple
 
     def feed() -> None:
         try:
-            writer.write(stdin)
+            pending = memoryview(stdin)
+            while pending:
+                pending = pending[os.write(writer.fileno(), pending) :]
             writer.close()
         except (OSError, ValueError):  # it stopped reading its stdin: fine
             pass
@@ -136,54 +140,6 @@ def _collect_threads(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple
             break
     out = b"".join(chunks)
     return out, len(out) <= OUTPUT_LIMIT
-
-
-def _collect_selecting(proc: Popen[bytes], stdin: bytes, deadline: float) -> tuple[bytes, bool]:
-    """What it prints until it closes its output, exits, or a limit cuts it (False); after its exit
-    only what is in the pipe is read: a background child cannot hold us."""
-    import selectors
-
-    assert proc.stdin is not None and proc.stdout is not None
-    out_fd = proc.stdout.fileno()
-    in_fd = proc.stdin.fileno()
-    os.set_blocking(in_fd, False)
-    pending = memoryview(stdin)
-    chunks: list[bytes] = []
-    total = 0
-    with selectors.DefaultSelector() as selector:
-        selector.register(out_fd, selectors.EVENT_READ)
-        if pending:
-            selector.register(in_fd, selectors.EVENT_WRITE)
-        else:
-            proc.stdin.close()
-        exited = False
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return b"".join(chunks), False
-            events = selector.select(0 if exited else min(left, 0.02))
-            if exited and not events:
-                return b"".join(chunks), True
-            for key, _ in events:
-                if key.fd == in_fd:
-                    try:
-                        pending = pending[os.write(in_fd, pending[:65536]) :]
-                    except BlockingIOError:
-                        continue
-                    except OSError:  # it stopped reading its stdin: fine
-                        pending = pending[:0]
-                    if not pending:
-                        selector.unregister(in_fd)
-                        proc.stdin.close()
-                    continue
-                chunk = os.read(out_fd, 65536)
-                if not chunk:
-                    return b"".join(chunks), True
-                chunks.append(chunk)
-                total += len(chunk)
-                if total > OUTPUT_LIMIT:
-                    return b"".join(chunks), False
-            exited = exited or proc.poll() is not None
 
 
 def _end(proc: Popen[bytes], cut: bool) -> None:
@@ -242,9 +198,7 @@ def sessions(env: LichEnv, environ: Mapping[str, str]) -> list[dict[str, object]
 
     from lich_hooks.hook.jobs.agent_cards import lich_process
 
-    ran = lich_process.run_lich(
-        env.bin, ["sessions", "--json"], environ, lich_process.SESSIONS_SECONDS
-    )
+    ran = lich_process.run([env.bin, "sessions", "--json"], environ, lich_process.SESSIONS_SECONDS)
     if ran.code != 0:
         return None
     try:

@@ -1,18 +1,19 @@
 // lich-hooks module: omp extension. Written by `lich-hook install omp`, removed by `lich-hook uninstall omp`; a re-install replaces it.
 //
-// Tells lich which omp conversation runs in this card. It only picks the moment
-// and the id; everything else (is this a lich card, the request, the rules) is
-// done by this installation's lich-hook, run detached as
-//   lich-hook SessionStart omp     with {"session_id": "<omp session id>"} on stdin.
-// Moments: `session_start`, and `session_switch` (/new, /resume, /fork). The
-// events carry no id: it is ctx.sessionManager.getSessionId(), which already
-// names the new conversation at session_switch. A subagent (`task`, `/tan`)
-// runs this extension again with its own session and never reports: from omp
-// 18.3.2 `ctx.agent.kind` says "sub"; before it, a subagent's transcript holds a
-// `session_init` entry (the card's conversation never does).
-// Never blocks, fails or slows omp (it awaits handlers): spawn and return;
-// outside lich it does nothing, and a missing lich-hook or a failed spawn
-// leaves omp untouched.
+// Tells lich which omp conversation runs in this card by running this
+// installation's lich-hook detached as
+//   lich-hook SessionStart omp     with {"session_id": "<omp session id>"} on stdin,
+// which decides everything about the report (outside lich it exits at once).
+// What this file decides, and why here:
+// - the moment and the id: `session_start`, and `session_switch` (/new, /resume,
+//   /fork), once per conversation; the events carry no id: it is
+//   ctx.sessionManager.getSessionId(), which already names the new conversation;
+// - whether the session is a subagent's (`task`, `/tan`: it runs this extension
+//   again with its own session, never reported), which only omp can say: from
+//   18.3.2 `ctx.agent.kind` is "sub"; before it, a subagent's transcript holds a
+//   `session_init` entry (the card's conversation never does).
+// Never blocks, fails or slows omp (it awaits handlers): spawn and return; a
+// missing lich-hook or a failed spawn leaves omp untouched.
 // See docs/harnesses.md (omp) in lich-hooks.
 import type { ExtensionAPI, ExtensionContext } from "@oh-my-pi/pi-coding-agent";
 
@@ -21,8 +22,6 @@ const ARGS = ["SessionStart", "omp"];
 
 function report(ctx: ExtensionContext): void {
 	try {
-		const env = process.env;
-		if (!env.LICH_PORT || !env.LICH_TOKEN || !env.LICH_SESSION_ID) return;
 		const sessions = ctx.sessionManager;
 		// ctx.agent (omp 18.3.2+) names the agent this session serves; older omp has none
 		const kind = (ctx as { agent?: { kind?: unknown } }).agent?.kind;

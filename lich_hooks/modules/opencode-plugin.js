@@ -1,26 +1,23 @@
 // lich-hooks module: opencode plugin. Written by `lich-hook install opencode`, removed by `lich-hook uninstall opencode`; a re-install replaces it.
 //
-// Tells lich which opencode session runs in this card. It only picks the moment
-// and the id; everything else (is this a lich card, the request, the rules) is
-// done by this installation's lich-hook, run detached as
-//   lich-hook SessionStart opencode     with {"session_id": "<ses_...>"} on stdin.
-// Moments: a top-level session is created (`session.created` without
-// info.parentID), and a message arrives in a top-level session other than the
-// last one reported (`opencode run -c`, `-s <id>` and a TUI session switch fire
-// no creation event; opencode is asked whether such a session has a parent).
-// A subagent's (child) session never reports.
-// Never blocks, fails or slows opencode: outside lich it does nothing, and a
-// missing lich-hook or a failed spawn leaves opencode untouched.
-// See docs/harnesses.md (opencode) in lich-hooks.
+// Tells lich which opencode session runs in this card by running this
+// installation's lich-hook detached as
+//   lich-hook SessionStart opencode     with {"session_id": "<ses_...>"} on stdin,
+// which decides everything about the report. What this file decides, and why here:
+// - the moment and the id: a top-level session is created (`session.created`
+//   without info.parentID), or a message arrives in a top-level session other
+//   than the last one reported (`opencode run -c`, `-s <id>` and a TUI session
+//   switch fire no creation event), so one spawn per switch, not per message;
+// - whether a session is a subagent's (never reported), which only opencode can
+//   say: info.parentID, asked of opencode for a session it never saw created;
+// - no LICH_PORT, no spawn and no question: every registered command's guard, as
+//   chat.message runs on every message and opencode awaits it.
+// Never blocks, fails or slows opencode: a missing lich-hook or a failed spawn
+// leaves it untouched. See docs/harnesses.md (opencode) in lich-hooks.
 import { spawn } from "node:child_process"
 
 const LICH_HOOK = @LICH_HOOK@
 const ARGS = ["SessionStart", "opencode"]
-
-function inLich() {
-  const env = process.env
-  return Boolean(env.LICH_PORT && env.LICH_TOKEN && env.LICH_SESSION_ID)
-}
 
 function report(id) {
   const payload = JSON.stringify({ session_id: id })
@@ -47,7 +44,7 @@ export const LichHooks = async ({ client }) => {
   const children = new Set() // subagents' sessions (info.parentID set)
   const looking = new Set()
   const tell = (id) => {
-    if (id === last || !inLich()) return
+    if (id === last || !process.env.LICH_PORT) return
     last = id
     report(id)
   }
@@ -73,7 +70,7 @@ export const LichHooks = async ({ client }) => {
       try {
         const id = input && input.sessionID
         if (typeof id !== "string" || id === "" || id === last || children.has(id)) return
-        if (!inLich()) return
+        if (!process.env.LICH_PORT) return
         if (roots.has(id)) return tell(id)
         if (looking.has(id)) return
         looking.add(id)

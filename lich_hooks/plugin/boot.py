@@ -1,6 +1,7 @@
 """The plugin route's entry point, `python -E -s -S boot.py <event> <provider>`, readable by any
 Python: one older than 3.10 exits 86 before it touches anything, so the launcher tries the next
-with stdin unread; then USR1 to the launcher and stdout from fd 4 (docs/install.md). The package is
+with stdin unread; then its own file size limit back (the launcher bounds a candidate's), USR1 to
+the launcher and stdout from fd 4 (docs/install.md). The package is
 loaded from this file's grandparent by path: a harness may copy it into `<cache>/<version>/`."""
 
 import sys
@@ -12,7 +13,15 @@ import os
 
 launcher = os.environ.pop("LICH_HOOK_LAUNCHER", "")
 out = os.environ.pop("LICH_HOOK_OUT", "")
+handoff = None
 if launcher:
+    try:  # the launcher bounds each candidate's files (its output file): not the hook's, nor lich's
+        import resource
+
+        hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+        resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))
+    except (ImportError, ValueError, OSError):
+        pass
     try:
         os.dup2(4, 1)
         os.close(4)
@@ -30,8 +39,10 @@ if launcher:
     if out:  # the file fd 4 is: the launcher reads it through its own descriptor
         try:
             os.unlink(out)
-            os.rmdir(os.path.dirname(out))  # unless another candidate's file is left
-        except OSError:
+            # its folder is removed once the output is in the file whole (hook/run.py), and
+            # holds the FIFO it goes through otherwise (hook/handoff.py)
+            handoff = (int(launcher), os.path.dirname(out))
+        except (OSError, ValueError):
             pass
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -82,6 +93,6 @@ if plugin_main is None:
         sys.stdout.flush()
     os._exit(0)
 try:
-    plugin_main(sys.argv[1:])
+    plugin_main(sys.argv[1:], handoff)
 finally:
     os._exit(0)  # once run, never a non-zero exit: the launcher would run the hook again

@@ -286,7 +286,7 @@ def _opened(status: str, answer: str = "") -> verdict.Verdict:
     }
     session["path"] = "/p"
     session["delivery"] = {"ticket": "t", "target": "s1", "status": status, "answer": answer}
-    result = lich_process.OpenResult(lich_process.PRINTED, session, 0)
+    result = lich_process.Ran(lich_process.PRINTED, 0, json.dumps(session).encode())
     call = eligibility.Call("prompt", "Find the flaky test", None, False, "toolu_1", "/p")
     return verdict.for_open(result, call, None, "en", 0.0, context_seen=False)
 

@@ -10,8 +10,8 @@ its own environment, cwd = the conversation's directory, payload on stdin.
 Python runs the directory named by argv[1] (`app-server/__main__.py`), which
 is how the daemon's argv[1] can be `app-server`. `log` writes the rows Codex
 0.171.0's daemon logs in CODEX_HOME/logs_2.sqlite (decide.from_evidence reads
-them): a TUI's startup request, a thread's start, and a row after each hook
-dated a minute ahead, so no test waits for one.
+them): each connection a TUI opens, its startup request, a thread's start, and a
+row after each hook dated a minute ahead, so no test waits for one.
 """
 
 from __future__ import annotations
@@ -42,22 +42,84 @@ SPAN = (
 )
 
 DAEMON_MAIN = r"""
-import json, os, resource, socket, subprocess, sys, threading, time
+import base64, hashlib, itertools, json, os, resource, socket, sqlite3, struct, subprocess, sys
+import threading, time, uuid
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 path = os.environ["FAKE_CODEX_SOCKET"]
+me = f"pid:{os.getpid()}:{uuid.uuid4()}"
 server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 server.bind(path)
 server.listen(16)
 held = []
+buffered, lock = [], threading.Lock()
+def write_cycle():  # what it logged, written every FAKE_CODEX_TICK s (Codex 0.171.0: 10 s)
+    while True:
+        time.sleep(float(os.environ["FAKE_CODEX_TICK"]))
+        with lock:
+            rows = buffered[:]
+            buffered.clear()
+        if rows and os.environ.get("FAKE_CODEX_LOGGED") != "never":
+            db = sqlite3.connect(os.environ["FAKE_CODEX_LOG"], timeout=5)
+            db.executemany("INSERT INTO logs (ts, ts_nanos, level, target, feedback_log_body, "
+                           "process_uuid) VALUES (?, ?, 'INFO', 'codex_app_server', ?, ?)", rows)
+            db.commit()
+            db.close()
+ids = itertools.count(1000)
+def frame(conn):
+    head = conn.recv(2, socket.MSG_WAITALL)
+    if len(head) < 2:
+        return 8, b""
+    size = head[1] & 0x7F
+    if size == 126:
+        size = struct.unpack(">H", conn.recv(2, socket.MSG_WAITALL))[0]
+    elif size == 127:
+        size = struct.unpack(">Q", conn.recv(8, socket.MSG_WAITALL))[0]
+    mask = conn.recv(4, socket.MSG_WAITALL)
+    data = conn.recv(size, socket.MSG_WAITALL) if size else b""
+    return head[0] & 0x0F, bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+def serve(conn):
+    first = conn.recv(1)
+    if first == b"c":  # a TUI: held for the daemon's life
+        conn.sendall(b"hi")  # the client knows it is accepted (in our fd table)
+        return
+    data = first  # a WebSocket client on the control socket (nudge.py)
+    while first and b"\r\n\r\n" not in data:
+        chunk = conn.recv(4096)
+        data += chunk
+        first = chunk
+    if not first:  # gone before its handshake
+        held.remove(conn)
+        conn.close()
+        return
+    key = [l.split(b":", 1)[1].strip() for l in data.split(b"\r\n")
+           if l.lower().startswith(b"sec-websocket-key:")][0]
+    accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
+    conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                 b"Connection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+    connection = next(ids)
+    while True:
+        opcode, payload = frame(conn)
+        if opcode == 8:
+            held.remove(conn)
+            conn.close()  # before the client reads EOF, as Codex's does
+            return
+        request = json.loads(payload)
+        when = time.time()
+        with lock:
+            buffered.append((int(when), int(when % 1 * 1e9), f"app-server request: "
+                             f"{request['method']} connection_id=ConnectionId({connection}) "
+                             f"request_id=Integer({request['id']})", me))
+        answer = json.dumps({"id": request["id"], "result": {"userAgent": "fake"}}).encode()
+        conn.sendall(bytes([0x81, len(answer)]) + answer)
 def accept():
     while True:
         conn, _ = server.accept()
         held.append(conn)
-        conn.sendall(b"hi")  # the client knows it is accepted (in our fd table)
+        threading.Thread(target=serve, args=(conn,), daemon=True).start()
 threading.Thread(target=accept, daemon=True).start()
-print("listening", flush=True)
-opened = []
+threading.Thread(target=write_cycle, daemon=True).start()
+print("listening", me, flush=True)
 spare = []
 for line in sys.stdin:
     job = json.loads(line)
@@ -65,16 +127,7 @@ for line in sys.stdin:
         spare.extend(socket.socketpair() for _ in range(job["sockets"]))
         print("{}", flush=True)
         continue
-    if "unload" in job:  # the daemon lets go of every session it held
-        while opened:
-            opened.pop().close()
-        print("{}", flush=True)
-        continue
-    if "open" in job:  # a session's rollout, held open as the daemon holds loaded sessions
-        opened.append(open(job["open"], "rb"))
-        print("{}", flush=True)
-        continue
-    env = {k: v for k, v in os.environ.items() if k != "FAKE_CODEX_SOCKET"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FAKE_CODEX_")}
     started = time.perf_counter()  # CLOCK_MONOTONIC: comparable across processes
     ran = subprocess.run(["/bin/sh", "-c", job["command"]], input=job["payload"].encode(),
                          cwd=job["cwd"], env=env, capture_output=True)
@@ -92,6 +145,7 @@ resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 spare = [socket.socketpair() for _ in range(int(os.environ.get("FAKE_CODEX_SPARE", "0")))]
 conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 conn.connect(os.environ["FAKE_CODEX_SOCKET"])
+conn.sendall(b"c")
 conn.recv(2)
 print("connected", flush=True)
 sys.stdin.read()
@@ -119,27 +173,54 @@ class FakeCodex:
         self.connections: dict[int, int] = {}  # client pid -> its session connection id
         self.accepted = 0
 
-    def start_daemon(self, env: dict[str, str]) -> None:
+    def start_daemon(
+        self, env: dict[str, str], home: Path | None = None, tick: float = 0.2, logged: str = ""
+    ) -> None:
+        """`home`: where its log is, if not CODEX_HOME (a relative one is the hook's cwd's).
+        A request on its control socket (CODEX_HOME/app-server-control/…, a WebSocket) is
+        logged and written with its next write, every `tick` s; `logged="never"`: never."""
+        home = home or Path(env.get("CODEX_HOME") or Path(env["HOME"]) / ".codex")
+        home.mkdir(parents=True, exist_ok=True)
+        self.log_path = home / "logs_2.sqlite"
+        self.db = sqlite3.connect(self.log_path, isolation_level=None)
+        self.db.executescript(SCHEMA)
+        control = home / "app-server-control" / "app-server-control.sock"
+        if not control.exists():
+            control.parent.mkdir(exist_ok=True)
+            control.symlink_to(self.socket)
         self.daemon = subprocess.Popen(
             [str(self.codex), "app-server", "--listen", "unix://", "--managed-daemon"],
             cwd=self.programs,
-            env={**env, "FAKE_CODEX_SOCKET": self.socket},
+            env={
+                **env,
+                "FAKE_CODEX_SOCKET": self.socket,
+                "FAKE_CODEX_LOG": str(self.log_path),
+                "FAKE_CODEX_TICK": str(tick),
+                "FAKE_CODEX_LOGGED": logged,
+            },
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
         )
         assert self.daemon.stdout is not None
-        assert self.daemon.stdout.readline().strip() == "listening"
-        home = Path(env.get("CODEX_HOME") or Path(env["HOME"]) / ".codex")
-        home.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(home / "logs_2.sqlite", isolation_level=None)
-        self.db.executescript(SCHEMA)
-        self.uuid = f"pid:{self.daemon.pid}:{uuid.uuid4()}"
+        word, self.uuid = self.daemon.stdout.readline().split()
+        assert word == "listening"
 
     def start_client(
-        self, env: dict[str, str], cwd: Path, *args: str, name: str = "codex"
+        self,
+        env: dict[str, str],
+        cwd: Path,
+        *args: str,
+        name: str = "codex",
+        connect: float = 0.002,
+        request: float = 0.002,
+        opens: float = 0.5,
     ) -> subprocess.Popen[str]:
-        """A client TUI; `name` the executable it is started as (a symlink `cx` is not codex)."""
+        """A client TUI; `name` the executable it is started as (a symlink `cx` is not codex);
+        as 0.171.0 logs one: `initialize` for two probes and its session's connection, opened
+        `opens` of the way to its connect row (`connect` s after its start), which asks
+        `account/read` before it; its first thread request `request` s after its connect (a
+        `codex resume <id>`'s resume of that thread, a plain TUI's startup request)."""
         program = self.codex.with_name(name)
         if not program.exists():
             program.symlink_to(os.path.realpath(sys.executable))
@@ -154,15 +235,32 @@ class FakeCodex:
         assert client.stdout is not None
         assert client.stdout.readline().strip() == "connected"
         self.clients.append(client)
-        self.accepted += 3  # two probes, then the session's connection
-        self.connections[client.pid] = connection = self.accepted - 1
         start = started_at(client.pid)
-        if start is not None and not {"resume", "fork", "agents"} & set(args):
-            request = f"startup-thread-start-{uuid.uuid4()}"
-            writer = f"pid:{client.pid}:{uuid.uuid4()}"  # the TUI's own row, then the daemon's
-            self.log(start + 0.002, "", 0, None, body=CONNECTED, writer=writer)
-            self.log(start + 0.004, "thread/start", connection, None, request)
+        assert start is not None
+        born, ready = start + opens * connect, start + connect
+        for probe in range(3):  # two probes, then the session's connection
+            self.request(born - (2 - probe) * 1e-4, "initialize", self.accepted, 1)
+            self.accepted += 1
+        self.connections[client.pid] = connection = self.accepted - 1
+        self.request((born + ready) / 2, "account/read", connection, 1)
+        writer = f"pid:{client.pid}:{uuid.uuid4()}"  # the TUI's own row
+        self.log(ready, "", 0, None, body=CONNECTED, writer=writer)
+        if "resume" in args and not args[-1].startswith(("-", "resume")):
+            self.request(ready + request, "thread/resume", connection, 11)
+            self.log(ready + request + 0.01, "thread/resume", connection, args[-1], "11")
+        elif not {"resume", "fork", "agents"} & set(args):
+            # the request's own line (threadless), then its span's row with the TUI's first thread
+            startup = f"startup-thread-start-{uuid.uuid4()}"
+            self.request(ready + request, "thread/start", connection, startup)
+            first = str(uuid.uuid4())
+            self.log(ready + request + 0.01, "thread/start", connection, first, startup)
         return client
+
+    def request(self, when: float, method: str, connection: int, request: int | str) -> None:
+        """The daemon's line as it takes a request (no thread id)."""
+        named = f"Integer({request})" if isinstance(request, int) else f'String("{request}")'
+        line = f"app-server request: {method} connection_id=ConnectionId({connection}) "
+        self.log(when, "", 0, None, body=line + f"request_id={named}")
 
     def log(
         self,
@@ -183,6 +281,13 @@ class FakeCodex:
             (int(when), int(when % 1 * 1e9), text, thread, writer or self.uuid),
         )
 
+    def prune(self) -> None:
+        """Codex drops the daemon's oldest rows without a thread (it keeps 1,000): all, here."""
+        assert self.db is not None
+        self.db.execute(
+            "DELETE FROM logs WHERE process_uuid = ? AND thread_id IS NULL", (self.uuid,)
+        )
+
     def started_by(
         self, client: subprocess.Popen[str], thread: str, method: str = "thread/start"
     ) -> None:
@@ -196,10 +301,12 @@ class FakeCodex:
         cwd: Path,
         timed: bool = False,
         by: subprocess.Popen[str] | None = None,
+        turn: bool = True,
     ) -> dict[str, object]:
         """Run `command` as the daemon runs a hook; its exit code, stdout and stderr.
 
         `by`: the client whose connection started the payload's thread (logged first).
+        `turn=False`: the daemon logs nothing after it (a turn that failed at once).
 
         `timed` adds when the daemon spawned it (`started`, time.perf_counter's
         clock) and how long it waited for it (`seconds`), for benchmarks.
@@ -211,17 +318,9 @@ class FakeCodex:
         self.daemon.stdin.write(json.dumps(job) + "\n")
         self.daemon.stdin.flush()
         result: dict[str, object] = json.loads(self.daemon.stdout.readline())
-        if self.db is not None:  # the turn goes on: a later row, past every startup request
+        if self.db is not None and turn:  # the turn goes on: a later row, past every startup one
             self.log(time.time() + 60, "turn/start", 0, None, body="turn")
         return result
-
-    def hold_open(self, path: Path) -> None:
-        """Make the daemon hold `path` open, as Codex's holds a loaded session's rollout."""
-        self._ask({"open": str(path)})
-
-    def unload(self) -> None:
-        """Make the daemon close every rollout it holds, as Codex unloads idle sessions."""
-        self._ask({"unload": True})
 
     def hold_sockets(self, pairs: int) -> None:
         """Make the daemon hold `pairs` more connected Unix socket pairs (a busy daemon)."""

@@ -6,20 +6,13 @@ daemon: the daemon's argv, the clients' argv, cwd and LICH_* environment.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from lich_hooks.hook.shared.codex import decide
-from lich_hooks.hook.shared.codex.decide import (
-    Attribution,
-    Client,
-    choose,
-    conversation_dir,
-    runner,
-)
+from lich_hooks.hook.shared.codex.decide import Client, runner
 
 CODEX = "/home/u/.npm/lib/node_modules/@openai/codex-linux-x64/vendor/x86_64-linux/bin/codex"
 DAEMON_ARGV = [
@@ -35,13 +28,6 @@ SH = ["/bin/sh", "-lc", "lich-hook SessionStart codex"]
 
 def card(name: str, port: str = "4711", token: str = "tok-" + "x" * 8) -> dict[str, str]:
     return {"LICH_SESSION_ID": name, "LICH_PORT": port, "LICH_TOKEN": token}
-
-
-def pick(
-    clients: list[Client], cwd: str | None, source: str = "startup", recorded: str | None = None
-) -> Attribution:
-    """choose() for a fresh conversation unless told otherwise (what most SessionStarts are)."""
-    return choose(clients, cwd, source, recorded)
 
 
 def tui(pid: int, cwd: str | None, lich: dict[str, str] | None, *args: str) -> Client:
@@ -90,134 +76,116 @@ def test_npm_s_node_wrapper_is_not_codex() -> None:
     assert decide.is_codex(["codex"]) and decide.is_codex(["C:\\bin\\codex.exe", "exec"])
 
 
-# --- which card --------------------------------------------------------------------------
+# --- which card: the gate at the hook, then the daemon's log ----------------------------
+
+S1 = "01a22c98-20ca-7d42-901e-335193cd8a04"
+CONNECT = 1000.0
 
 
-def test_one_client_names_its_card() -> None:
-    found = pick([tui(700, "/p/a", card("card-A"))], "/p/a")
-    assert found.decision == decide.FOUND
-    assert found.lich == card("card-A")
-    assert found.client == 700
+def ties(
+    clients: list[Client], connects: list[decide.Connect], opened: Mapping[int, decide.Opened]
+) -> dict[int, decide.Tie]:
+    """Each client's tie, the log read to CONNECT + 6 and whole."""
+    return {c.pid: decide.tie(c, CONNECT + 6, 0.0, connects, opened, 0.0, {}) for c in clients}
 
 
-def test_two_clients_in_different_dirs_each_get_their_own_card() -> None:
-    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/b", card("card-B", "4712", "t2"))]
-    assert pick(clients, "/p/a").lich == card("card-A")
-    assert pick(clients, "/p/b").lich == card("card-B", "4712", "t2")
+def judged(clients: list[Client], opened: Mapping[int, decide.Opened]) -> decide.Attribution:
+    """The thread connection 5 started, each client connected at CONNECT + its index."""
+    connects = [(CONNECT + n * 0.3, c.pid) for n, c in enumerate(clients)]
+    held = ties(clients, connects, opened)
+    rows = [(CONNECT + 5, "thread/start", 5)]
+    return decide.from_evidence(rows, clients, held, CONNECT + 6, CONNECT + 5.5)
 
 
-def test_two_cards_in_one_dir_refuse() -> None:
-    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/a", card("card-B"))]
-    found = pick(clients, "/p/a")
-    assert (found.decision, found.lich) == (decide.SEVERAL, None)
-    assert "card-A" in found.why and "card-B" in found.why
+def tied(lich: dict[str, str] | None, pid: int = 700) -> tuple[Client, decide.Attribution]:
+    """One plain TUI whose window holds connection 5 alone; its thread's card."""
+    client = tui(pid, "/p/a", lich)
+    client.started = CONNECT - 1
+    return client, judged([client], {5: (CONNECT - 0.5, CONNECT - 0.4, decide.STARTUP)})
 
 
-def test_two_clients_of_one_card_in_one_dir_name_it() -> None:
-    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/a", card("card-A"))]
-    assert pick(clients, "/p/a").lich == card("card-A")
+def test_a_lich_card_s_client_leaves_the_card_to_the_log() -> None:
+    assert decide.gate([tui(700, "/p/a", card("card-A")), tui(701, "/p/b", {})]) is None
 
 
-def test_one_card_seen_through_two_lich_listeners_refuses() -> None:
-    """Same card id, different port: which lich holds the card is unknown."""
-    clients = [tui(700, "/p/a", card("card-A", "4711")), tui(701, "/p/a", card("card-A", "5000"))]
-    assert pick(clients, "/p/a").decision == decide.SEVERAL
+def test_no_lich_client_refuses_at_once() -> None:
+    assert decide.gate([]).decision == decide.NO_CLIENT  # type: ignore[union-attr]
+    found = decide.gate([tui(701, "/p/a", {})])
+    assert found is not None and found.decision == decide.NOT_IN_LICH
+    found = decide.gate([tui(701, "/p/a", {}), tui(702, "/p/a", None)])  # unreadable: no card
+    assert found is not None and found.decision == decide.NOT_IN_LICH
 
 
-def test_client_gone_refuses() -> None:
-    assert pick([], "/p/a").decision == decide.NO_CLIENT
-    gone = tui(700, None, None)  # exited between the socket scan and the cwd read
-    assert pick([gone], "/p/a").decision == decide.NO_CLIENT
+def test_a_connection_no_client_accounts_for_names_no_card() -> None:
+    """A peer held by another program, another user's or an unreadable process: any
+    conversation may be its own, so not even a card whose TUI the log ties is named."""
+    found = decide.gate([tui(702, "/p/b", card("card-B"))], unaccounted=1)
+    assert found is not None and (found.decision, found.lich) == (decide.UNACCOUNTED, None)
 
 
-def test_no_client_in_this_dir_refuses() -> None:
-    found = pick([tui(700, "/p/b", card("card-B"))], "/p/a")
-    assert (found.decision, found.lich) == (decide.NO_CLIENT, None)
-
-
-def test_unreadable_environ_refuses() -> None:
-    found = pick([tui(700, "/p/a", None)], "/p/a")
-    assert (found.decision, found.lich) == (decide.UNREADABLE, None)
-
-
-def test_unreadable_environ_of_a_neighbour_in_the_dir_refuses() -> None:
-    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/a", None)]
-    assert pick(clients, "/p/a").decision == decide.UNREADABLE
-
-
-def test_a_client_outside_lich_in_the_same_dir_refuses() -> None:
-    """The conversation may be the plain terminal's: naming card-A could be wrong."""
-    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/a", {})]
-    assert pick(clients, "/p/a").decision == decide.NOT_IN_LICH
-    assert pick([tui(701, "/p/a", {})], "/p/a").decision == decide.NOT_IN_LICH
-
-
-def test_daemon_s_own_env_is_not_an_input() -> None:
-    """The daemon carries the first TUI's card (stale for everyone else): choose() never sees it.
-
-    Only the client in the payload's directory counts; tests/codex_daemon/test_fake_daemon.py
-    runs the console script under a daemon whose environment names another card.
-    """
-    found = pick([tui(701, "/p/b", card("card-B"))], "/p/b")
-    assert found.lich is not None and found.lich["LICH_SESSION_ID"] == "card-B"
+def test_the_tied_tui_names_its_card() -> None:
+    _, found = tied(card("card-A"))
+    assert (found.decision, found.lich, found.client) == (decide.FOUND, card("card-A"), 700)
 
 
 @pytest.mark.parametrize("port", ["abc", "0", "70000", "80; x", "", " 4711", "+80", "٣٣"])
-def test_invalid_port_in_client_env_refuses(port: str) -> None:
-    found = pick([tui(700, "/p/a", card("card-A", port=port))], "/p/a")
+def test_invalid_port_in_the_tied_client_s_env_refuses(port: str) -> None:
+    _, found = tied(card("card-A", port=port))
     assert (found.decision, found.lich) == (decide.INVALID, None)
     assert "LICH_PORT" in found.why
 
 
 def test_missing_token_or_card_refuses_and_never_logs_the_token() -> None:
-    found = pick([tui(700, "/p/a", {"LICH_SESSION_ID": "c", "LICH_PORT": "80"})], "/p/a")
+    _, found = tied({"LICH_SESSION_ID": "c", "LICH_PORT": "80"})
     assert (found.decision, found.lich) == (decide.INVALID, None)
     secret = "s3cr3t-token-value"
-    found = pick([tui(700, "/p/a", {"LICH_TOKEN": secret, "LICH_PORT": "80"})], "/p/a")
+    _, found = tied({"LICH_TOKEN": secret, "LICH_PORT": "80"})
     assert found.decision == decide.INVALID and "LICH_SESSION_ID" in found.why
     assert secret not in found.why
 
 
-def test_no_absolute_cwd_in_payload_refuses() -> None:
-    clients = [tui(700, "/p/a", card("card-A"))]
-    for cwd in (None, "", "p/a"):
-        assert pick(clients, cwd).decision == decide.NO_CWD
+def test_an_untied_refusal_says_the_window_s_cause() -> None:
+    """The person's line and doctor say why: here each window holds both connections, and
+    both sent a startup request."""
+    a = tui(700, "/p/a", card("card-A"))
+    b = tui(701, "/p/b", card("card-B"))
+    a.started = b.started = CONNECT - 1
+    opened = {c: (CONNECT - 0.5 + c / 100, CONNECT - 0.4, decide.STARTUP) for c in (5, 8)}
+    found = judged([a, b], opened)
+    assert (found.decision, found.cause) == (decide.UNTIED, decide.TOGETHER), found
 
 
-def test_cd_flag_names_the_conversation_dir() -> None:
-    moved = tui(700, "/p/a", card("card-A"), "--cd", "/p/b")
-    here = tui(701, "/p/a", card("card-B"))
-    assert conversation_dir(moved) == "/p/b"
-    assert pick([moved, here], "/p/b").lich == card("card-A")
-    assert pick([moved, here], "/p/a").lich == card("card-B")
-    assert conversation_dir(tui(1, "/p/a", {}, "-C", "sub/../x")) == "/p/a/x"
-    assert conversation_dir(tui(1, "/p/a", {}, "-Csub")) == "/p/a/sub"
-    assert conversation_dir(tui(1, "/p/a", {}, "--cd=/q")) == "/q"
-    assert conversation_dir(tui(1, "/p/a", {}, "--", "-C", "/q")) == "/p/a"
+def test_beside_others_a_tui_is_told_by_its_own_first_request() -> None:
+    """lich restoring cards A and B at once (`codex resume <id>` each), and a plain TUI beside
+    them: each window holds all three connections, each TUI's is the one whose first thread
+    request is of its kind; a fork has none, and is told apart only when alone."""
+    s2 = "01a22c98-20ca-7d42-901e-335193cd8a05"
+    a = tui(700, "/p/a", card("card-A"), "resume", S1)
+    b = tui(701, "/p/b", card("card-B"), "resume", s2)
+    c = tui(702, "/p/c", card("card-C"))
+    for client in (a, b, c):
+        client.started = CONNECT - 1
+    opened = {5: (CONNECT - 0.5, CONNECT - 0.4, S1), 8: (CONNECT - 0.4, CONNECT - 0.3, s2)}
+    opened[11] = (CONNECT - 0.3, CONNECT - 0.2, decide.STARTUP)
+    connects = [(CONNECT, 700), (CONNECT + 0.1, 701), (CONNECT + 0.2, 702)]
+    assert ties([a, b, c], connects, opened) == {700: 5, 701: 8, 702: 11}
+    fork = tui(703, "/p/d", card("card-D"), "fork", S1)
+    fork.started = CONNECT - 1
+    connects.append((CONNECT + 0.3, 703))
+    assert ties([fork], connects, opened) == {703: decide.TOGETHER}
+    alone = {14: (CONNECT + 0.25, CONNECT + 0.26, "")}
+    assert ties([fork], connects, alone) == {703: 14}
 
 
-def test_paths_compare_normalised() -> None:
-    assert pick([tui(700, "/p/a", card("card-A"))], "/p/./a/").lich == card("card-A")
-
-
-names = st.sampled_from(["card-A", "card-B", "card-C"])
-dirs = st.sampled_from(["/p/a", "/p/b"])
-snapshots = st.lists(st.tuples(dirs, names), max_size=6)
-
-
-@settings(deadline=None)
-@given(snapshots, dirs)
-def test_never_a_card_that_is_not_the_only_one_in_the_dir(
-    rows: list[tuple[str, str]], cwd: str
-) -> None:
-    """The rule itself: a report names a card only when every client in cwd belongs to it."""
-    clients = [tui(100 + i, d, card(n)) for i, (d, n) in enumerate(rows)]
-    found = pick(clients, cwd)
-    in_dir = {n for d, n in rows if d == cwd}
-    if len(in_dir) == 1:
-        assert found.lich == card(in_dir.pop())
-    else:
-        assert found.lich is None
+def test_switcher_reads_the_subcommand_and_its_session() -> None:
+    assert decide.switcher([CODEX, "resume", S1]) == ("resume", S1)
+    assert decide.switcher([CODEX, "fork", S1, "go on"]) == ("fork", S1)
+    assert decide.switcher([CODEX, "resume", "--last", S1]) == ("resume", None)
+    assert decide.switcher([CODEX, "resume", "my-session-name"]) == ("resume", None)
+    assert decide.switcher([CODEX, "agents"]) == ("agents", None)
+    assert decide.switcher([CODEX, "fix the resume bug"]) is None
+    assert decide.switcher([CODEX, "--", "resume"]) is None
+    assert decide.switcher([CODEX]) is None
 
 
 # --- the `ps` fallback (macOS): parsed, then judged the same way -------------------------
@@ -235,7 +203,10 @@ PS_OUT = """\
 
 
 def test_ps_output_finds_the_daemon_above_the_hook() -> None:
-    from lich_hooks.hook.shared.codex.probe import parse_ps
+    from lich_hooks.hook.shared import proc
+
+    def parse_ps(out: str, start: int) -> list[tuple[int, list[str]]] | None:
+        return proc.parse_ps(out, start, decide.is_codex)
 
     chain = parse_ps(PS_OUT, 850)
     assert chain is not None and [pid for pid, _ in chain] == [850, 800]
@@ -249,89 +220,9 @@ def test_without_proc_the_daemon_s_clients_cannot_be_named(tmp_path: Path) -> No
     """macOS: the daemon is seen (through ps) but its clients are not: refuse."""
     from lich_hooks.hook.shared import codex as codex_daemon
 
-    found = codex_daemon.find_card(800, "/p/a", proc=str(tmp_path))
-    assert (found.decision, found.lich) == (codex_daemon.UNSUPPORTED, None)
+    found = codex_daemon.find_card(800, proc=str(tmp_path))
+    assert found is not None and (found.decision, found.lich) == (codex_daemon.UNSUPPORTED, None)
     assert "codex --no-daemon" in found.why
-
-
-# --- conversations that do not run where their TUI runs -----------------------------------
-
-S1 = "01a22c98-20ca-7d42-901e-335193cd8a04"
-
-
-def test_a_resumed_session_in_its_recorded_dir_may_be_any_client_s() -> None:
-    """Card B ran `/resume` on a projA session and chose "session directory" (the default):
-    the payload says projA, where card A's TUI works. Measured on Codex 0.171.0."""
-    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/b", card("card-B"))]
-    found = pick(clients, "/p/a", source="resume", recorded="/p/a")
-    assert (found.decision, found.lich) == (decide.SEVERAL, None)
-    assert pick(clients, "/p/a", source="resume", recorded=None).lich is None  # unknown: same
-
-
-def test_a_resumed_session_moved_to_the_current_dir_is_that_dir_s_client() -> None:
-    """ "Use current directory": the conversation runs where the resuming TUI works."""
-    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/b", card("card-B"))]
-    assert pick(clients, "/p/b", source="resume", recorded="/p/a").lich == card("card-B")
-
-
-def test_a_resumed_session_with_a_single_card_connected_is_that_card_s() -> None:
-    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/b", card("card-A"))]
-    assert pick(clients, "/p/a", source="resume", recorded="/p/a").lich == card("card-A")
-
-
-@pytest.mark.parametrize("source", ["fork", "compact", "something-new", ""])
-def test_unknown_and_fork_sources_are_treated_like_resume(source: str) -> None:
-    clients = [tui(700, "/p/a", card("card-A")), tui(701, "/p/b", card("card-B"))]
-    assert pick(clients, "/p/a", source=source, recorded="/p/a").lich is None
-
-
-def test_codex_resume_by_id_can_be_in_its_dir_or_the_session_s() -> None:
-    resumed = tui(701, "/p/b", card("card-B"), "resume", S1)
-    resumed.resumed_dir = "/p/a"
-    a = tui(700, "/p/a", card("card-A"))
-    c = tui(702, "/p/c", card("card-C"))
-    assert decide.possible_dirs(resumed) == {"/p/a", "/p/b"}
-    assert pick([a, resumed, c], "/p/a").decision == decide.SEVERAL  # A, or B moved there
-    assert pick([a, resumed, c], "/p/b").lich == card("card-B")
-    assert pick([a, resumed, c], "/p/c").lich == card("card-C")  # B cannot be there
-
-
-def test_codex_resume_in_its_own_recorded_dir_stays_there() -> None:
-    resumed = tui(701, "/p/b", card("card-B"), "resume", S1)
-    resumed.resumed_dir = "/p/b"
-    a = tui(700, "/p/a", card("card-A"))
-    assert pick([a, resumed], "/p/a").lich == card("card-A")
-    assert pick([a, resumed], "/p/b").lich == card("card-B")
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ("resume",),
-        ("resume", "--last"),
-        ("resume", "my-session-name"),
-        ("fork", "--last"),
-        ("agents",),
-        ("-m", "o3", "resume", "--all"),
-        ("resume", S1),  # the id's session was not found: its directory is unknown
-    ],
-)
-def test_a_tui_that_can_switch_anywhere_competes_everywhere(args: tuple[str, ...]) -> None:
-    anywhere = tui(701, "/p/b", card("card-B"), *args)
-    a = tui(700, "/p/a", card("card-A"))
-    assert decide.possible_dirs(anywhere) is None
-    assert pick([a, anywhere], "/p/a").decision == decide.SEVERAL
-    assert pick([a, anywhere], "/p/b").lich == card("card-B")
-
-
-def test_switcher_reads_the_subcommand_and_its_session() -> None:
-    assert decide.switcher([CODEX, "resume", S1]) == ("resume", S1)
-    assert decide.switcher([CODEX, "fork", S1, "go on"]) == ("fork", S1)
-    assert decide.switcher([CODEX, "resume", "--last", S1]) == ("resume", None)
-    assert decide.switcher([CODEX, "agents"]) == ("agents", None)
-    assert decide.switcher([CODEX, "fix the resume bug"]) is None
-    assert decide.switcher([CODEX, "--", "resume"]) is None
-    assert decide.switcher([CODEX]) is None
 
 
 def fake_proc(root: Path, table: dict[int, tuple[int, list[str]]]) -> str:
@@ -382,56 +273,14 @@ def test_a_daemon_as_pid_1_is_seen(tmp_path: Path) -> None:
     assert runner(ancestors(90, proc)).kind == decide.DAEMON
 
 
-# --- a TUI that moved without a trace: /resume into another card's directory, then /new ------
-
-# Recorded from Codex 0.171.0 (tests/real_clients/test_codex_daemon.py): card A's plain TUI in
-# projA resumed S1, recorded in projB, chose "session directory" and started a new conversation;
-# SessionStart came only for that one, fresh, cwd projB. The daemon held S1's rollout open.
-MOVED_A = tui(700, "/p/a", card("card-A"))
-HOME_B = tui(701, "/p/b", card("card-B", "4712", "t2"))
-
-
-def test_the_moved_tui_s_new_conversation_names_no_card() -> None:
-    clients = [MOVED_A, HOME_B]
-    found = pick(clients, "/p/b")  # what choose alone sees: card B, wrongly
-    assert found.lich == card("card-B", "4712", "t2")
-    found = decide.attribute(clients, "/p/b", "startup")
-    assert (found.decision, found.lich) == (decide.MOVED, None)
-    assert "card-A" in found.why and "card-B" in found.why
-    # and card A's own directory alike: card B's TUI may have moved there as well
-    assert decide.attribute(clients, "/p/a", "startup").decision == decide.MOVED
-
-
-def test_a_mover_of_the_same_card_still_names_it() -> None:
-    """Two TUIs of one card: whichever moved, the conversation is that card's."""
-    clients = [tui(700, "/p/a", card("card-B", "4712", "t2")), HOME_B]
-    assert decide.attribute(clients, "/p/b", "startup").lich == card("card-B", "4712", "t2")
-
-
-def test_a_directory_nobody_works_in_names_no_card() -> None:
-    found = decide.attribute([tui(700, "/p/a", card("card-A"))], "/p/c", "startup")
-    assert found.decision == decide.NO_CLIENT
-
-
-def test_a_connection_no_client_accounts_for_names_no_card() -> None:
-    """A peer held by another program, another user's or an unreadable process: any
-    conversation may be its own, so not even the one card whose TUI works here is named."""
-    clients = [tui(702, "/p/b", card("card-B"))]
-    assert decide.attribute(clients, "/p/b", "startup").lich == card("card-B")
-    found = decide.attribute(clients, "/p/b", "startup", None, 1)
-    assert (found.decision, found.lich) == (decide.UNACCOUNTED, None)
-
-
-@settings(deadline=None)
-@given(snapshots, dirs)
-def test_never_a_card_unless_it_is_the_only_one_connected(
-    rows: list[tuple[str, str]], cwd: str
-) -> None:
-    """The rule: a client able to run in cwd, and every connected client of one card."""
-    clients = [tui(100 + i, d, card(n)) for i, (d, n) in enumerate(rows)]
-    found = decide.attribute(clients, cwd, "startup")
-    cards = {n for _, n in rows}
-    if len(cards) == 1 and any(d == cwd for d, _ in rows):
-        assert found.lich == card(cards.pop())
-    else:
-        assert found.lich is None
+def test_a_window_beside_a_connection_that_never_asks_a_thread_is_told_together() -> None:
+    """doctor's `hooks/list` (or `codex agents`) opened in the window and never sends a thread
+    request: the window is not tied, and past REQUEST_SPAN the cause said is the other client,
+    not a log that has not shown it yet (which would wait forever)."""
+    tui = decide.Client(700, ["codex"], "/p/a", card("card-A"))
+    tui.started = 100.0
+    connects = [(100.5, 700)]
+    opened = {4: (100.2, 100.25, decide.STARTUP), 5: (100.3, 100.35, None)}
+    early = decide.tie(tui, 105.0, 50.0, connects, opened, float("-inf"), {})
+    late = decide.tie(tui, 100.5 + decide.REQUEST_SPAN + 1, 50.0, connects, opened, -1e9, {})
+    assert (early, late) == (decide.NOT_YET, decide.TOGETHER)

@@ -2,13 +2,15 @@
 
 The daemon's own environment names card A (it was started from card A's
 terminal, or from none); every hook it runs must report the card of the client
-TUI working in the payload's cwd, or nothing.
+TUI the daemon's log ties to the conversation's connection, or nothing.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -16,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.hook.shared.codex.decide import REQUEST_AFTER
+from lich_hooks.hook.shared.codex.decide import GONE, TOGETHER
+from lich_hooks.hook.shared.codex.probe import started_at
 from lich_hooks.human.standin.server import StandIn
 from tests.codex_daemon.fake_codex import FakeCodex
 from tests.support.contract_check import assert_client_body
@@ -51,26 +54,16 @@ def lich_b() -> Iterator[StandIn]:
         yield standin
 
 
-def payload(
-    cwd: Path, sid: str = SID, source: str = "startup", transcript: str | None = None
-) -> dict[str, object]:
+def payload(cwd: Path, sid: str = SID, source: str = "startup") -> dict[str, object]:
     return {
         "session_id": sid,
-        "transcript_path": transcript or f"/x/rollout-{sid}.jsonl",
+        "transcript_path": f"/x/rollout-{sid}.jsonl",
         "cwd": str(cwd),
         "hook_event_name": "SessionStart",
         "model": "scripted-model",
         "permission_mode": "default",
         "source": source,
     }
-
-
-def rollout(folder: Path, sid: str, cwd: Path) -> Path:
-    """A session's rollout file as Codex 0.171.0 writes it: session_meta first, with its cwd."""
-    path = folder / f"rollout-2026-11-30T13-15-24-{sid}.jsonl"
-    meta = {"type": "session_meta", "payload": {"id": sid, "cwd": str(cwd), "source": "vscode"}}
-    path.write_text(json.dumps(meta) + "\n" + json.dumps({"type": "turn_context"}) + "\n")
-    return path
 
 
 def test_each_card_alone_on_the_daemon_reports_its_own(
@@ -103,26 +96,31 @@ def test_each_card_alone_on_the_daemon_reports_its_own(
     assert lich_b.token not in (tmp_path / "hook.log").read_text()
 
 
-def test_two_cards_started_together_name_only_the_later(
+def together(
+    fake: FakeCodex, env_a: dict[str, str], env_b: dict[str, str], projects: dict[str, Path]
+) -> tuple[subprocess.Popen[str], subprocess.Popen[str]]:
+    """Cards A's and B's TUIs started so that each one's session connection opens inside the
+    other's window (its start to its connect, 2 s here): both plain, nothing tells them apart."""
+    client_a = fake.start_client(env_a, projects["a"], connect=2.0, opens=0.8)
+    client_b = fake.start_client(env_b, projects["b"], connect=2.0, opens=0.1)
+    return client_a, client_b
+
+
+def test_two_cards_started_together_name_neither(
     fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
 ) -> None:
-    """Card B's TUI starts within REQUEST_AFTER of card A's connect: B's startup request falls
-    in A's window, so A's connection is never tied; B's window holds B's alone."""
+    """Either TUI's window holds both connections, each with a startup request: neither is
+    tied."""
     env = base_env(tmp_path, **lich.env("card-A"))
     fake.start_daemon(env)
-    client_a = fake.start_client(env, projects["a"])
-    client_b = fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
+    env_b = base_env(tmp_path, **lich_b.env("card-B"))
+    client_a, client_b = together(fake, env, env_b, projects)
     fake.run_hook(HOOK, payload(projects["b"], "conv-B"), projects["b"], by=client_b)
     fake.run_hook(HOOK, payload(projects["a"], "conv-A"), projects["a"], by=client_a)
     records = wait_for_log(env, 2)
-    assert sorted(str(r["decision"]) for r in records) == ["codex-daemon-untied", "report"]
-    assert lich.wait(1, timeout=0.5) == []
-    assert next(r.accepted for r in lich_b.received) == {
-        "session_id": "card-B",
-        "provider_session_id": "conv-B",
-        "provider": "codex",
-    }
-    assert not (tmp_path / "state" / "codex-daemon").exists()  # no memory needed
+    assert [str(r["decision"]) for r in records] == ["codex-daemon-untied"] * 2
+    assert lich.wait(1, timeout=0.5) == [] and lich_b.received == []
+    assert not (tmp_path / "state" / "codex-ties").exists()  # nothing proven, nothing kept
 
 
 def test_a_daemon_started_outside_lich_still_reports_the_client_s_card(
@@ -147,11 +145,12 @@ def test_two_cards_in_one_dir_are_told_apart_by_connection(
     ran = fake.run_hook(HOOK, payload(projects["a"]), projects["a"], by=client_b)
     assert ran == {"rc": 0, "stdout": "", "stderr": ""}  # decided after the hook exited
     fake.run_hook(HOOK, payload(projects["a"], "conv-A"), projects["a"], by=client_a)
-    assert sorted(str(r["decision"]) for r in wait_for_log(env, 2)) == [
-        "codex-daemon-untied",
-        "report",
+    assert [str(r["decision"]) for r in wait_for_log(env, 2)] == ["report", "report"]
+    lich.wait(2)
+    assert sorted(str(r.accepted["session_id"]) for r in lich.received if r.accepted) == [
+        "card-A",
+        "card-B",
     ]
-    assert [r.accepted["session_id"] for r in lich.received if r.accepted] == ["card-B"]
 
 
 def test_a_refusal_outside_lich_prints_nothing(
@@ -204,7 +203,7 @@ def test_an_invalid_port_in_the_client_sends_nothing(
     assert lich.wait(1, timeout=0.5) == []
 
 
-def test_the_cd_flag_moves_the_client_s_conversation(
+def test_a_cd_flag_changes_nothing_the_connection_decides(
     fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn
 ) -> None:
     env = base_env(tmp_path, **lich.env("card-A"))
@@ -231,29 +230,30 @@ def test_bad_payload_under_the_daemon_is_bad_input(
     assert not log_records(env)[0].get("error")
 
 
-def test_a_session_resumed_into_another_card_s_dir_names_no_card(
+def test_a_restored_card_s_resumed_session_is_that_card_s(
     fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
 ) -> None:
-    """Card B ran `codex resume <S1>`; S1 was recorded in projA, where card A works. Codex asks
-    "session directory or current directory?" and the first is the default: B may be in projA.
-    """
+    """Card B ran `codex resume <S1>` (S1 recorded in projA, where card A works; lich restores
+    its cards so). Its command line names S1 and its connection alone resumed S1 after it
+    started: S1 is card B's wherever it runs, and card A's own new conversation is A's.
+    Before: a `codex resume` TUI sends no startup request and was never tied."""
     env = base_env(tmp_path, **lich.env("card-A"))
-    s1 = rollout(tmp_path, SID, projects["a"])
     fake.start_daemon(env)
-    fake.hold_open(s1)
     client_a = fake.start_client(env, projects["a"])
     env_b = base_env(tmp_path, **lich_b.env("card-B"))
-    client_b = fake.start_client(env_b, projects["b"], "resume", SID)
-    # B's resumed session (it chose "session directory"), and a new one A starts in projA
-    fake.started_by(client_b, SID, "thread/resume")
-    fake.run_hook(HOOK, payload(projects["a"], SID, "resume", str(s1)), projects["a"])
+    fake.start_client(env_b, projects["b"], "resume", SID)  # logs its thread/resume of S1
+    fake.run_hook(HOOK, payload(projects["a"], SID, "resume"), projects["a"])
     fake.run_hook(HOOK, payload(projects["a"], "conv-A2"), projects["a"], by=client_a)
-    # `codex resume` sends no startup request: its connection is never tied
     records = wait_for_log(env, 2)
-    assert sorted(str(r["decision"]) for r in records) == ["codex-daemon-untied", "report"]
+    assert [str(r["decision"]) for r in records] == ["report", "report"], records
     [got] = lich.wait(1)
     assert got.accepted is not None and got.accepted["provider_session_id"] == "conv-A2"
-    assert lich_b.received == []
+    [got_b] = lich_b.wait(1)
+    assert got_b.accepted == {
+        "session_id": "card-B",
+        "provider_session_id": SID,
+        "provider": "codex",
+    }
 
 
 def test_a_session_resumed_into_the_current_dir_is_that_card_s(
@@ -261,11 +261,10 @@ def test_a_session_resumed_into_the_current_dir_is_that_card_s(
 ) -> None:
     """ "Use current directory": the resumed session runs in projB, where card B works."""
     env = base_env(tmp_path, **lich.env("card-A"))
-    s1 = rollout(tmp_path, SID, projects["a"])
     fake.start_daemon(env)
     client_b = fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
     fake.started_by(client_b, SID, "thread/resume")  # `/resume`
-    fake.run_hook(HOOK, payload(projects["b"], SID, "resume", str(s1)), projects["b"])
+    fake.run_hook(HOOK, payload(projects["b"], SID, "resume"), projects["b"])
     [got] = lich_b.wait(1)
     assert got.accepted == {"session_id": "card-B", "provider_session_id": SID, "provider": "codex"}
     assert lich.received == []
@@ -281,9 +280,7 @@ def test_a_conversation_is_the_card_s_whose_connection_started_it(
     env = base_env(tmp_path, **lich.env("card-A"))
     fake.start_daemon(env)
     client_a = fake.start_client(env, projects["a"])
-    time.sleep(REQUEST_AFTER + 0.2)  # a person starting the second card later: no sync
     client_b = fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
-    fake.hold_open(rollout(tmp_path, SID, projects["b"]))  # card A's resume loaded S
     fake.run_hook(HOOK, payload(projects["b"], "conv-A2"), projects["b"], by=client_a)
     fake.run_hook(HOOK, payload(projects["b"], "conv-B2"), projects["b"], by=client_b)
     [got_a], [got_b] = lich.wait(1), lich_b.wait(1)
@@ -374,10 +371,14 @@ def test_a_client_under_another_name_is_counted(
     fake.start_daemon(env)
     fake.start_client(env, projects["a"])
     fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["a"], name="cx")
-    fake.run_hook(HOOK, payload(projects["a"]), projects["a"])
+    ran = fake.run_hook(HOOK, payload(projects["a"]), projects["a"])
     [record] = wait_for_log(env, 1)
     assert record["decision"] == "codex-daemon-peer-unaccounted", record
     assert lich.wait(1, timeout=0.5) == [] and lich_b.received == []
+    # the person is told the true cause and the fix, at once
+    told = json.loads(str(ran["stdout"]))["systemMessage"]
+    assert "another name" in told and "`codex --no-daemon`" in told, told
+    assert "several cards" not in told, told
 
 
 def test_a_peer_within_the_daemon_or_elsewhere_is_no_client(
@@ -456,7 +457,144 @@ def test_a_client_whose_files_cannot_be_read_is_counted(
     a = fake.start_client(env, projects["a"])
     b = fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["a"])
     readable = _mirror_proc(tmp_path, [fake.daemon.pid, a.pid, b.pid], unreadable=0)
-    assert codex.find_card(fake.daemon.pid, str(projects["a"]), proc=readable).lich is None
+    assert codex.find_card(fake.daemon.pid, proc=readable) is None  # the log decides
     proc = _mirror_proc(tmp_path / "b", [fake.daemon.pid, a.pid, b.pid], unreadable=b.pid)
-    found = codex.find_card(fake.daemon.pid, str(projects["a"]), proc=proc)
-    assert (found.decision, found.lich) == ("codex-daemon-peer-unaccounted", None), found
+    found = codex.find_card(fake.daemon.pid, proc=proc)
+    assert found is not None and found.decision == "codex-daemon-peer-unaccounted", found
+
+
+@pytest.mark.parametrize("how", ["mode 0666", "another owner", "group-writable home"])
+def test_a_log_another_user_can_write_names_no_card(
+    how: str, fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    """A `logs_2.sqlite` (or its CODEX_HOME) another user can write could name any connection
+    for any thread: the rows are not read, and the run log says why. Before: card B's
+    conversation, tied by rows anyone could have written, was reported."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    client = fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["b"])
+    if how == "mode 0666":
+        fake.log_path.chmod(0o666)
+    elif how == "another owner":
+        os.chown(fake.log_path, 65534, 65534)  # these tests run as root (see _mirror_proc)
+    else:
+        fake.log_path.parent.chmod(0o775)
+    ran = fake.run_hook(HOOK, payload(projects["b"]), projects["b"], by=client)
+    [record] = wait_for_log(env, 1)
+    assert record["decision"] == "codex-daemon-log-untrusted", record
+    assert "is not this user's alone" in str(record["attribution"])
+    assert lich.wait(1, timeout=0.5) == []
+    told = json.loads(str(ran["stdout"]))["systemMessage"]  # checked before the hook exits
+    assert "log cannot be trusted" in told and "only you can write" in told, told
+
+
+def test_a_relative_codex_home_names_no_card(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    """CODEX_HOME=.codex is read from the conversation's folder, where a repository could ship
+    the log the hook reads: refused. Before: the shipped rows were read, and named card B."""
+    env = base_env(tmp_path, **lich.env("card-A"), CODEX_HOME=".codex")
+    fake.start_daemon(env, home=projects["b"] / ".codex")
+    client = fake.start_client(base_env(tmp_path, **lich.env("card-B")), projects["b"])
+    fake.run_hook(HOOK, payload(projects["b"]), projects["b"], by=client)
+    [record] = wait_for_log(env, 1)
+    assert record["decision"] == "codex-daemon-log-untrusted", record
+    assert "not an absolute path" in str(record["attribution"])
+    assert lich.wait(1, timeout=0.5) == []
+
+
+def test_a_late_startup_request_beside_another_s_names_each_own_card(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
+) -> None:
+    """Card A's TUI logs its startup request 2.5 s after its connect (a stalled TUI, a daemon
+    busy with another's thread/start); card B's, started just after, logs its own first.
+    Before the windows: the one request in A's stretch was B's, so A was tied to B's
+    connection (or, with B started within a second, neither was tied). Now each is tied to the
+    connection it opened in its own window, whatever its requests' timing: B's is B's."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    fake.start_client(env, projects["a"], request=2.5)
+    client_b = fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B"), projects["b"], by=client_b)
+    [record] = wait_for_log(env, 1)
+    assert record["decision"] == "report", record
+    [got] = lich_b.wait(1)
+    assert got.accepted is not None and got.accepted["session_id"] == "card-B"
+    assert lich.wait(1, timeout=0.5) == []
+
+
+def test_a_tie_outlives_the_rows_that_proved_it(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
+) -> None:
+    """Codex keeps only the daemon's newest 1,000 rows without a thread: card B's window goes
+    with them. Its first conversation's sender proved its tie and kept it in the state
+    directory (codex-ties/), so its next conversation is still B's; with the record gone too,
+    nothing proves it: no card, and the cause said."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    client_b = fake.start_client(base_env(tmp_path, **lich_b.env("card-B")), projects["b"])
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B"), projects["b"], by=client_b)
+    assert [r["decision"] for r in wait_for_log(env, 1)] == ["report"]
+    assert len(list((tmp_path / "state" / "codex-ties").iterdir())) == 1
+    fake.prune()  # Codex drops the window's rows
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B2"), projects["b"], by=client_b)
+    assert [r["decision"] for r in wait_for_log(env, 2)][1] == "report"
+    shutil.rmtree(tmp_path / "state" / "codex-ties")
+    fake.run_hook(HOOK, payload(projects["b"], "conv-B3"), projects["b"], by=client_b)
+    record = wait_for_log(env, 3)[2]
+    assert record["decision"] == "codex-daemon-untied", record
+    assert GONE in str(record["attribution"])
+    assert [r.accepted["provider_session_id"] for r in lich_b.wait(2) if r.accepted] == [
+        "conv-B",
+        "conv-B2",
+    ]
+    assert lich.received == []
+
+
+def test_a_refusal_decided_after_the_hook_is_told_once_at_the_next(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn, lich_b: StandIn
+) -> None:
+    """Cards A and B started together: neither TUI is tied, which the sender finds in the log
+    after the hook has exited, when nothing can print. The next hook under the daemon says it,
+    with the cause and the fix, once; the one after says only what was refused since."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    client_a, client_b = together(fake, env, base_env(tmp_path, **lich_b.env("card-B")), projects)
+    first = fake.run_hook(HOOK, payload(projects["b"], "conv-B"), projects["b"], by=client_b)
+    assert first["stdout"] == ""  # decided later
+    wait_for_log(env, 1)
+    second = fake.run_hook(HOOK, payload(projects["a"], "conv-A"), projects["a"], by=client_a)
+    told = json.loads(str(second["stdout"]))["systemMessage"]
+    assert told.startswith("lich: an earlier Codex conversation (started "), told
+    assert f"in {projects['b']})" in told and str(projects["a"]) not in told, told
+    assert TOGETHER in told and "`codex --no-daemon`" in told, told
+    wait_for_log(env, 2)
+    third = fake.run_hook(HOOK, payload(projects["a"], "conv-A2"), projects["a"], by=client_a)
+    told = json.loads(str(third["stdout"]))["systemMessage"]
+    assert f"in {projects['a']})" in told and str(projects["b"]) not in told, told
+    assert [r["decision"] for r in wait_for_log(env, 3)] == ["codex-daemon-untied"] * 3
+    assert lich.received == [] and lich_b.received == []
+
+
+def test_an_earlier_tui_s_thread_unloading_leaves_the_next_card_tied(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    """An earlier TUI (connection 2) started its thread; card A's TUI starts; the earlier
+    TUI's startup thread unloads in card A's window, and Codex 0.171.0 logs that in its old
+    startup span, stamped then (`serve_inner: task cancelled`): no request line, so no window
+    counts it. Card A's conversation is card A's (under the tie by startup requests the row
+    read as a second request in A's stretch: half of a plain series of cards was refused)."""
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon(env)
+    old = "startup-thread-start-0b5f6c1e-0000-4000-8000-000000000000"
+    fake.log(time.time() - 30, "thread/start", 2, None, old)  # the earlier TUI's, as it started
+    fake.accepted = 3  # its three connections: card A's TUI gets 3, 4 and 5
+    client = fake.start_client(env, projects["a"], connect=0.5)
+    began = started_at(client.pid)
+    assert began is not None
+    fake.log(began + 0.25, "thread/start", 2, None, old)  # unloading, in card A's window
+    fake.run_hook(HOOK, payload(projects["a"]), projects["a"], by=client)
+    [record] = wait_for_log(env, 1)
+    assert record["decision"] == "report", record
+    [got] = lich.wait(1)
+    assert got.accepted is not None and got.accepted["session_id"] == "card-A"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.hook.jobs import session_record
+from lich_hooks.hook.state import session_record
 from lich_hooks.human.settings import commandline
 from lich_hooks.human.standin.server import StandIn
 from tests.support.runner import LICH_HOOK, base_env, log_records, wait_for_log

@@ -14,9 +14,8 @@ import pytest
 from lich_hooks import __version__
 from lich_hooks.base.runlog import debug_wanted
 from lich_hooks.hook.run import HOOK_USAGE
-from lich_hooks.human.commands import listen, run_cli, style
-from lich_hooks.human.commands.environment import Environment
-from lich_hooks.human.commands.exit_codes import ExitCode
+from lich_hooks.human.commands import listen, run_cli
+from lich_hooks.human.commands.environment import Environment, ExitCode, paint, wanted
 from tests.operator.conftest import Scratch
 from tests.support.runner import LICH_HOOK, run_hook, wait_for_log
 
@@ -91,12 +90,12 @@ class _Tty(io.StringIO):
 def test_colour_only_on_a_terminal_and_never_under_no_color(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert style.wanted(_Tty())
-    assert not style.wanted(io.StringIO())
+    assert wanted(_Tty())
+    assert not wanted(io.StringIO())
     monkeypatch.setenv("NO_COLOR", "1")
-    assert not style.wanted(_Tty())
-    assert style.paint("x", "red", False) == "x"
-    assert style.paint("x", "red", True) == "\x1b[31mx\x1b[0m"
+    assert not wanted(_Tty())
+    assert paint("x", "red", False) == "x"
+    assert paint("x", "red", True) == "\x1b[31mx\x1b[0m"
 
 
 def test_an_internal_error_is_one_line_unless_debugging(

@@ -1,6 +1,7 @@
-"""docs/troubleshooting.md's "Reproduce without lich" recipe, run per route exactly as the
-doc writes it (each ```sh block, read from the markdown), in a scratch home against the
-stand-in: the plugin route's block once failed with `sh: 1: null: not found`."""
+"""docs/troubleshooting.md's examples, run as the doc writes them (read from the markdown), in a
+scratch home against the stand-in: the "Reproduce without lich" recipe per route (the plugin
+route's block once failed with `sh: 1: null: not found`), and the debug log's two examples (the
+page once showed a `POST /session-start: taken (204)` line no run prints)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import lich_hooks
 from lich_hooks.human.standin.server import StandIn
 from tests.operator.conftest import Scratch
 from tests.operator.harness_state import PLUGIN_ID
+from tests.support.runner import LICH_HOOK, wait_for_log
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "troubleshooting.md"
 
@@ -82,3 +84,34 @@ def test_the_wrong_route_says_so(scratch: Scratch) -> None:
     )
     assert ran.returncode != 0
     assert b"null" not in ran.stderr
+
+
+def debug_examples() -> tuple[list[str], dict[str, object]]:
+    """Section 2's LICH_HOOK_DEBUG lines and its LICH_HOOK_LOG line."""
+    text = DOC.read_text(encoding="utf-8")
+    section = text.split("## 2. The debug log of a real run", 1)[1].split("\n## ", 1)[0]
+    lines = re.findall(r"`(lich-hook: [^`]*)`", section)
+    [logged] = re.findall(r"```json\n\s*(.*?)\n\s*```", section, re.S)
+    return lines, json.loads(logged)
+
+
+def test_the_debug_log_examples_are_what_a_run_prints(scratch: Scratch) -> None:
+    lines, logged = debug_examples()
+    event, provider = lines[0].split(": ")[1].split()
+    with StandIn() as lich:
+        env = {**scratch.env, **lich.env("card-1"), "LICH_HOOK_DEBUG": "1"}
+        ran = subprocess.run(
+            [str(LICH_HOOK), event, provider],
+            input=b'{"session_id": "test-1"}',
+            env=env,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        lich.wait(1)
+    assert (ran.returncode, ran.stderr.decode().splitlines()) == (0, lines)
+    [record] = wait_for_log(env, 1)
+    assert list(record) == list(logged)
+    assert {k: record[k] for k in ("event", "provider", "decision", "outcome", "status")} == {
+        k: logged[k] for k in ("event", "provider", "decision", "outcome", "status")
+    }

@@ -65,7 +65,10 @@ def test_outside_lich_says_why_nothing_reports(scratch: Scratch) -> None:
     assert ran.returncode == 1
     assert "[FAIL] lich variables: missing LICH_PORT, LICH_TOKEN, LICH_SESSION_ID" in ran.stdout
     assert "[FAIL] registrations: no harness runs a working lich-hook" in ran.stdout
-    assert "-> run `lich-hook install claude`" in ran.stdout
+    # both routes: the plugin as the README adds it, and install
+    plugin = "-> add the plugin (Claude Code: `claude plugin marketplace add <clone or git URL>`, "
+    assert plugin + "then `claude plugin install lich-hooks@lich-hooks`; Codex: " in ran.stdout
+    assert "or run `lich-hook install claude` (or codex, crush" in ran.stdout
     assert ran.stderr == ""
     report = json.loads(scratch.cli("doctor", "--json").stdout)
     assert report["ok"] is False

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from lich_hooks.base.codexcontrol import CONTROL
 from lich_hooks.human.settings import codex_state
 from tests.operator.conftest import Scratch
 from tests.operator.test_doctor import checks, in_lich, lich  # fixtures, shared
@@ -25,13 +26,29 @@ __all__ = ["in_lich", "lich"]
 COMPUTED = "(computed: no Codex app-server running to ask)"
 
 
-def control_socket(scratch: Scratch) -> Path:
-    """Where Codex keeps it: a symlink in CODEX_HOME to a socket in a short temporary path."""
-    link = scratch.home / ".codex" / Path(*codex_state.CONTROL_SOCKET)
+def control_socket(scratch: Scratch, far: bool = False) -> Path:
+    """Where Codex keeps it: a symlink in CODEX_HOME to a socket in a short temporary path;
+    `far`: a path longer than a socket address holds (107 bytes)."""
+    link = scratch.home / ".codex" / Path(*CONTROL)
     link.parent.mkdir(parents=True, exist_ok=True)
     target = Path(tempfile.mkdtemp(dir="/tmp")) / "s"
+    if far:
+        target = scratch.tmp / ("far" * 40) / "s"
+        target.parent.mkdir()
     link.symlink_to(target)
     return target
+
+
+def listen(target: Path) -> socket.socket:
+    """A listening socket at `target`, bound through its folder's descriptor (however long)."""
+    server = socket.socket(socket.AF_UNIX)
+    folder = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        server.bind(f"/proc/self/fd/{folder}/{target.name}")
+    finally:
+        os.close(folder)
+    server.listen(4)
+    return server
 
 
 def codex_row(scratch: Scratch, env: dict[str, str]) -> tuple[str, float]:
@@ -64,9 +81,7 @@ def test_a_stale_socket_is_no_answer(scratch: Scratch, in_lich: dict[str, str]) 
 @pytest.fixture
 def silent(scratch: Scratch) -> Iterator[None]:
     """A control socket that accepts and never answers (a hung daemon)."""
-    server = socket.socket(socket.AF_UNIX)
-    server.bind(str(control_socket(scratch)))
-    server.listen(4)
+    server = listen(control_socket(scratch))
     held: list[socket.socket] = []
     stop = threading.Event()
 
@@ -94,7 +109,7 @@ def test_a_daemon_that_never_answers_costs_at_most_the_bound(
     assert scratch.cli("install", "codex").returncode == 0
     details, hung = codex_row(scratch, in_lich)
     assert COMPUTED in details
-    os.unlink(os.path.realpath(scratch.home / ".codex" / Path(*codex_state.CONTROL_SOCKET)))
+    os.unlink(os.path.realpath(scratch.home / ".codex" / Path(*CONTROL)))
     _, alone = codex_row(scratch, in_lich)
     # the same doctor run with and without the silent socket: the difference is the wait
     assert hung - alone < codex_state.ASK_SECONDS + 2.0
@@ -103,16 +118,18 @@ def test_a_daemon_that_never_answers_costs_at_most_the_bound(
 def _answer_hooks_list(conn: socket.socket, listed: list[dict[str, object]]) -> None:
     """Play Codex's control socket for one client: the WebSocket upgrade, then answer
     `initialize` and `hooks/list` (the shapes measured on Codex 0.171.0)."""
-    frames = codex_state._Frames(conn, time.monotonic() + 10)
-    frames.until(b"\r\n\r\n")
+    conn.settimeout(10)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += conn.recv(4096)
     conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n")
     while True:
-        second = frames.take(2)[1]
-        size = second & 0x7F
+        size = conn.recv(2, socket.MSG_WAITALL)[1] & 0x7F
         if size >= 126:
-            size = int.from_bytes(frames.take(2 if size == 126 else 8), "big")
-        mask = frames.take(4)
-        message = json.loads(bytes(b ^ mask[i % 4] for i, b in enumerate(frames.take(size))))
+            size = int.from_bytes(conn.recv(2 if size == 126 else 8, socket.MSG_WAITALL), "big")
+        mask = conn.recv(4, socket.MSG_WAITALL)
+        masked = conn.recv(size, socket.MSG_WAITALL)
+        message = json.loads(bytes(b ^ mask[i % 4] for i, b in enumerate(masked)))
         result: object = None
         if message.get("method") == "initialize":
             result = {"userAgent": "codex"}
@@ -126,16 +143,16 @@ def _answer_hooks_list(conn: socket.socket, listed: list[dict[str, object]]) -> 
                 return
 
 
+@pytest.mark.parametrize("far", [False, True], ids=["near", "far"])
 def test_codex_s_answer_wins_over_the_computed_hash(
-    scratch: Scratch, in_lich: dict[str, str]
+    scratch: Scratch, in_lich: dict[str, str], far: bool
 ) -> None:
-    """config.toml holds no trust, the app-server says trusted: doctor reports Codex's."""
+    """config.toml holds no trust, the app-server says trusted: doctor reports Codex's. Where
+    the socket lies too far for a socket address (`far`), doctor reaches it all the same."""
     assert scratch.cli("install", "codex").returncode == 0
     key = f"{scratch.home / '.codex' / 'hooks.json'}:session_start:0:0"
     listed = [{"key": key, "trustStatus": "trusted", "enabled": True, "currentHash": "sha256:x"}]
-    with socket.socket(socket.AF_UNIX) as server:
-        server.bind(str(control_socket(scratch)))
-        server.listen(1)
+    with listen(control_socket(scratch, far)) as server:
 
         def serve() -> None:
             conn, _ = server.accept()

@@ -109,6 +109,7 @@ def test_an_untrusted_codex_hook_fails_and_says_how_to_trust(
     assert "Hooks need review" in str(row["fix"]) and "/hooks" in str(row["fix"])
     printed = text(scratch, in_lich)
     assert "Trust all and continue" in printed
+    assert printed.count("not trusted yet") == 1  # once in the row, not in its summary and below
 
 
 def test_a_trusted_codex_hook_counts_and_a_stale_or_disabled_one_does_not(
@@ -198,3 +199,21 @@ def test_a_config_toml_that_does_not_parse_is_named(
     code, rows = doctor(scratch, in_lich)
     assert code == 1
     assert "does not parse" in str(rows["Codex user settings"]["details"])
+
+
+@pytest.mark.parametrize("padding", [0, 4096], ids=["short", "longer-than-its-head"])
+def test_a_lich_hook_whose_python_is_gone_is_named_whatever_its_length(
+    scratch: Scratch, padding: int
+) -> None:
+    """A Python upgrade removes the venv's interpreter: doctor names it, from the `#!` line,
+    for a launcher of any length (one longer than the head doctor reads was once judged fine)."""
+    from lich_hooks.human.commands.doctor.hooks import judge_command
+
+    script = scratch.home / "venv" / "bin" / "lich-hook"
+    script.parent.mkdir(parents=True)
+    gone = scratch.home / "venv" / "bin" / "python3.11"
+    script.write_text(f"#!{gone}\n# {'x' * padding}\nimport sys\n")
+    script.chmod(0o755)
+    row = judge_command(f"'{script}' SessionStart claude", None, scratch.env)
+    assert row.status == "fail", row
+    assert f"its Python {gone} is gone" in row.summary

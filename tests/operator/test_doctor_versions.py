@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lich_hooks.human.settings import versions
+from lich_hooks.human.settings import verified
 from lich_hooks.human.settings.registry import HARNESSES
 from tests.operator.conftest import Scratch
 
@@ -119,7 +119,7 @@ def test_claude_native_binary_outside_any_package_is_asked(scratch: Scratch) -> 
 
 
 def test_version_key_ignores_tags() -> None:
-    key = versions.version_key
+    key = verified.version_key
     assert key("0.171.0-linux-x64") == (0, 171, 0)
     assert key("2.1.45") < key("2.1.332") < key("2.2.0")
     assert key("codex-cli 0.156.1") == (0, 156, 1)

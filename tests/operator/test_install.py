@@ -13,7 +13,7 @@ from lich_hooks.base.harnesses import default_stdout
 from lich_hooks.human.settings import commandline, ours, registry
 from lich_hooks.human.settings.scenarios import Demo
 from lich_hooks.human.standin.server import StandIn
-from tests.operator.conftest import Scratch
+from tests.operator.conftest import REPO, Scratch
 from tests.spine.helpers import REPORTING
 from tests.support.runner import LICH_HOOK, run_command
 
@@ -76,6 +76,32 @@ def test_fresh_install_writes_the_registration_by_absolute_path(
     assert str(path) in ran.stdout
     assert not Path(str(path) + ".lich-hook.bak").exists()  # nothing to back up
     assert ran.stderr == ""
+
+
+def test_install_says_what_it_did_and_what_next_and_verbose_adds_the_commands(
+    scratch: Scratch,
+) -> None:
+    """Three ~600-character shell commands were printed where a person needs what happened and
+    what to do next; they are --verbose's."""
+    path = user_file(scratch, "claude")
+    ran = scratch.cli("install", "claude")
+    assert ran.returncode == 0, ran.stderr
+    said = ran.stdout.splitlines()
+    assert said[:2] == [
+        f"Installed lich-hook's entries for Claude Code (user scope): {path}",
+        "Next: start a new Claude Code session (or review them with /hooks).",
+    ]
+    # docs/install.md shows the same two lines
+    page = (REPO / "docs" / "install.md").read_text(encoding="utf-8")
+    shown = page.split("`install` says what it did and what to do next:\n\n```\n", 1)[1]
+    assert shown.split("```", 1)[0].replace("/home/you", str(scratch.home)).splitlines() == said[:2]
+    assert "runs:" not in ran.stdout and "SessionStart" not in ran.stdout
+    assert scratch.cli("uninstall", "claude").returncode == 0
+    verbose = scratch.cli("install", "claude", "--verbose").stdout
+    document = json.loads(path.read_text())
+    assert [line for line in verbose.splitlines() if line.startswith("  runs: ")] == [
+        f"  runs: {command}" for command in dict.fromkeys(commands_in(document))
+    ]
 
 
 @pytest.mark.parametrize("harness", HARNESSES)

@@ -36,7 +36,7 @@ def test_no_module_below_the_commands_imports_them() -> None:
 
 
 # What every command shares: how it prints, what it may touch, how it exits.
-SHARED = ("style", "environment", "exit_codes")
+SHARED = ("environment",)
 
 
 def _command_of(module: str) -> str:
@@ -298,3 +298,50 @@ def test_no_import_cycle_in_the_package() -> None:
         if name not in state:
             visit(name, [name])
     assert cycles == [], "\n".join(" -> ".join(cycle) for cycle in cycles)
+
+
+# The hook floor's folders, each importing only those after it: a job asks who the card is
+# (shared/), and both keep records (state/); a record never asks a job or an attribution.
+HOOK_FOLDERS = ("jobs", "shared", "state")
+
+
+def _hook_part(module: str) -> str | None:
+    """The part of hook/ a module belongs to: its folder, or its own name for a module at
+    hook/'s top (run, outcome, claim, …); None outside hook/ and for hook/__init__."""
+    parts = module.split(".")
+    return parts[2] if _floor(module) == "hook" and len(parts) > 2 else None
+
+
+def _hook_part_edges() -> set[tuple[str, str]]:
+    return {
+        (source, target)
+        for module, imported in GRAPH.items()
+        for name in imported
+        if (source := _hook_part(module)) is not None
+        and (target := _hook_part(name)) is not None
+        and source != target
+    }
+
+
+def test_the_hook_folders_are_the_ordered_ones() -> None:
+    """A new folder under hook/ takes its place in HOOK_FOLDERS."""
+    folders = {path.parent.name for path in (PACKAGE / "hook").glob("*/__init__.py")}
+    assert folders == set(HOOK_FOLDERS)
+
+
+@pytest.mark.parametrize("folder", HOOK_FOLDERS)
+def test_a_hook_folder_imports_only_the_folders_after_it(folder: str) -> None:
+    """jobs/ → shared/ → state/, never back: a record module imported from shared/ lives in
+    state/, not among the jobs."""
+    earlier = HOOK_FOLDERS[: HOOK_FOLDERS.index(folder)]
+    assert sorted({t for s, t in _hook_part_edges() if s == folder and t in earlier}) == []
+
+
+def test_the_hook_floor_s_parts_import_in_one_direction() -> None:
+    """Counting each folder of hook/ as one part, and each module at its top as one: no loop."""
+    edges = _hook_part_edges()
+    left = {part for edge in edges for part in edge}
+    while left:  # peel off the parts that import none of the rest; a loop never peels
+        free = {p for p in left if not any(s == p and t in left for s, t in edges)}
+        assert free, f"a loop among (or above) {sorted(left)}"
+        left -= free

@@ -118,7 +118,7 @@ def test_install_writes_the_module_and_uninstall_removes_it(
     scratch: Scratch, harness: str, scope: str
 ) -> None:
     path = module_path(scratch, harness, scope)
-    ran = scratch.cli("install", harness, "--scope", scope)
+    ran = scratch.cli("install", harness, "--scope", scope, "--verbose")
     assert ran.returncode == 0, ran.stderr
     assert path.read_text() == modules.render(MODULES[harness].template, EXE)
     assert f"runs: {EXE} SessionStart {harness}" in ran.stdout

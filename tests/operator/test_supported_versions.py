@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from lich_hooks.human.settings.registry import HARNESSES
-from lich_hooks.human.settings.versions import version_key
+from lich_hooks.human.settings.verified import version_key
 from tests.real_clients.support.clients import MATRIX, REPO
 
 # the matrix names harnesses by npm package family, doctor by the command users run

@@ -49,3 +49,24 @@ def test_print_mode_inside_a_worker_never_answers(
     # each hook run logs after its own send, so by now every report has arrived
     wait_for_hook(env, "SessionStart")
     assert [r.endpoint for r in lich.received] == ["session-start"]
+
+
+def test_each_turn_answers_with_its_own_reply(
+    claude_code: Client, claude_setup: ClaudeEnv, project: Path, lich: StandIn, model_api: ModelAPI
+) -> None:
+    """On 2.1.45 a later turn's Stop fires before the turn is written (docs/worker-answer.md,
+    "The transcript fallback"): read as the file ends, 31 of 38 later turns answered with the
+    turn before's reply. Each turn's answer is its own reply."""
+    env = claude_setup(depth="1")
+    turns = 5
+    with Terminal(claude_code, env, project) as claude:
+        claude.wait_ready()
+        for k in range(1, turns + 1):
+            claude.submit(f"Turn {k}. [[reply:reply of turn {k}]]")
+            wait_for_hook(env, "Stop", count=k)
+        stops = wait_for_hook(env, "Stop", count=turns)
+    skip_if_stub(env, "Stop")
+    answers = [r.accepted for r in lich.wait(turns + 1) if r.endpoint == "mod/answer"]
+    assert answers == [
+        {"session_id": CARD, "text": f"reply of turn {k}"} for k in range(1, turns + 1)
+    ], stops

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -63,3 +64,18 @@ def test_codex_skips_an_untrusted_hook_silently(
     assert "hook: SessionStart" not in ran.stderr
     assert hook_runs(codex_setup) == []
     assert lich.received == []
+
+
+def test_codex_exec_prints_no_hook_system_message(
+    codex: Client, codex_setup: dict[str, str], project: Path, model_api: ModelAPI
+) -> None:
+    """docs/install.md: the person's line a SessionStart prints (`systemMessage`) is shown by
+    the TUI, never by `codex exec`."""
+    said = "lich-hooks test: a SessionStart systemMessage"
+    hook = {"type": "command", "command": f"echo '{json.dumps({'systemMessage': said})}'"}
+    hooks = Path(codex_setup["CODEX_HOME"]) / "hooks.json"
+    hooks.write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [hook]}]}}))
+    ran = run_exec(codex, "say hello", codex_setup, project, bypass_trust=True)
+    assert ran.returncode == 0, ran.stderr
+    assert "hook: SessionStart Completed" in ran.stderr  # it ran
+    assert said not in ran.stdout + ran.stderr

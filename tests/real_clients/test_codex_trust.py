@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from lich_hooks.base.codexcontrol import CONTROL
 from lich_hooks.human.settings import codex_state
 from tests.real_clients.support.clients import Client
 from tests.real_clients.support.codex import codex_env, seed_codex_home
@@ -92,7 +93,7 @@ def serve(lab: Lab) -> subprocess.Popen[bytes]:
         stderr=(lab.home / "app-server.log").open("wb"),
         start_new_session=True,
     )
-    path = os.path.realpath(lab.home / Path(*codex_state.CONTROL_SOCKET))
+    path = os.path.realpath(lab.home / Path(*CONTROL))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         with socket.socket(socket.AF_UNIX) as probe:

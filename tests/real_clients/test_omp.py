@@ -72,6 +72,14 @@ def test_a_print_run_reports_its_session_and_uninstall_stops_it(
     assert (record["provider"], record["decision"]) == ("omp", "report")
     print(f"\nomp {omp.version} -p: {ran.timing()}")
 
+    # outside lich the extension still runs lich-hook, whose rule refuses (the JavaScript holds
+    # no LICH_* check: omp fires once per conversation, so no process per message)
+    card = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
+    outside = {k: v for k, v in omp_env.items() if k not in card}
+    away = run_timed(argv, outside, project, lich, 0, settle=SETTLE)
+    assert away.proc.returncode == 0 and away.reports == [], away.proc.stderr
+    assert wait_for_hook(omp_env, "SessionStart", 2)[1]["decision"] == "outside-lich"
+
     removed = lich_hook("uninstall", "omp", env=omp_env, cwd=project)
     assert removed.returncode == 0, removed.stderr
     assert not (Path(omp_env["HOME"]) / EXTENSION).exists()
@@ -79,7 +87,7 @@ def test_a_print_run_reports_its_session_and_uninstall_stops_it(
     assert after.proc.returncode == 0, after.proc.stderr
     assert REPLY_TEXT in after.proc.stdout
     assert after.reports == []
-    assert len(om.session_files(omp_env)) == 2  # it ran a session: nothing reported
+    assert len(om.session_files(omp_env)) == 3  # it ran a session: nothing reported
 
 
 # 18.3.x requires `solutionSpace` on each task; 18.2.3's schema deletes keys it does not know

@@ -399,3 +399,24 @@ def test_codex_plugin_alone_reports_and_stands_down_for_install(
     assert len(reports()) == before + 1
     code, _, text = doctor(env, project)
     assert code == 0 and "duplicates" not in text, text
+
+
+def test_removing_the_codex_plugin_leaves_its_trust_record_and_an_empty_folder(
+    codex: Client, codex_card: dict[str, str], tmp_path: Path, project: Path
+) -> None:
+    """What docs/install.md's Uninstall says the two `codex plugin` lines leave behind: the
+    `[hooks.state."lich-hooks@lich-hooks:…"]` trust record in config.toml, and an empty
+    plugins/cache/lich-hooks/ folder."""
+    env = codex_card
+    codex_cli(codex, env, project, "plugin", "marketplace", "add", str(make_clone(tmp_path)))
+    codex_cli(codex, env, project, "plugin", "add", PLUGIN)
+    codex_home = Path(env["CODEX_HOME"])
+    [root] = (codex_home / "plugins" / "cache" / "lich-hooks" / "lich-hooks").iterdir()
+    key = f"{PLUGIN}:plugin/codex-hooks.json:session_start:0:0"
+    trust_hook(env, key, root / "plugin" / "codex-hooks.json")
+    codex_cli(codex, env, project, "plugin", "remove", PLUGIN)
+    codex_cli(codex, env, project, "plugin", "marketplace", "remove", "lich-hooks")
+    config = (codex_home / "config.toml").read_text()
+    assert f'[hooks.state."{key}"]' in config
+    assert f'[plugins."{PLUGIN}"]' not in config and "[marketplaces.lich-hooks]" not in config
+    assert list((codex_home / "plugins" / "cache" / "lich-hooks").iterdir()) == []

@@ -24,6 +24,7 @@ import pytest
 
 from lich_hooks import __version__
 from lich_hooks.base.runlog import RunLog
+from lich_hooks.base.safefile import Dir
 from lich_hooks.hook import claim
 from lich_hooks.hook.outcome import Context
 from lich_hooks.human.settings import registrations
@@ -126,8 +127,7 @@ def test_one_report_per_conversation_whatever_the_other_route(
     assert decisions.count("other-route-acts") == 3 * (runs - 1)
 
 
-def test_an_agent_call_opens_one_card(tmp_path: Path, lich: StandIn) -> None:
-    fake = FakeLich(tmp_path)
+def agent_env(tmp_path: Path, lich: StandIn, fake: FakeLich) -> tuple[dict[str, str], bytes]:
     project = tmp_path / "project"
     project.mkdir()
     fake.script(open={"json": session("pending", path=str(project))})
@@ -139,8 +139,11 @@ def test_an_agent_call_opens_one_card(tmp_path: Path, lich: StandIn) -> None:
         CLAUDE_CODE_SESSION_ATTENDED="1",
         CLAUDE_CODE_ENTRYPOINT="cli",
     )
-    installed = registrations.command("PreToolUse", "claude", str(LICH_HOOK))
-    data = json.dumps(agent_payload(project)).encode()
+    return env, json.dumps(agent_payload(project)).encode()
+
+
+def at_once(commands: list[str], data: bytes, env: dict[str, str]) -> list[bytes]:
+    """Each command's stdout, all run side by side (nothing on stderr)."""
     procs = [
         subprocess.Popen(
             ["/bin/sh", "-c", command],
@@ -149,17 +152,66 @@ def test_an_agent_call_opens_one_card(tmp_path: Path, lich: StandIn) -> None:
             stderr=subprocess.PIPE,
             env=env,
         )
-        for command in (plugin_command("PreToolUse"), installed)
+        for command in commands
     ]
     outs = [proc.communicate(data, timeout=120) for proc in procs]
-    assert [err for _, err in outs] == [b"", b""]
+    assert [err for _, err in outs] == [b""] * len(procs)
+    return [out for out, _ in outs]
+
+
+def is_deny(stdout: bytes) -> bool:
+    return b'"permissionDecision": "deny"' in stdout.replace(b'":"', b'": "')
+
+
+# the `install` route as this release writes it, and as an earlier one did (another scope may hold
+# it: both run the same copy of the package, one route)
+INSTALLED = registrations.command("PreToolUse", "claude", str(LICH_HOOK))
+EARLIER = f"{LICH_HOOK} PreToolUse claude"
+
+
+@pytest.mark.parametrize("routes", ["plugin-and-install", "two-install-scopes"])
+def test_an_agent_call_opens_one_card(tmp_path: Path, lich: StandIn, routes: str) -> None:
+    """Two scopes' entries for one copy: before, a claim of its own route was taken for an
+    earlier firing's, and the call opened two cards."""
+    fake = FakeLich(tmp_path)
+    env, data = agent_env(tmp_path, lich, fake)
+    commands = (
+        [plugin_command("PreToolUse"), INSTALLED]
+        if routes == "plugin-and-install"
+        else [INSTALLED, EARLIER]
+    )
+    outs = at_once(commands, data, env)
     opens = [argv for argv in fake.argvs() if argv[:1] == ["open"]]
     assert len(opens) == 1, fake.argvs()
     # one deny, one silence: Claude Code takes the deny (test_two_hooks.py)
-    verdicts = sorted(out for out, _ in outs)
-    assert verdicts[0] == b"" and b'"permissionDecision": "deny"' in verdicts[1].replace(
-        b'":"', b'": "'
-    )
+    verdicts = sorted(outs)
+    assert verdicts[0] == b"" and is_deny(verdicts[1])
+
+
+def backdate(claims: Path, seconds: float) -> None:
+    """Each claim as its run would have written it `seconds` earlier."""
+    for entry in claims.iterdir():
+        route, _, made = entry.read_text().partition(" ")
+        entry.write_text(f"{route} {float(made) - seconds!r}")
+
+
+@pytest.mark.parametrize("late", [5.5, 9.0])
+def test_the_plugin_routes_run_late_opens_no_second_card(
+    tmp_path: Path, lich: StandIn, late: float
+) -> None:
+    """The plugin route's run claims 5.5 s (9 s) after the install route's: its launcher waited
+    on a hanging `python3`, or the machine was loaded. Before, a claim older than 5 s was taken
+    for an earlier firing's, and the late run opened a second card for the one Agent call."""
+    fake = FakeLich(tmp_path)
+    env, data = agent_env(tmp_path, lich, fake)
+    [first] = at_once([INSTALLED], data, env)
+    assert is_deny(first)
+    backdate(tmp_path / "state" / "claims", late)
+    [second] = at_once([plugin_command("PreToolUse")], data, env)
+    assert second == b""
+    opens = [argv for argv in fake.argvs() if argv[:1] == ["open"]]
+    assert len(opens) == 1, fake.argvs()
+    assert [r["decision"] for r in log_records(env)][-1] == "other-route-acts"
 
 
 # --- the claim itself ----------------------------------------------------------------
@@ -200,7 +252,7 @@ def test_of_many_racing_routes_exactly_one_acts(tmp_path: Path, stale: bool) -> 
     for round in range(4):
         identity = f"conversation-{round}\nstartup"
         if stale:
-            assert claim.claim(context(state), identity, now=time.time() - 3 * claim.CLAIM_SECONDS)
+            assert claim.claim(context(state), identity, now=time.time() - 3 * claim.REACH)
         results: multiprocessing.Queue[bool] = multiprocessing.Queue()
         start = time.time() + 0.5
         procs = [
@@ -217,27 +269,126 @@ def test_of_many_racing_routes_exactly_one_acts(tmp_path: Path, stale: bool) -> 
         assert won.count(True) == 1, (round, won)
 
 
-def test_each_claim_silences_one_run_of_another_route_and_its_own_never(tmp_path: Path) -> None:
+def claims_dir(tmp_path: Path) -> Dir:
     from lich_hooks.hook import state
 
-    directory = state.open_dir({"LICH_HOOK_STATE_DIR": str(tmp_path / "state")}, claim.PARTS, True)
-    now = time.time()
+    return state.open_dir({"LICH_HOOK_STATE_DIR": str(tmp_path / "state")}, claim.PARTS, True)
+
+
+def test_each_claim_silences_one_run_of_another_route_and_its_own_never(tmp_path: Path) -> None:
+    directory = claims_dir(tmp_path)
+    now, reach = time.time(), claim.REACH
     # one route alone: every firing acts, however close together
     assert all(claim.take(directory, "lone", "plugin", now + n * 0.01) for n in range(5))
-    # two routes, the same identity fired again within the window: one act per firing
-    acts = [claim.take(directory, "s", route, now + n) for n in range(3) for route in ("a", "b")]
+    # two routes, the same identity fired again past REACH: one act per firing
+    acts = [
+        claim.take(directory, "s", route, now + n * 1.5 * reach)
+        for n in range(3)
+        for route in ("a", "b")
+    ]
     assert acts == [True, False] * 3
-    acts = [claim.take(directory, "t", route, now + n) for n in range(3) for route in ("b", "a")]
+    acts = [
+        claim.take(directory, "t", route, now + n * 1.5 * reach)
+        for n in range(3)
+        for route in ("b", "a")
+    ]
     assert acts == [True, False] * 3
+    # again within REACH: a run that cannot tell its firing's claim from the last one's acts (a
+    # duplicate, never none); a claim its own route's run may have answered by acting is not taken
+    fired = [[claim.take(directory, "w", route, now + n * 0.4) for route in "ab"] for n in range(2)]
+    assert fired == [[True, False], [True, True]]
+    assert claim.take(directory, "w", "a", now + 0.8)  # its run of route b died
     # a firing whose other run died: the claim its route's earlier run took is no sibling's
     assert claim.take(directory, "v", "a", now) and not claim.take(directory, "v", "b", now)
-    assert claim.take(directory, "v", "b", now + 1)
-    # another route's claim out of the window is an earlier firing's
+    assert claim.take(directory, "v", "b", now + reach / 2)
+    # another route's claim out of reach is another firing's
     assert claim.take(directory, "u", "a", now)
-    assert claim.take(directory, "u", "b", now + claim.CLAIM_SECONDS + 1)
+    assert claim.take(directory, "u", "b", now + reach)
     names = os.listdir(tmp_path / "state" / "claims")
     assert not [n for n in names if n.startswith(".")], names  # no temporary file left
     assert all((tmp_path / "state" / "claims" / n).stat().st_mode & 0o777 == 0o600 for n in names)
+
+
+def test_a_dead_run_costs_at_most_its_own_firing(tmp_path: Path) -> None:
+    """Three firings of one identity 0.6 s apart (a worker's same answer, no prompt id): the
+    first's plugin run and the last's install run die. The middle's plugin run cannot tell the
+    first's install claim from its own firing's, and takes it; its install run then acts. The
+    last's plugin run must act: the middle's install claim is spoken for. Before, it took that
+    claim (the pairing shifted one firing on) and the last firing, with a live run, was lost."""
+    directory = claims_dir(tmp_path)
+    now = time.time()
+    acts = [
+        claim.take(directory, "answer", "install", now),  # its plugin run died
+        claim.take(directory, "answer", "plugin", now + 0.6),
+        claim.take(directory, "answer", "install", now + 0.6),
+        claim.take(directory, "answer", "plugin", now + 1.2),  # its install run died
+    ]
+    assert acts == [True, False, True, True]
+
+
+def test_a_twin_still_being_written_counts_as_a_run_of_its_route_nearby(tmp_path: Path) -> None:
+    """Two firings' install runs acted, 0.5 s apart; a plugin run is pairing with the first
+    (its twin made, its time not yet in it) when the second's plugin run comes: that one cannot
+    tell which firing the other is of, so it acts (two reports, never none)."""
+    directory = claims_dir(tmp_path)
+    now = time.time()
+    assert claim.take(directory, "p", "install", now)
+    assert claim.take(directory, "p", "install", now + 0.5)
+    (tmp_path / "state" / "claims" / "p-plugin").write_bytes(b"")
+    assert claim.take(directory, "p", "plugin", now + 0.6)
+
+
+def test_a_name_that_holds_no_claim_is_passed_over(tmp_path: Path) -> None:
+    directory = claims_dir(tmp_path)
+    (tmp_path / "state" / "claims" / "odd").mkdir()
+    now = time.time()
+    assert claim.take(directory, "odd", "plugin", now)
+    assert not claim.take(directory, "odd", "install", now)
+
+
+# The sequence tests/registrations/test_firings.py found (the lab's research notes,
+# claims/firings-counterexample.md): (seconds, identity, the routes whose run died before it
+# claimed); both live runs of a firing claim at its time, the plugin's first.
+COUNTEREXAMPLE = [
+    (1.0, "B\nresume", ()),
+    *((t, "A\nstartup", ()) for t in (1.05, 2.05, 3.05, 4.05, 5.05, 6.05)),
+    (6.1, "B\nresume", ("plugin",)),
+    *((t, "A\nstartup", ()) for t in (7.6, 8.6, 9.6)),
+    (9.65, "B\nresume", ()),
+    (10.6, "A\nstartup", ()),
+    (13.6, "B\nresume", ()),
+    (15.1, "B\nresume", ()),
+    (16.1, "B\nresume", ("install",)),
+    (16.15, "A\nstartup", ()),
+]
+
+
+def test_the_firing_models_counterexample_acts_once_for_every_firing(tmp_path: Path) -> None:
+    """Before: /resume B's first install claim was left unpaired (its plugin run died), each
+    later plugin run took the previous firing's install claim, and the last firing's lone
+    plugin run was silenced by the fourth's: 10 s after the first death, no act."""
+    directory = claims_dir(tmp_path)
+    start = time.time()
+    for at, identity, dead in COUNTEREXAMPLE:
+        acts = [
+            claim.take(directory, claim.stamp(identity), route, start + at)
+            for route in ("plugin", "install")
+            if route not in dead
+        ]
+        assert acts.count(True) == 1, (at, identity, acts)
+
+
+@pytest.mark.parametrize("late", [5.5, 9.0, 3600.0])
+def test_a_tool_call_acts_once_however_late_its_other_run(tmp_path: Path, late: float) -> None:
+    """An Agent call's `tool_use_id` never repeats: any claim before a run's is its other run's.
+    Before, a claim older than 5 s was taken for an earlier firing's, and the late run acted."""
+    directory = claims_dir(tmp_path)
+    now = time.time()
+    assert claim.take(directory, "toolu_01", "install", now, once=True)
+    assert not claim.take(directory, "toolu_01", "plugin", now + late, once=True)
+    # two `install` scopes running one copy (one route): one act all the same
+    assert claim.take(directory, "toolu_02", "install", now, once=True)
+    assert not claim.take(directory, "toolu_02", "install", now + 0.01, once=True)
 
 
 def test_other_cards_and_sources_are_apart(tmp_path: Path) -> None:
@@ -266,13 +417,13 @@ def test_a_scrubbed_token_is_said_once_and_nothing_is_sent(tmp_path: Path, lich:
     env = plugin_env(tmp_path, **lich.env("card-1"), CLAUDE_CODE_SUBPROCESS_ENV_SCRUB="1")
     del env["LICH_TOKEN"]
     installed = registrations.command(EVENT, "claude", str(LICH_HOOK))
-    for event, said in (
-        ("SessionStart", 1),
-        ("Stop", 0),
-        ("SessionStart", 1),
-    ):  # again: a new start
+    for event, source, said in (
+        ("SessionStart", "startup", 1),
+        ("Stop", "startup", 0),
+        ("SessionStart", "resume", 1),  # again: a new start (the same one again within a
+    ):  # second could be said twice: firings of one identity within claim.REACH)
         command = plugin_command(event)
-        payload = {"session_id": SID, "source": "startup", "hook_event_name": event}
+        payload = {"session_id": SID, "source": source, "hook_event_name": event}
         procs = [
             subprocess.Popen(
                 ["/bin/sh", "-c", c],
@@ -292,3 +443,28 @@ def test_a_scrubbed_token_is_said_once_and_nothing_is_sent(tmp_path: Path, lich:
             assert line.startswith("lich-hooks cannot report this session to lich: ")
         time.sleep(0.1)
     assert lich.received == []
+
+
+def test_a_sender_that_claims_late_pairs_by_its_hook_s_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SessionStart claims in its detached sender, which may wait seconds first (Codex's
+    daemon log): each route's claim carries its hook's time, so a sender 5 s later than the
+    other route's is still this firing's other run, and stays silent (before: two reports)."""
+    from lich_hooks.hook.jobs import session_start
+    from lich_hooks.hook.payload import Payload
+
+    runs = []
+    for _ in range(2):
+        ctx = context(tmp_path / "state")
+        ctx._read, ctx._payload = True, Payload({"session_id": "s-1", "source": "startup"})
+        outcome = session_start.run(ctx)
+        assert outcome.later is not None
+        runs.append(outcome.later)
+    monkeypatch.setattr(claim, "route", lambda: "install-route")
+    first = runs[0]()
+    monkeypatch.setattr(claim, "route", lambda: "plugin-route")
+    now = time.time
+    monkeypatch.setattr(time, "time", lambda: now() + 5.0)  # its sender waited 5 s
+    second = runs[1]()
+    assert (first.decision, second.decision) == ("report", "other-route-acts")

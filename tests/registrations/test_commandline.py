@@ -22,7 +22,15 @@ from hypothesis import strategies as st
 
 from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.human.settings import commandline, ours, registrations
-from lich_hooks.human.settings.commandline import ANSWER, CARD, CMD, LOGIN, POWERSHELL, SERVER
+from lich_hooks.human.settings.commandline import (
+    ANSWER,
+    CARD,
+    CMD,
+    LOGIN,
+    OLD_POWERSHELL,
+    POWERSHELL,
+    SERVER,
+)
 from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.registry import SETTINGS
 
@@ -83,14 +91,15 @@ def test_the_windows_forms_read_back_or_refuse(program: str) -> None:
     """No quote and no message in either (Codex's quoting turns `"` into `\\"`, which cmd.exe
     does not read); PowerShell's literal takes any path, cmd.exe's word only one it reads
     back whole (tests/windows/test_registrations.py runs them)."""
-    command = commandline.render(POWERSHELL, program, "SessionStart", "codex", "Fix: this")
-    found = commandline.parse(command)
-    assert found is not None and (found.program, found.guard, found.message) == (
-        program,
-        POWERSHELL,
-        None,
-    )
-    assert '"' not in command
+    for guard in (POWERSHELL, OLD_POWERSHELL):  # today's form, and the one before it
+        command = commandline.render(guard, program, "SessionStart", "codex", "Fix: this")
+        found = commandline.parse(command)
+        assert found is not None and (found.program, found.guard, found.message) == (
+            program,
+            guard,
+            None,
+        )
+        assert '"' not in command
     word = commandline.cmd_word(program)
     if word is None:
         with pytest.raises(ValueError):
@@ -142,6 +151,20 @@ def test_a_launcher_reads_back(guard: commandline.Guard) -> None:
 def test_the_forms_older_releases_wrote_are_ours(command: str) -> None:
     found = commandline.parse(command)
     assert found is not None and found.guard is None
+
+
+def test_the_powershell_form_before_it_passed_stdout_is_an_earlier_releases() -> None:
+    """Its `| Out-Null` dropped the person's line with stderr: ours (install replaces it,
+    uninstall removes it), read as the earlier form, never as today's."""
+    old = "try { & 'C:\\O''Brien\\lich-hook.exe' SessionStart codex 2>&1 | Out-Null } catch { }; "
+    old += "exit 0"
+    found = commandline.parse(old)
+    assert found is not None
+    assert (found.guard, found.program) == (OLD_POWERSHELL, "C:\\O'Brien\\lich-hook.exe")
+    new = commandline.render(POWERSHELL, found.program, "SessionStart", "codex")
+    assert new != old and "Out-Null" not in new
+    again = commandline.parse(new)
+    assert again is not None and again.guard == POWERSHELL
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from lich_hooks.human.standin.server import StandIn
 from tests.registrations.test_plugin_route import (
     SESSION,
@@ -24,8 +26,9 @@ from tests.registrations.test_plugin_route import (
     only,
     plugin_command,
     plugin_env,
+    python_dir,
 )
-from tests.support.runner import run_command
+from tests.support.runner import run_command, wait_for_log
 
 # A Python that never answers (a broken shim, a dead network mount).
 HANGS = f"exec {shutil.which('sleep')} 600"
@@ -231,18 +234,7 @@ def test_a_hook_that_runs_past_the_start_limit_is_never_cut(tmp_path: Path) -> N
     fake.script(open={"json": session("pending"), "wait_for": str(gate)})
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
-    env = plugin_env(
-        tmp_path,
-        root,
-        folder,
-        **fake.env(),
-        LICH_PORT="9",
-        LICH_TOKEN="t",
-        LICH_SESSION_ID="card-1",
-        LICH_SUBAGENT_DEPTH="0",
-        CLAUDE_CODE_SESSION_ATTENDED="1",
-        CLAUDE_CODE_ENTRYPOINT="cli",
-    )
+    env = _agent_env(tmp_path, root, folder, fake)
     hook = subprocess.Popen(
         ["/bin/sh", "-c", plugin_command("PreToolUse")],
         stdin=subprocess.PIPE,
@@ -331,3 +323,143 @@ def test_without_a_private_directory_the_hook_still_answers(tmp_path: Path) -> N
         verdicts.append(json.loads(ran.stdout)["hookSpecificOutput"]["permissionDecision"])
     assert verdicts == ["deny", "deny"]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("lich-hook.")]
+
+
+BOUND = 256 * 1024  # plugin/lich-hook's BOUND_BLOCKS of 512 bytes
+
+
+def _agent_env(
+    tmp_path: Path, root: Path, folder: str, fake: object, **extra: str
+) -> dict[str, str]:
+    from tests.agent_cards.fake_lich import FakeLich
+
+    assert isinstance(fake, FakeLich)
+    return plugin_env(
+        tmp_path,
+        root,
+        folder,
+        **fake.env(),
+        LICH_PORT="9",
+        LICH_TOKEN="t",
+        LICH_SESSION_ID="card-1",
+        LICH_SUBAGENT_DEPTH="0",
+        CLAUDE_CODE_SESSION_ATTENDED="1",
+        CLAUDE_CODE_ENTRYPOINT="cli",
+        **extra,
+    )
+
+
+def _private_mounts() -> list[str]:
+    """`unshare` words that give a command its own mount namespace (root, or a user namespace)."""
+    import subprocess
+
+    unshare = shutil.which("unshare")
+    if unshare is None or shutil.which("mount") is None:
+        pytest.skip("no unshare or mount here: a full TMPDIR needs a private tmpfs")
+    for words in ([unshare, "-m"], [unshare, "-rm"]):
+        probe = subprocess.run([*words, "true"], capture_output=True, check=False)
+        if probe.returncode == 0:
+            return words
+    pytest.skip("unshare cannot make a mount namespace here (not root, no user namespaces)")
+
+
+def _on_a_full_tmpdir(words: list[str], temp: Path, command: str) -> str:
+    """`command`, run by sh in a mount namespace where `temp` is a 32 kB tmpfs filled to the
+    last block (exit 97 if it is not full)."""
+    import shlex
+
+    mount, head = shutil.which("mount"), shutil.which("head")
+    script = (
+        f'{mount} -t tmpfs -o size=32k tmpfs "$1" || exit 96; '
+        f'{head} -c 1048576 /dev/zero > "$1/fill" 2>/dev/null; '
+        f'if printf x 2>/dev/null > "$1/probe"; then exit 97; fi; exec /bin/sh -c "$2"'
+    )
+    argv = [*words, "/bin/sh", "-c", script, "sh", str(temp), command]
+    return " ".join(shlex.quote(word) for word in argv)
+
+
+def test_a_full_tmpdir_still_delivers_the_deny_and_the_toast(tmp_path: Path) -> None:
+    """A full `$TMPDIR` leaves the private directory and the empty file makeable (an inode each)
+    and fails every write of the hook's output: the Agent call's deny came after `lich open`
+    had run, so a lost one ran the task twice. The output goes through the directory's FIFO,
+    and each call's `lich open` runs once."""
+    from tests.agent_cards.fake_lich import FakeLich, agent_payload, session, toast
+
+    words = _private_mounts()
+    root = copy_plugin(tmp_path)
+    folder = only(tmp_path)
+    (Path(folder) / "python3").symlink_to(sys.executable)
+    fake = FakeLich(tmp_path)
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    env = _agent_env(tmp_path, root, folder, fake, TMPDIR=str(temp))
+    command = _on_a_full_tmpdir(words, temp, plugin_command("PreToolUse"))
+    fake.script(open={"json": session("pending")})
+    denied = run_command(command, agent_payload(project) | {"tool_use_id": "toolu_1"}, env)
+    assert (denied.returncode, denied.stderr) == (0, b""), denied.stdout
+    verdict = json.loads(denied.stdout)["hookSpecificOutput"]
+    assert verdict["permissionDecision"] == "deny"
+    fake.script(open={"stdout": "[1, 2]", "exit": 0})
+    toasted = run_command(command, agent_payload(project) | {"tool_use_id": "toolu_2"}, env)
+    assert (toasted.returncode, toasted.stderr) == (0, b"")
+    said = toast(toasted.stdout)
+    assert said.endswith("lich open failed: it printed no JSON (exit 0)"), said
+    assert len(fake.calls()) == 2  # one `lich open` per call
+    records = wait_for_log(env, 2)
+    assert [record.get("stdout_via") for record in records] == ["relayed", "relayed"]
+    assert list(temp.iterdir()) == []  # the tmpfs was the namespace's only
+
+
+def test_a_candidate_that_writes_without_end_is_cut_at_the_bound(tmp_path: Path) -> None:
+    """A `python3` first on PATH that writes to the hook's output file without end (here its
+    own child, before it runs boot.py): the file stops at 256 KiB, where today's launcher let
+    it fill the disk; what it wrote never reaches the harness, the hook's verdict does, whole."""
+    from tests.agent_cards.fake_lich import FakeLich, agent_payload, session
+
+    root = copy_plugin(tmp_path)
+    count = tmp_path / "written"
+    writer = (
+        "import os, sys\n"
+        "n = 0\n"
+        "try:\n"
+        "    while n < 8 << 20:\n"  # 8 MiB: where the test stops a writer nothing cut
+        "        n += os.write(4, b'y' * 4096)\n"
+        "except OSError:\n"
+        "    pass\n"
+        "open(sys.argv[1], 'w').write(str(n))\n"
+    )
+    script = tmp_path / "writer.py"
+    script.write_text(writer)
+    shim = f'{sys.executable} {script} {count}\nexec {sys.executable} "$@"'
+    folder = only(tmp_path, python3=shim)
+    fake = FakeLich(tmp_path)
+    fake.script(open={"json": session("pending")})
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    env = _agent_env(tmp_path, root, folder, fake, TMPDIR=str(temp))
+    ran = run_command(plugin_command("PreToolUse"), agent_payload(project), env, timeout=60)
+    assert int(count.read_text()) == BOUND
+    assert (ran.returncode, ran.stderr) == (0, b"")
+    assert b"yyyy" not in ran.stdout
+    verdict = json.loads(ran.stdout)["hookSpecificOutput"]
+    assert verdict["permissionDecision"] == "deny"
+    assert len(fake.calls()) == 1
+    assert list(temp.iterdir()) == []
+
+
+def test_the_bound_is_the_candidates_not_the_hooks(tmp_path: Path, lich: StandIn) -> None:
+    """boot.py lifts the launcher's bound for itself: the hook's log past 256 KiB still takes
+    its line (and `lich open`, the sender, every child of the hook, write files of any size)."""
+    root = copy_plugin(tmp_path)
+    env = plugin_env(tmp_path, root, python_dir(tmp_path), **lich.env("card-1"))
+    log = Path(env["LICH_HOOK_LOG"])
+    log.write_text(json.dumps({"event": "earlier"}) + "\n" + " " * BOUND + "\n")
+    ran = run_command(plugin_command("SessionStart"), SESSION, env, cwd=tmp_path)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
+    assert len(lich.wait(1)) == 1
+    [record] = [r for r in wait_for_log(env, 2) if r.get("event") == "SessionStart"]
+    assert record["outcome"] == "taken"

@@ -49,7 +49,7 @@ def test_every_entry_ships_a_registration_that_runs_it(key: str) -> None:
 
 @pytest.mark.parametrize("key", list(HARNESSES))
 def test_every_entry_has_its_route_on_the_hook_side(key: str) -> None:
-    assert key in harness.PROVIDERS
+    assert key in harness.ROUTES
     for command in HARNESSES[key].shipped_commands():
         event = harness.fold_event((ours.command_argv(command) or shlex.split(command))[1])
         assert event is not None and harness.route(key, event) is not None, command
@@ -88,10 +88,15 @@ TABLES = ("base/harnesses.py", "human/settings/registry.py")
 
 
 def _branches_on_a_provider(tree: ast.AST) -> list[int]:
-    """Lines comparing with a provider id, or keying a dict literal by one."""
+    """Lines comparing with a provider id, matching a `case` against one, or keying a dict
+    literal (or a mapping pattern) by one."""
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Compare):
+        if isinstance(node, ast.MatchValue):  # `case "claude":`, and each side of `"a" | "b"`
+            operands = [node.value]
+        elif isinstance(node, ast.MatchMapping):
+            operands = list(node.keys)
+        elif isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
             operands += [
                 e
@@ -103,7 +108,7 @@ def _branches_on_a_provider(tree: ast.AST) -> list[int]:
             operands = [key for key in node.keys if key is not None]
         else:
             continue
-        if any(isinstance(n, ast.Constant) and n.value in harness.PROVIDERS for n in operands):
+        if any(isinstance(n, ast.Constant) and n.value in harness.ROUTES for n in operands):
             found.append(node.lineno)
     return found
 
@@ -126,3 +131,12 @@ def test_the_facts_check_finds_a_branch() -> None:
     assert _branches_on_a_provider(ast.parse('x = {"codex": 1}')) == [1]
     assert _branches_on_a_provider(ast.parse('y = key in ("a", "crush")')) == [1]
     assert _branches_on_a_provider(ast.parse('z = SETTINGS["claude"]')) == []
+
+
+@pytest.mark.parametrize(
+    "case",
+    ['case "claude":', 'case "a" | "codex":', 'case ("x", "crush"):', 'case {"omp": _}:'],
+)
+def test_the_facts_check_finds_a_match_case(case: str) -> None:
+    source = f"match provider:\n    {case}\n        pass\n"
+    assert _branches_on_a_provider(ast.parse(source)) == [2]

@@ -4,8 +4,8 @@ multi-card use, on the models (python -m tests.shared_process.ordinary).
 Ordinary use: three cards, each in its own project directory, each with at
 most one TUI at a time (Codex) or one client (Crush); turns, new
 conversations, now and then a resume of one of the card's own sessions, a
-quit and a later restart; the daemon unloads idle sessions. A seeded random
-walk, so the figure is the same on every run of the same code.
+quit and a later restart; the daemon unloads idle startup threads. A seeded
+random walk, so the figure is the same on every run of the same code.
 """
 
 from __future__ import annotations
@@ -15,11 +15,8 @@ import random
 from tests.shared_process import model_codex, model_crush
 
 
-def codex_share(
-    steps: int = 4000, seed: int = 27, cards: int = 3, before: bool = False
-) -> tuple[int, int, int]:
-    """(conversations started, reported, wrong) over a walk of `steps` actions; `before`:
-    by the every-TUI rule this one replaced (decide.attribute at the hook)."""
+def codex_share(steps: int = 4000, seed: int = 27, cards: int = 3) -> tuple[int, int, int]:
+    """(conversations started, reported, wrong) over a walk of `steps` actions."""
     rng = random.Random(seed)
     daemon = model_codex.Daemon()
     tuis: dict[str, model_codex.Tui | None] = {c: None for c in model_codex.CARDS[:cards]}
@@ -50,17 +47,13 @@ def codex_share(
             daemon.quit(tui)
             tuis[card] = None
         else:
-            idle = [s.sid for s in daemon.threads.values() if s.loaded and not s.shown]
+            idle = [s.sid for s in daemon.threads.values() if s.startup and not s.shown]
             if idle:
                 daemon.unload(rng.choice(idle))
     daemon.wait(20)
     daemon.flush()
     daemon.wait(20)
     fired = [e for e in daemon.events if e.found is not None]
-    if before:
-        named = [e.old.lich for e in fired if e.old is not None and e.old.lich]
-        wrong = sum(1 for e in fired if e.old and e.old.lich and dict(e.old.lich) != e.truth)
-        return len(fired), len(named), wrong
     return len(fired), sum(e.named is not None for e in fired), sum(e.wrong for e in fired)
 
 

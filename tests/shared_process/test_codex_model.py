@@ -27,6 +27,10 @@ card = st.sampled_from(CARDS[:2]) | st.sampled_from((CARDS[2], None))
 where = st.sampled_from(DIRS[:2]) | st.sampled_from(DIRS)
 index = st.integers(0, 63)
 gap = st.sampled_from((0.3, 1.0, 4.0, 12.0))
+# a TUI's first request after its connect: measured 0.01-0.15 s; later when stalled or busy
+late = st.sampled_from((0.02, 0.02, 1.3, 2.5))
+# where between its start and its connect a TUI opens its session's connection
+opens = st.sampled_from((0.1, 0.5, 0.9))
 
 
 class CodexDaemon(RuleBasedStateMachine):
@@ -47,6 +51,8 @@ class CodexDaemon(RuleBasedStateMachine):
         visible=st.booleans(),
         odd=st.integers(0, 9),
         gap=gap,
+        late=late,
+        opens=opens,
     )
     def start(
         self,
@@ -57,6 +63,8 @@ class CodexDaemon(RuleBasedStateMachine):
         visible: bool,
         odd: int,
         gap: float,
+        late: float,
+        opens: float,
     ) -> None:
         # unreadable clients are rare in life: one start in ten
         self.daemon.start(
@@ -66,16 +74,46 @@ class CodexDaemon(RuleBasedStateMachine):
             env_readable=env_readable or odd > 0,
             visible=visible or odd > 0,
             gap=gap,
+            late=late,
+            opens=opens,
         )
 
     @precondition(lambda self: len(self.daemon.connected()) < 4 and bool(self.daemon.resumable()))
-    @rule(who=card, cwd=where, i=index, session_dir=st.booleans(), named=st.booleans())
+    @rule(
+        who=card,
+        cwd=where,
+        i=index,
+        session_dir=st.booleans(),
+        named=st.booleans(),
+        fork=st.booleans(),
+        gap=gap,
+        late=late,
+        opens=opens,
+    )
     def start_resumed(
-        self, who: str | None, cwd: str, i: int, session_dir: bool, named: bool
+        self,
+        who: str | None,
+        cwd: str,
+        i: int,
+        session_dir: bool,
+        named: bool,
+        fork: bool,
+        gap: float,
+        late: float,
+        opens: float,
     ) -> None:
+        """`codex resume <id>` (lich restoring a card), `codex fork <id>`, or with `--last`."""
         sids = self.daemon.resumable()
         self.daemon.start(
-            who, cwd, resume=sids[i % len(sids)], session_dir=session_dir, named=named
+            who,
+            cwd,
+            resume=sids[i % len(sids)],
+            session_dir=session_dir,
+            named=named,
+            fork=fork,
+            gap=gap,
+            late=late,
+            opens=opens,
         )
 
     @precondition(lambda self: bool(self.daemon.connected()))
@@ -115,10 +153,11 @@ class CodexDaemon(RuleBasedStateMachine):
     def quit(self, i: int) -> None:
         self.daemon.quit(self._tui(i))
 
-    @precondition(lambda self: any(s.loaded and not s.shown for s in self.daemon.threads.values()))
+    @precondition(lambda self: any(s.startup and not s.shown for s in self.daemon.threads.values()))
     @rule(i=index)
     def unload(self, i: int) -> None:
-        idle = [s.sid for s in self.daemon.threads.values() if s.loaded and not s.shown]
+        """The daemon unloads a startup thread no TUI shows: a late row in its startup span."""
+        idle = [s.sid for s in self.daemon.threads.values() if s.startup and not s.shown]
         self.daemon.unload(idle[i % len(idle)])
 
     @rule(who=card, cwd=where, i=index, resume=st.booleans())

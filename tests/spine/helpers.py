@@ -4,7 +4,7 @@ and a few sample payloads shaped like each harness's."""
 
 from __future__ import annotations
 
-from lich_hooks.base.harnesses import PROVIDERS, REGISTRATIONS, SESSION_START, route
+from lich_hooks.base.harnesses import REGISTRATIONS, ROUTES, SESSION_START, route
 from lich_hooks.human.settings.ours import command_argv
 from lich_hooks.human.settings.registry import SETTINGS
 
@@ -22,7 +22,7 @@ def _reporting(key: str) -> str:
 # The event each script-hook harness reports its session on (docs/session-start.md).
 REPORTING = {key: _reporting(key) for key in REGISTRATIONS}
 # Providers with no registration of their own: modules run their command, or none ships.
-UNREGISTERED = tuple(key for key in PROVIDERS if key not in REGISTRATIONS)
+UNREGISTERED = tuple(key for key in ROUTES if key not in REGISTRATIONS)
 
 EVENTS = (
     "SessionStart",

@@ -85,7 +85,7 @@ def test_vendored_vectors_are_lichs() -> None:
 
 
 def test_checker_takes_what_the_client_must_send() -> None:
-    for provider in harness.PROVIDERS:
+    for provider in harness.ROUTES:
         body = {"session_id": "c", "provider_session_id": "p", "provider": provider}
         assert assert_client_body("session-start", orjson.dumps(body)) == body
     for body in ({"session_id": "s", "text": "Done."}, {"session_id": "s", "unanswered": "blank"}):
@@ -150,4 +150,4 @@ def test_every_provider_we_report_is_one_lich_registers() -> None:
         if "accept" in case
     }
     assert set(LICH_PROVIDERS) == accepted
-    assert set(harness.PROVIDERS) <= set(LICH_PROVIDERS)
+    assert set(harness.ROUTES) <= set(LICH_PROVIDERS)

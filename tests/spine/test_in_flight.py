@@ -13,7 +13,7 @@ import os
 import time
 from pathlib import Path
 
-from lich_hooks.hook.jobs import session_record
+from lich_hooks.hook.state import session_record
 from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support.listeners import Hanging

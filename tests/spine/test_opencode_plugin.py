@@ -11,9 +11,12 @@ real lich-hook against the stand-in.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,21 +28,10 @@ from tests.support.runner import LICH_HOOK, base_env, wait_for_log
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
 
-# The driver: load the plugin with a stand-in opencode client, play the steps, time each handler.
-# Its reference: the quickest of three awaited lich-hook runs outside lich (they do nothing),
-# the least a handler that waited for its spawn would take on this machine right now.
+# The driver: load the plugin with a stand-in opencode client and play the steps, each handler
+# awaited as opencode awaits chat.message.
 DRIVER = """
-const [plugin, sessions, steps, hook] = process.argv.slice(2)
-const { spawn } = await import("node:child_process")
-const bare = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LICH_")))
-let reference = Infinity
-for (let i = 0; i < 3; i++) {
-  const started = performance.now()
-  const run = spawn(hook, ["SessionStart", "opencode"], { env: bare, stdio: "ignore" })
-  await new Promise((resolve) => run.on("exit", resolve))
-  reference = Math.min(reference, performance.now() - started)
-}
-console.log(JSON.stringify({ kind: "reference", ms: reference }))
+const [plugin, sessions, steps] = process.argv.slice(2)
 const known = JSON.parse(sessions)
 const client = { session: { get: async ({ path: { id } }) => {
   if (id === "ses_broken") throw new Error("lookup failed")
@@ -48,20 +40,19 @@ const client = { session: { get: async ({ path: { id } }) => {
 const { LichHooks } = await import(plugin)
 const hooks = await LichHooks({ client })
 for (const [kind, arg] of JSON.parse(steps)) {
-  const started = performance.now()
   if (kind === "created") {
     hooks.event({ event: { type: "session.created", properties: { info: arg } } })
   } else {
     await hooks["chat.message"]({ sessionID: arg }, {})
   }
-  console.log(JSON.stringify({ kind, ms: performance.now() - started }))
+  console.log(JSON.stringify({ kind }))
   await new Promise((resolve) => setTimeout(resolve, 0)) // let a lookup answer, as opencode would
 }
 """
 
 ROOT, CHILD, CONTINUED = "ses_root1", "ses_child1", "ses_continued1"
 SESSIONS = {ROOT: None, CHILD: ROOT, CONTINUED: None}
-STEPS = [
+STEPS: list[list[Any]] = [
     ["created", {"id": ROOT}],
     ["chat", ROOT],  # the first message of the new session: already reported
     ["chat", CHILD],  # a subagent's message before its session.created arrived
@@ -74,13 +65,13 @@ STEPS = [
 ]
 
 
-def _drive(tmp: Path, env: dict[str, str]) -> list[dict[str, object]]:
+def _drive(tmp: Path, env: dict[str, str], hook: Path = LICH_HOOK) -> list[dict[str, object]]:
     plugin = tmp / "lich-hooks.mjs"
-    plugin.write_text(modules.render(MODULES["opencode"].template, str(LICH_HOOK)))
+    plugin.write_text(modules.render(MODULES["opencode"].template, str(hook)))
     driver = tmp / "driver.mjs"
     driver.write_text(DRIVER)
     ran = subprocess.run(
-        ["node", str(driver), str(plugin), json.dumps(SESSIONS), json.dumps(STEPS), str(LICH_HOOK)],
+        ["node", str(driver), str(plugin), json.dumps(SESSIONS), json.dumps(STEPS)],
         env={**env, "PATH": f"{Path(shutil.which('node') or 'node').parent}:/usr/bin:/bin"},
         capture_output=True,
         text=True,
@@ -95,7 +86,7 @@ def test_reports_new_continued_and_switched_sessions_never_a_child(
     tmp_path: Path, lich: StandIn
 ) -> None:
     env = base_env(tmp_path, **lich.env("card-5"))
-    timings = _drive(tmp_path, env)
+    _drive(tmp_path, env)
     wait_for_log(env, 3)  # each lich-hook run logs once, after its send
     reported: list[str] = []
     for received in lich.wait(3):
@@ -108,11 +99,54 @@ def test_reports_new_continued_and_switched_sessions_never_a_child(
         reported.append(str(body["provider_session_id"]))
     assert sorted(reported) == sorted([ROOT, CONTINUED, ROOT])
     assert len(lich.wait(4, timeout=1.0)) == 3  # the child and the broken lookup never report
-    # chat.message is awaited by opencode: the handler returns without waiting on anything,
-    # quicker than any lich-hook run it could have waited for
-    quick = [float(str(t["ms"])) for t in timings if t["kind"] == "chat"]
-    [reference] = [float(str(t["ms"])) for t in timings if t["kind"] == "reference"]
-    assert max(quick) < reference, timings
+
+
+# A lich-hook that cannot end until the test lets it: it says it started, then waits on a FIFO.
+HELD_HOOK = """#!/bin/sh
+cat >/dev/null
+echo started >> "$HELD_MARKS"
+read _ < "$HELD_FIFO"
+echo ended >> "$HELD_MARKS"
+"""
+
+
+def test_an_awaited_handler_never_waits_for_its_lich_hook(tmp_path: Path) -> None:
+    """opencode awaits chat.message: every step returns while each run it started is held.
+
+    Proved by count, not by a clock: the hook cannot end until the FIFO is written, which the
+    test does only after the driver has played every step, so a handler that waited for its
+    run would hold the driver until its 60 s limit.
+    """
+    fifo, marks = tmp_path / "held", tmp_path / "marks"
+    os.mkfifo(fifo)
+    hook = tmp_path / "held-lich-hook"
+    hook.write_text(HELD_HOOK)
+    hook.chmod(0o700)
+    env = base_env(tmp_path, LICH_PORT="9", LICH_TOKEN="t", LICH_SESSION_ID="card-6")
+    env.update(HELD_FIFO=str(fifo), HELD_MARKS=str(marks))
+    # opening for read and write never blocks; each held run reads one line once written
+    release = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+    try:
+        steps = _drive(tmp_path, env, hook)
+        assert [s["kind"] for s in steps] == [str(step[0]) for step in STEPS]
+        started = _wait_for_marks(marks, "started", 3)
+        assert "ended" not in started  # every run still held when the last handler had returned
+    finally:
+        os.write(release, b"go\n" * 3)
+    try:
+        assert _wait_for_marks(marks, "ended", 3).count("ended") == 3
+    finally:
+        os.close(release)
+
+
+def _wait_for_marks(marks: Path, word: str, count: int) -> list[str]:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        seen = marks.read_text().split() if marks.exists() else []
+        if seen.count(word) >= count:
+            return seen
+        time.sleep(0.05)
+    raise AssertionError(f"{word} {count}x not seen in {marks}")
 
 
 def test_outside_lich_the_plugin_spawns_nothing(tmp_path: Path) -> None:

@@ -85,7 +85,7 @@ def test_every_spelling_of_an_event_folds_to_it(event: str, upper: list[bool], s
 @given(st.text(max_size=20))
 def test_unknown_providers_are_none(raw: str) -> None:
     folded = harness.fold_provider(raw)
-    assert folded == (raw.lower() if raw.lower() in harness.PROVIDERS else None)
+    assert folded == (raw.lower() if raw.lower() in harness.ROUTES else None)
 
 
 @settings(deadline=None)

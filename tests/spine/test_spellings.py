@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lich_hooks.base.harnesses import PROVIDERS
+from lich_hooks.base.harnesses import ROUTES
 from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support.contract_check import assert_client_body
@@ -53,7 +53,7 @@ def test_provider_omitted_is_claude(lich: StandIn, lich_env: dict[str, str]) -> 
     assert assert_client_body("session-start", request.body)["provider"] == "claude"
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize("provider", list(ROUTES))
 def test_every_registered_provider(provider: str, lich: StandIn, lich_env: dict[str, str]) -> None:
     ran = run_hook(f"SessionStart {provider.upper()}", {"session_id": SID}, lich_env)
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")

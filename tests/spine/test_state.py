@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from lich_hooks.hook import state
-from lich_hooks.hook.jobs import session_record
-from lich_hooks.hook.state import prune
+from lich_hooks.hook.state import prune, session_record
 from lich_hooks.human.standin.server import StandIn
 from tests.spine.helpers import SID
 from tests.support.runner import base_env, run_hook, wait_for_log

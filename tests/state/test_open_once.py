@@ -1,9 +1,11 @@
 """A session-start run opens the state directory once, however many records it consults
-(the last id reported, the claim, the release, the forget).
+(the last id reported, the claim, the release, the forget), and a report made every time
+leaves all of it to the detached sender: the harness does not wait for the state directory.
 
 Counted in the real console script: a `sitecustomize` on PYTHONPATH adds an audit hook
-at interpreter start that notes every `open` of the state directory's own path by the
-hook process (the detached sender, a process of its own, is not counted).
+at interpreter start that notes every `open` of the state directory's own path, by the
+hook process ("hook") or the detached sender it forks ("sender"), and the sender's connect to
+lich: what the sender does after it (remember, release, prune) keeps no one waiting.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ _log = open(os.environ["OPENS_LOG"], "a", buffering=1)
 
 
 def _opens(event, args):
-    if event == "open" and args and args[0] == _dir and os.getpid() == _me:
-        _log.write("open\\n")
+    if event == "open" and args and args[0] == _dir:
+        _log.write("hook\\n" if os.getpid() == _me else "sender\\n")
+    elif event == "socket.connect" and os.getpid() != _me:
+        _log.write("connect\\n")
 
 
 sys.addaudithook(_opens)
@@ -40,11 +44,11 @@ def audited(tmp: Path, env: dict[str, str]) -> dict[str, str]:
     return {**env, "PYTHONPATH": str(site), "OPENS_LOG": str(tmp / "opens.log")}
 
 
-def opens(env: dict[str, str]) -> int:
+def opens(env: dict[str, str], who: str = "hook") -> int:
+    """How often `who` opened the state directory (the sender: before it connected)."""
     path = Path(env["OPENS_LOG"])
-    count = path.read_text().count("open\n") if path.exists() else 0
-    path.write_text("")
-    return count
+    text = path.read_text() if path.exists() else ""
+    return text.partition("connect\n")[0].count(f"{who}\n")
 
 
 def test_a_deduped_report_opens_the_state_directory_once(tmp_path: Path, lich: StandIn) -> None:
@@ -55,6 +59,7 @@ def test_a_deduped_report_opens_the_state_directory_once(tmp_path: Path, lich: S
     [record] = wait_for_log(env, 1)
     assert record["decision"] == "report" and record["status"] == 204
     assert opens(env) == 1
+    Path(env["OPENS_LOG"]).write_text("")
     # Already reported: one look.
     assert run_hook("PreToolUse crush", CRUSH, env).returncode == 0
     assert wait_for_log(env, 2)[-1]["decision"] == "already-reported"
@@ -66,5 +71,5 @@ def test_a_report_that_is_not_deduped_opens_it_once(tmp_path: Path, lich: StandI
     (tmp_path / "state").mkdir(mode=0o700)
     assert run_hook("SessionStart claude", {"session_id": SID}, env).returncode == 0
     [record] = wait_for_log(env, 1)
-    assert record["decision"] == "report"
-    assert opens(env) == 1
+    assert record["decision"] == "report" and record["status"] == 204
+    assert (opens(env), opens(env, "sender")) == (0, 1)

@@ -18,7 +18,7 @@ import pytest
 
 from lich_hooks.base import homes as location
 from lich_hooks.hook import state
-from lich_hooks.hook.jobs import session_record
+from lich_hooks.hook.state import session_record
 from lich_hooks.human.standin.server import StandIn
 from tests.agent_cards.fake_lich import FakeLich, agent_payload, reason, session
 from tests.spine.helpers import SID

@@ -9,8 +9,7 @@ import os
 import time
 from pathlib import Path
 
-from lich_hooks.hook.jobs import session_record
-from lich_hooks.hook.state import prune
+from lich_hooks.hook.state import prune, session_record
 from lich_hooks.human.standin.server import StandIn
 from tests.agent_cards.fake_lich import FakeLich, agent_payload, reason, session
 from tests.spine.helpers import SID
@@ -141,16 +140,18 @@ def test_pruning_is_amortised_and_never_on_a_reading_path(
     crush = {"session_id": SID, "tool_name": "bash"}
     run_hook("PreToolUse crush", crush, lich_env)
     [first] = wait_for_log(lich_env, 1)  # a first record: the first prune, on an empty directory
-    sender = first["pid"]
-    assert isinstance(sender, int)
-    assert wait_until(lambda: not running(sender))  # its prune runs after its log line
+    first_sender = first["pid"]
+    assert isinstance(first_sender, int)
+    assert wait_until(lambda: not running(first_sender))  # its prune runs after its log line
     seed(root, cards=50, workers_per_card=1, days_old=60)
     before = len(files(root))
     # The no-op path only reads.
     run_hook("PreToolUse crush", crush, lich_env)
     assert wait_for_log(lich_env, 2)[-1]["decision"] == "already-reported"
     # A record written within the hour after a prune does not prune again.
-    report(lich_env, 3)
+    third_sender = report(lich_env, 3)[-1]["pid"]
+    assert isinstance(third_sender, int)
+    assert wait_until(lambda: not running(third_sender))  # its prune looks after its log line
     assert len(files(root)) == before
     # An hour later it does.
     age(root / prune.PRUNE_MARKER, prune.PRUNE_EVERY + 1)
@@ -179,6 +180,9 @@ def test_every_record_directory_has_its_row_and_every_row_a_writer() -> None:
     directory, and nothing else decides what is kept."""
     from lich_hooks.hook import claim
     from lich_hooks.hook.jobs.agent_cards import record
+    from lich_hooks.hook.shared import codex
+    from lich_hooks.hook.shared.codex import nudge, refused
+    from lich_hooks.hook.state import stops
     from lich_hooks.human.settings import install_record
 
     writers = {
@@ -189,7 +193,11 @@ def test_every_record_directory_has_its_row_and_every_row_a_writer() -> None:
         record.WORKERS,
         install_record.INSTALLED[0],
         "codex-daemon",  # no release writes it any more: emptied
+        nudge.MARKS[0],
         claim.PARTS[0],
+        stops.PARTS[0],
+        refused.PARTS[0],
+        codex.TIES[0],
     }
     assert {name for name, *_ in prune.RULES} == writers
     assert [spared for name, *_, spared in prune.RULES if name == record.WORKERS] == [

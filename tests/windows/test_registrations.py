@@ -4,7 +4,7 @@ runs it there (docs/harnesses.md, Windows).
 Codex 0.171 runs a handler's `command_windows` in its session shell: PowerShell (`pwsh`, else
 Windows PowerShell) with `-NoProfile -Command`, and `cmd.exe /c` only where it finds no
 PowerShell, quoted by Rust's std (wine.codex_line). Wine has no PowerShell (its
-`powershell.exe` is a stub), so the PowerShell form is only read back here; the cmd.exe form
+`powershell.exe` is a stub), so the PowerShell form is only read here; the cmd.exe form
 runs under Wine's cmd. Inside a card it must report, from any profile path; outside lich,
 and when the program is gone (uninstalled, its Python removed), it must exit 0 with nothing
 Codex would show as an error: an empty stdout, or one JSON object (the person's line).
@@ -13,6 +13,7 @@ Codex would show as an error: an empty stdout, or one JSON object (the person's 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -191,6 +192,56 @@ def test_the_powershell_form_run_by_cmd_creates_no_file(
     assert list(project.iterdir()) == [], (command, ran)
 
 
+# What PowerShell does with a native program's two streams (about_Redirection, about_Pipelines):
+# each redirection on the call, and each later element of its pipeline, as (stdout, stderr) ->
+# (stdout, stderr); True: reaches PowerShell's own stdout, which Codex reads. `2>&1` puts stderr
+# into the pipeline as ErrorRecords, beside stdout's lines as strings.
+_PS_STEPS: dict[str, Callable[[bool, bool], tuple[bool, bool]]] = {
+    "2>&1": lambda out, err: (out, True),
+    "2>$null": lambda out, err: (out, False),
+    "*>$null": lambda out, err: (False, False),
+    ">$null": lambda out, err: (False, err),
+    "1>$null": lambda out, err: (False, err),
+    "| Out-Null": lambda out, err: (False, False),
+    "| Where-Object { $_ -is [string] }": lambda out, err: (out, False),
+}
+
+
+def _ps_streams(command: str, program: str) -> tuple[bool, bool]:
+    """Which of the program's stdout and stderr reach the output of `try { & 'P' E p … }`,
+    read step by step; a step not in _PS_STEPS fails the test (nothing guessed)."""
+    head = "try { & '" + program.replace("'", "''") + "' SessionStart codex "
+    assert command.startswith(head), command
+    rest, tail = command[len(head) :], " } catch { }; exit 0"
+    assert rest.endswith(tail), command
+    rest = rest[: -len(tail)]
+    out, err = True, False  # unredirected, a native program's stderr is not the output
+    while rest:
+        step = next((s for s in _PS_STEPS if rest.startswith(s)), None)
+        assert step is not None, f"a step this test cannot read: {rest!r}"
+        out, err = _PS_STEPS[step](out, err)
+        rest = rest[len(step) :].lstrip()
+    return out, err
+
+
+def test_the_powershell_forms_rendered_command_passes_the_programs_stdout(
+    windows: wine.Windows, tmp_path: Path
+) -> None:
+    """A refusal's one `systemMessage` is the only thing that tells the person why their
+    conversation is not linked: the form Windows' `install` writes passes the program's stdout
+    and drops only its stderr (a launcher's `Fatal error`). Wine has no PowerShell to run it
+    (docs/harnesses.md, Windows), so the rendered command is read as PowerShell reads it."""
+    program = r"C:\Users\O'Brien\lich-hook.exe"
+    [command] = rendered(windows, tmp_path, "powershell", program)
+    found = commandline.parse(command)
+    assert found is not None and (found.guard, found.program) == ("powershell", program)
+    assert _ps_streams(command, program) == (True, False), command
+    old = command.replace("| Where-Object { $_ -is [string] }", "| Out-Null")
+    assert _ps_streams(old, program) == (False, False)  # the earlier release's form
+    earlier = commandline.parse(old)
+    assert earlier is not None and earlier.guard == "powershell-muted"
+
+
 @pytest.mark.slow
 def test_doctor_names_a_command_windows_codex_would_not_run(
     windows: wine.Windows, tmp_path: Path
@@ -214,3 +265,17 @@ def test_doctor_names_a_command_windows_codex_would_not_run(
     said = "SessionStart codex: its command_windows is written for cmd, and Codex runs it in "
     said += "powershell here, so nothing reports (fix: lich-hook install codex writes it"
     assert said in text, text
+    # the PowerShell form before it passed stdout: it reports, but hides the person's line
+    muted = f"try {{ & '{wine.LICH_HOOK}' SessionStart codex 2>&1 | Out-Null }} catch {{ }}; exit 0"
+    handler["command_windows"] = muted
+    hooks.write_text(json.dumps(document))
+    [earlier] = windows.run([doctor])
+    text = earlier.stdout.decode("utf-8", "replace")
+    said = "SessionStart codex: its command_windows is an earlier release's PowerShell form, "
+    said += "which drops the hook's stdout with its stderr"
+    assert said in text, text
+    reinstalled, again = windows.run(
+        [wine.spec(f"{wine.LICH_HOOK} install codex", None, env), doctor]
+    )
+    assert reinstalled.returncode == 0, reinstalled
+    assert b"command_windows" not in again.stdout, again

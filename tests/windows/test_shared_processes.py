@@ -115,8 +115,11 @@ def test_a_hook_under_the_codex_daemon_reports_nothing(
     ran, proc = _run_under(windows, wine.CODEX_DAEMON, CODEX_HOOK, body, env, cwd, wine.PLAY)
     assert proc.stdout.strip() == (b"hidden" if linux_drive is None else b"visible")
     assert (ran.returncode, ran.stderr) == (0, b"")
-    # inside lich (the daemon carries a card's variables) the person is told the fix, once
-    assert "codex --no-daemon" in json.loads(ran.stdout)["systemMessage"]
+    # inside lich (the daemon carries a card's variables) the person is told the true cause
+    # (no way to find the client here, with one card as with several) and the fix, once
+    told = json.loads(ran.stdout)["systemMessage"]
+    assert "codex --no-daemon" in told and "offers no way to find" in told, told
+    assert "several cards" not in told, told
     [record] = _decisions(tmp_path)
     assert record["decision"] == "codex-daemon-unsupported", record
     assert "codex app-server" in str(record["codex_runner"]), record

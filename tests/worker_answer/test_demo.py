@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 from lich_hooks.human.commands import demo
-from lich_hooks.human.commands.environment import Environment
-from lich_hooks.human.commands.exit_codes import ExitCode
+from lich_hooks.human.commands.environment import Environment, ExitCode
 from lich_hooks.human.settings.scenarios import Scenario
 
 

@@ -47,8 +47,14 @@ def run(ctx: Context) -> Outcome:
         from lich_hooks.hook.jobs import transcript
 
         path = payload.transcript_path
-        found, waited = transcript.settled(path) if path else (transcript.Found("unreadable"), 0)
+        path = transcript.expand(path, ctx.environ) if path else None
+        after = _previous_stop(ctx, payload.session_id or "")
+        found, waited = (
+            transcript.settled(path, after=after) if path else (transcript.Found("unreadable"), 0)
+        )
         ctx.log.set(transcript=found.kind, transcript_wait_ms=waited)
+        if found.earlier:
+            ctx.log.set(transcript_earlier=found.earlier)
         if found.kind == transcript.API_ERROR:
             return Outcome("api-error")  # what StopFailure reports: nothing
         message = found.text
@@ -65,6 +71,28 @@ def run(ctx: Context) -> Outcome:
     return Outcome(
         "unanswered" if "unanswered" in report else "answer", endpoint=ENDPOINT, body=report
     )
+
+
+def _previous_stop(ctx: Context, session: str) -> float | None:
+    """When this route's run of the session's previous Stop began; this one's kept for the next."""
+    import time
+
+    from lich_hooks.hook import claim
+    from lich_hooks.hook.state import stops
+
+    previous, kept = stops.swap(ctx.environ, stop_name(claim.route(), session), time.time())
+    ctx.log.set(previous_stop=previous if previous is None else round(previous, 3))
+    if not kept:
+        ctx.log.set(previous_stop_kept=False)
+    return previous
+
+
+def stop_name(route: str, session: str) -> str:
+    """Per route: the other route's run of this same Stop is no previous Stop. Per session, not
+    card: the order it proves is the transcript's."""
+    from lich_hooks.hook.claim import stamp
+
+    return stamp(f"{route}\0{session}")
 
 
 def body(card: str, message: object) -> dict[str, object] | None:

@@ -3,16 +3,21 @@ server."""
 
 from __future__ import annotations
 
+from lich_hooks.hook.shared.core import Card
+
+__all__ = ["Card", "card"]
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from lich_hooks.base.lichenv import LichEnv
     from lich_hooks.hook.outcome import Context, Outcome
 
+    # What crush.card answers: the hook's own card (None), a card found, or a refusal.
+    Found = LichEnv | Outcome | None
 
-def card(ctx: Context) -> LichEnv | Outcome | Callable[[], LichEnv | Outcome] | None:
-    """None: the hook's own card; a callable: the detached sender decides (Codex)."""
+
+def card(ctx: Context) -> Card:
+    """The route's harness folder answers (codex.card, crush.card); its answer becomes one Card."""
     from lich_hooks.base import harnesses as harness
 
     if ctx.route.shared == harness.CODEX_DAEMON:
@@ -21,4 +26,21 @@ def card(ctx: Context) -> LichEnv | Outcome | Callable[[], LichEnv | Outcome] | 
         return codex.card(ctx)
     from lich_hooks.hook.shared import crush
 
-    return crush.card(ctx)
+    found = crush.card(ctx)
+    if found is None:  # a local Crush runs the hook: its guard skips what the mark says
+
+        def guard(card: str, conversation: str) -> str | None:
+            return crush.guard_mark(ctx.environ, card, conversation)
+
+        return Card(ctx.env, own=True, guard=guard)
+    return _card(ctx, found)
+
+
+def _card(ctx: Context, found: Found) -> Card:
+    from lich_hooks.hook.outcome import Outcome
+
+    if found is None:
+        return Card(ctx.env, own=True)
+    if isinstance(found, Outcome):
+        return Card(refusal=found)
+    return Card(found)

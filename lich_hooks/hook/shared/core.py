@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from lich_hooks.hook.payload import Payload
 
     RunnerKind = Literal["own", "daemon", "server", "unknown"]
+    # Crush's guard mark for (card, conversation), or None where the shell would not test it.
+    Guard = Callable[[str, str], str | None]
     # The run log's `decision` under a shared process (docs/harnesses.md)
     AttributionDecision = Literal[
         "codex-daemon-card",
@@ -22,12 +24,11 @@ if TYPE_CHECKING:
         "codex-daemon-client-unreadable",
         "codex-daemon-client-invalid",
         "codex-daemon-several-cards",
-        "codex-daemon-moved-here",
         "codex-daemon-peer-unaccounted",
-        "codex-daemon-no-cwd",
         "codex-daemon-no-evidence",
         "codex-daemon-thread-shared",
         "codex-daemon-untied",
+        "codex-daemon-log-untrusted",
         "codex-daemon-unsupported",
         "codex-daemon-probe-failed",
         "crush-server-card",
@@ -52,6 +53,33 @@ LICH_KEYS = ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID")
 
 OWN: RunnerKind = "own"  # the harness runs the hook as its child (or none does)
 UNKNOWN: RunnerKind = "unknown"  # the ancestry could not be read: cannot tell which
+
+
+class Card:
+    """Which card a run under a shared process reports for, as one answer the job reads by its
+    fields: `refusal` (an Outcome: report nothing), or `later` (the detached sender asks it,
+    from evidence it must wait for: Codex's daemon log; `say`: the hook's stdout meanwhile),
+    or else `env`, the hook's own card when `own`. `guard`: the mark the registered guard
+    tests for a reported conversation (local Crush only: base/homes.py CRUSH_MARKS)."""
+
+    __slots__ = ("env", "guard", "later", "own", "refusal", "say")
+
+    def __init__(
+        self,
+        env: LichEnv | None = None,
+        *,
+        own: bool = False,
+        refusal: Outcome | None = None,
+        later: Callable[[], Card] | None = None,
+        guard: Guard | None = None,
+        say: bytes | None = None,
+    ) -> None:
+        self.env = env
+        self.say = say
+        self.own = own
+        self.refusal = refusal
+        self.later = later
+        self.guard = guard
 
 
 class Runner:
@@ -86,7 +114,7 @@ def nearest(
 
 class Client:
     """A harness process connected to the shared process: `cwd`, `lich` (its LICH_*) None when
-    unreadable; `(pid, started)` names this process and no later one."""
+    unreadable; `started`: its start, in seconds since the epoch."""
 
     __slots__ = ("argv", "cwd", "lich", "pid", "started")
 
@@ -99,10 +127,6 @@ class Client:
         self.lich = lich
         self.started: float | None = None
 
-    @property
-    def identity(self) -> tuple[int, float] | None:
-        return None if self.started is None else (self.pid, self.started)
-
     def __repr__(self) -> str:
         return f"Client({self.pid}, cwd={self.cwd!r})"
 
@@ -110,7 +134,7 @@ class Client:
 class Attribution:
     """The card a shared-process hook reports for (`lich`, None on a refusal) and why."""
 
-    __slots__ = ("client", "decision", "lich", "lich_seen", "why")
+    __slots__ = ("cause", "client", "decision", "lich", "why")
 
     def __init__(
         self,
@@ -123,8 +147,7 @@ class Attribution:
         self.why = why
         self.lich = lich
         self.client = client
-        # a refusal where some client is a lich card's: its person is told (once, the fix)
-        self.lich_seen = False
+        self.cause: str | None = None  # a refusal's cause for a person, where `why` is not one
 
     def __repr__(self) -> str:
         return f"Attribution({self.decision!r}, {self.why!r}, client={self.client})"
@@ -162,10 +185,9 @@ def one_card(
     where: str,
     words: Words,
     who: str,
-    moved: tuple[AttributionDecision, str] | None = None,
 ) -> Attribution:
     """The one card every member names; anyone outside lich, unjudgeable, unreadable, invalid,
-    or a second card: nobody. `moved` replaces "several cards" where set (Codex)."""
+    or a second card: nobody."""
     found, outside, unreadable, invalid, several = words
     cards: dict[tuple[str, str, str], tuple[str, int | None]] = {}
     for label, lich, pid, problem in members:
@@ -189,10 +211,10 @@ def one_card(
         cards.setdefault((env.card, str(env.port), env.token), (label, pid))
     if len(cards) > 1:
         names = sorted({card for card, _, _ in cards})
-        decision, why = moved or (several, "cannot tell whose conversation this is")
         return Attribution(
-            decision,
-            f"{who} {where} belong to {len(cards)} different cards ({', '.join(names)}): {why}",
+            several,
+            f"{who} {where} belong to {len(cards)} different cards ({', '.join(names)}): "
+            "cannot tell whose conversation this is",
         )
     [(card, port, token)] = cards
     label, pid = cards[(card, port, token)]

@@ -29,14 +29,26 @@ MINE = float("inf")  # the "when" of a record this process wrote
 WORKERS_AGE = 14 * DAY  # pruned even if still running, so the status line does not read it
 
 RULES: tuple[Rule, ...] = (
-    ("reported", 30 * DAY, 200, False, ()),  # hook/jobs/session_record.py
+    ("reported", 30 * DAY, 200, False, ()),  # hook/state/session_record.py
     ("sending", 60.0, 200, False, ()),  # the same: left only by a sender killed hard
     ("crush-reported", 30 * DAY, 200, False, ()),  # the same: the Crush guard's marks
     ("served", 30 * DAY, 200, False, ()),  # the same: a crush conversation's card
     ("workers", WORKERS_AGE, 200, True, (".checked",)),  # agent_cards/record.py
     ("installed", 365 * DAY, 200, False, ()),  # human/settings/install_record.py
     ("codex-daemon", 0.0, 0, False, ()),  # written by older releases: emptied whatever its age
-    ("claims", 3600.0, 2000, False, ()),  # hook/claim.py: useless after 10 s
+    # hook/shared/codex/refused.py: told on the next hook, listed by doctor, useless once the
+    # daemon is gone; one gone is a refusal nobody is told of
+    ("codex-refused", 7 * DAY, 200, False, ()),
+    # hook/shared/codex/nudge.py: a sender's open request; one outlives its sender only when the
+    # sender was killed hard, and then names a process that is gone (so it excuses nothing)
+    ("codex-nudges", 600.0, 200, False, ()),
+    # hook/shared/codex/__init__.py (ties): rewritten at each hook while its TUI lives; one gone
+    # leaves that TUI's next conversation to the log, which may no longer show its window
+    ("codex-ties", 30 * DAY, 200, False, ()),
+    ("claims", 3600.0, 2000, False, ()),  # hook/claim.py: a tool call's silences a late run
+    # hook/state/stops.py: a worker session's last Stop. One gone leaves that session's next
+    # transcript read only the file's own proof (docs/worker-answer.md)
+    ("stops", 30 * DAY, 2000, False, ()),
 )
 
 

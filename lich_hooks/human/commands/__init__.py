@@ -11,14 +11,9 @@ import click
 from lich_hooks import __version__
 from lich_hooks.base.runlog import debug_wanted
 from lich_hooks.hook.run import HOOK_USAGE
-from lich_hooks.human.commands.environment import Environment
-from lich_hooks.human.commands.exit_codes import ExitCode
-from lich_hooks.human.settings.kinds import SCOPES
+from lich_hooks.human.commands.environment import Environment, ExitCode
+from lich_hooks.human.settings.kinds import SCOPES, Scope
 from lich_hooks.human.settings.registry import HARNESSES, MODULES
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from lich_hooks.human.settings.kinds import Scope
 
 HARNESS_CHOICE = click.Choice(list(HARNESSES), case_sensitive=False)
 HARNESS_NAMES = ", ".join(HARNESSES)
@@ -129,9 +124,9 @@ Examples:
 
 
 def _settings_file_command(name: str, help_text: str, uninstall: bool) -> click.Command:
-    """install and uninstall: the same HARNESS, --scope, --force and --dry-run, one flow."""
+    """install and uninstall: the same HARNESS, --scope, --force and --dry-run, one flow;
+    install's --verbose adds the commands it registered (a person needs only what happened)."""
 
-    @cli.command(name=name, help=help_text)
     @click.argument("harness", type=HARNESS_CHOICE, metavar="HARNESS")
     @click.option(
         "--scope", type=click.Choice(SCOPES), default="user", show_default=True, help=SCOPE_HELP
@@ -142,15 +137,21 @@ def _settings_file_command(name: str, help_text: str, uninstall: bool) -> click.
     @click.option("--dry-run", is_flag=True, help="Print the file's diff; change nothing.")
     @click.pass_obj
     def command(
-        environment: Environment, harness: str, scope: Scope, force: bool, dry_run: bool
+        environment: Environment,
+        harness: str,
+        scope: Scope,
+        force: bool,
+        dry_run: bool,
+        verbose: bool = False,
     ) -> int:
         from lich_hooks.human.commands import install
 
-        return install.run(
-            environment, harness.lower(), scope, dry_run, uninstall=uninstall, force=force
-        )
+        return install.run(environment, harness.lower(), scope, dry_run, uninstall, force, verbose)
 
-    return command
+    if not uninstall:
+        shown = "Also print the command each registered entry runs."
+        command = click.option("--verbose", "-v", is_flag=True, help=shown)(command)
+    return cli.command(name=name, help=help_text)(command)
 
 
 install_command = _settings_file_command("install", INSTALL_HELP, uninstall=False)

@@ -13,22 +13,15 @@ import time
 from dataclasses import dataclass
 
 from lich_hooks.base.harnesses import REGISTRATIONS
-from lich_hooks.human.commands import style
-from lich_hooks.human.commands.exit_codes import ExitCode
+from lich_hooks.human.commands.environment import Environment, ExitCode
 from lich_hooks.human.settings import commandline, ours, registrations
 from lich_hooks.human.settings.registry import HARNESSES
-from lich_hooks.human.settings.scenarios import Demo
+from lich_hooks.human.settings.scenarios import Demo, Scenario
 from lich_hooks.human.standin.server import Received, StandIn
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from lich_hooks.human.commands.environment import Environment
-    from lich_hooks.human.settings.scenarios import Scenario
 
 CARD = "demo-card"
 CALLS = "lich-calls.jsonl"
 PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 
 # A stand-in `lich` for the agent-cards scenarios: it notes each argv beside itself (demo shows
 # what lich was asked), `open` answers that the worker has the task, `close` succeeds.
@@ -145,7 +138,7 @@ def run(
             if key != current:
                 current = key
                 out("")
-                out(_paint(environment, f"{name} ({path})", "bold"))
+                out(environment.paint(f"{name} ({path})", "bold"))
             if plugin is not None:
                 found = plugin_command(path, scenario.event)
                 command, shipped = found or f"(no {scenario.event} hook)", found is not None
@@ -153,7 +146,7 @@ def run(
                 command = harness.command(scenario.event)
                 shipped = command in harness.shipped_commands()
             if not shipped:
-                out(_paint(environment, f"  ✗ {command} is not in {path}", "red"))
+                out(environment.paint(f"  ✗ {command} is not in {path}", "red"))
                 problems += 1
                 continue
             before = len(lich.received)
@@ -164,19 +157,19 @@ def run(
             wait_for_log(log_path, runs)
             shown = Shown(name, proc, lich.received[before:], _lich_calls(tmp)[calls_before:])
             problems += shown.problems
-            mark = _paint(environment, "✓", "green") if shown.problems == 0 else "✗"
+            mark = environment.paint("✓", "green") if shown.problems == 0 else "✗"
             out(f"  {mark} {scenario.note}")
             for line in shown.words():
                 out(f"      {line}")
             if verbose:
-                out(_paint(environment, f"      $ {command}", "dim"))
+                out(environment.paint(f"      $ {command}", "dim"))
                 for line in shown.raw(payload):
-                    out(_paint(environment, f"        {line}", "dim"))
+                    out(environment.paint(f"        {line}", "dim"))
     out("")
     if problems:
-        out(_paint(environment, f"{problems} problem(s) above (✗).", "red"))
+        out(environment.paint(f"{problems} problem(s) above (✗).", "red"))
     else:
-        behaved = _paint(environment, "All harnesses behaved:", "green")
+        behaved = environment.paint("All harnesses behaved:", "green")
         out(f"{behaved} {runs} hook runs exited 0 with nothing on stderr, and the")
         out("  stand-in, which checks each request as lich does, took every report.")
     out("Nothing was installed: no settings file was changed; the stand-in and the hooks'")
@@ -190,10 +183,6 @@ def run(
         out("More: lich-hook demo --verbose")
         out("  the commands, payloads, requests and stdout behind each line above.")
     return ExitCode.OK if problems == 0 else ExitCode.PROBLEM_FOUND
-
-
-def _paint(environment: Environment, text: str, colour: str) -> str:
-    return style.paint(text, colour, environment.colour)
 
 
 @dataclass(eq=False)

@@ -1,5 +1,6 @@
 """What a human command may read and write, as one value (httpie's pattern): the group builds it
-from the process, a test around a StringIO and a dict."""
+from the process, a test around a StringIO and a dict; the colour it may use and the exit code it
+returns."""
 
 from __future__ import annotations
 
@@ -7,11 +8,40 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import TextIO
 
 import click
 
-from lich_hooks.human.commands import style
+
+class ExitCode(IntEnum):
+    """One meaning each, so a script tells "doctor found a problem" from "lich-hook itself broke"
+    and from a usage mistake. Hooks always exit 0."""
+
+    OK = 0
+    PROBLEM_FOUND = 1  # doctor found something wrong, install refused, listen could not bind
+    USAGE = 2  # click's own code for bad usage
+    INTERNAL_ERROR = 3  # a bug: one line on stderr, the traceback under LICH_HOOK_DEBUG
+    INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as a shell reports it
+
+
+CODES = {"green": "32", "yellow": "33", "red": "31", "bold": "1", "dim": "2", "cyan": "36"}
+
+
+def wanted(stream: object = None) -> bool:
+    """Colour only for a person looking at a terminal (https://no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    target = sys.stdout if stream is None else stream
+    isatty = getattr(target, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except (OSError, ValueError):
+        return False
+
+
+def paint(text: str, colour: str, on: bool) -> str:
+    return f"\x1b[{CODES[colour]}m{text}\x1b[0m" if on else text
 
 
 @dataclass(frozen=True)
@@ -20,7 +50,7 @@ class Environment:
     stderr: TextIO
     environ: Mapping[str, str]
     cwd: str  # what `--scope project` and doctor's project checks mean
-    colour: bool  # ANSI colour on stdout / stderr (style.wanted)
+    colour: bool  # ANSI colour on stdout / stderr (wanted())
     stderr_colour: bool
     executable: str  # the interpreter: its bin directory holds our console script, demo's PATH
 
@@ -32,13 +62,17 @@ class Environment:
             stderr=_tolerant(sys.stderr),
             environ=os.environ,
             cwd=os.getcwd(),
-            colour=style.wanted(sys.stdout),
-            stderr_colour=style.wanted(sys.stderr),
+            colour=wanted(sys.stdout),
+            stderr_colour=wanted(sys.stderr),
             executable=sys.executable,
         )
 
     def out(self, line: str = "") -> None:
         click.echo(line, file=self.stdout)
+
+    def paint(self, text: str, colour: str) -> str:
+        """`text` in `colour` on stdout, where colour is wanted."""
+        return paint(text, colour, self.colour)
 
     def err(self, line: str) -> None:
         """One line for the person, never in the output (a `> file` must not swallow it)."""

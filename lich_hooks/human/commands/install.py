@@ -3,16 +3,11 @@ plan (refuse, nothing to do, the diff, or write and say what now runs and what n
 
 from __future__ import annotations
 
-from lich_hooks.human.commands.exit_codes import ExitCode
-from lich_hooks.human.commands.style import paint
+from lich_hooks.human.commands.environment import Environment, ExitCode, paint
 from lich_hooks.human.settings import discovery, kinds, ours
 from lich_hooks.human.settings.errors import Refused
+from lich_hooks.human.settings.kinds import Scope
 from lich_hooks.human.settings.registry import HARNESSES
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from lich_hooks.human.commands.environment import Environment
-    from lich_hooks.human.settings.kinds import Scope
 
 
 def run(
@@ -22,8 +17,10 @@ def run(
     dry_run: bool = False,
     uninstall: bool = False,
     force: bool = False,
+    verbose: bool = False,
 ) -> ExitCode:
-    """OK: done or nothing to do; PROBLEM_FOUND: refused or failed (on stderr)."""
+    """OK: done or nothing to do; PROBLEM_FOUND: refused or failed (on stderr). `verbose`:
+    also the commands the file now runs (three of ~600 characters for Claude Code)."""
     out, color = environment.out, environment.colour
     verb = "uninstall" if uninstall else "install"
     harness = HARNESSES[harness_key]
@@ -61,7 +58,7 @@ def run(
         action = "Updated" if plan.had_ours else "Installed"
         out(paint(f"{action} {harness.ours_noun} for {label}: {plan.path}", "green", color))
         assert executable is not None
-        for command in harness.runs(plan, executable):
+        for command in harness.runs(plan, executable) if verbose else ():
             out(f"  runs: {command}")
     if backup:
         out(f"  backup of the previous file: {backup}")

@@ -5,12 +5,8 @@ from __future__ import annotations
 import sys
 import threading
 
-from lich_hooks.human.commands.exit_codes import ExitCode
+from lich_hooks.human.commands.environment import Environment, ExitCode
 from lich_hooks.human.standin.server import StandIn
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from lich_hooks.human.commands.environment import Environment
 
 
 def run(environment: Environment, port: int, stop: threading.Event | None = None) -> ExitCode:

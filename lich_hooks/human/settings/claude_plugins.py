@@ -4,15 +4,12 @@ uninstall and disable leave behind (docs/troubleshooting.md, the plugin row)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from lich_hooks.base.safefile import same_file
 from lich_hooks.human.settings import files
 from lich_hooks.human.settings.folders import claude_config_dir
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
 
 ORPHANED_MARK = ".orphaned_at"
 

@@ -9,8 +9,6 @@ import hashlib
 import json
 import os
 import re
-import struct
-import time
 from dataclasses import dataclass
 
 from lich_hooks.human.settings import files, tomlfile
@@ -19,7 +17,6 @@ from lich_hooks.human.settings.folders import codex_home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import socket
     from collections.abc import Callable, Mapping
 
 DEFAULT_TIMEOUT = 600  # seconds, what Codex uses for a handler without one
@@ -75,13 +72,6 @@ class Config:
         features = self.table("features")
         return features.get("hooks") is False or features.get("codex_hooks") is False
 
-    def plugin_ids(self) -> list[tuple[str, bool]]:
-        """Every configured plugin and whether it is enabled (a missing flag counts as on)."""
-        return [
-            (plugin_id, not (isinstance(entry, dict) and entry.get("enabled") is False))
-            for plugin_id, entry in self.table("plugins").items()
-        ]
-
     def project_trusted(self, project: str) -> bool:
         """Codex loads a project's `.codex/` only in a project the user trusted."""
         trusted = {
@@ -100,37 +90,24 @@ class Config:
 
 
 ASK_SECONDS = 2.0
-# Codex 0.171.0: the running app-server's control socket (a WebSocket; docs/harnesses.md).
-CONTROL_SOCKET = ("app-server-control", "app-server-control.sock")
+ASK_LIMIT = 8 << 20  # bytes read from the app-server
 
 
 def ask_codex(environ: Mapping[str, str], cwds: list[str]) -> dict[str, dict[str, object]] | None:
     """Each hook's `hooks/list` entry by key from the running app-server; None: no answer soon."""
-    import base64
     import socket
 
-    # a symlink into $TMPDIR (Codex's own): its target's path fits sun_path, ours may not
-    path = os.path.realpath(os.path.join(codex_home(environ), *CONTROL_SOCKET))
-    deadline = time.monotonic() + ASK_SECONDS
+    from lich_hooks.base.codexcontrol import Connection
+
     try:
         with socket.socket(socket.AF_UNIX) as sock:
-            sock.settimeout(ASK_SECONDS)
-            sock.connect(path)  # connecting starts nothing: no daemon, no answer
-            key = base64.b64encode(os.urandom(16)).decode()
-            sock.sendall(
-                "GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
-                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-            )
-            stream = _Frames(sock, deadline)
-            if not stream.until(b"\r\n\r\n").startswith(b"HTTP/1.1 101"):
-                return None
+            server = Connection(sock, ASK_SECONDS, ASK_LIMIT)
+            server.connect(codex_home(environ))
+            server.upgrade()
             client = {"name": "lich-hook-doctor", "version": "1"}
-            stream.send({"id": 1, "method": "initialize", "params": {"clientInfo": client}})
-            stream.reply(1)
-            stream.send({"method": "initialized"})
-            stream.send({"id": 2, "method": "hooks/list", "params": {"cwds": cwds}})
-            result = stream.reply(2)
+            server.request(1, "initialize", {"clientInfo": client})["result"]
+            server.notify("initialized")
+            result = server.request(2, "hooks/list", {"cwds": cwds})["result"]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     entries = result.get("data") if isinstance(result, dict) else None
@@ -140,56 +117,6 @@ def ask_codex(environ: Mapping[str, str], cwds: list[str]) -> dict[str, dict[str
         for hook in (entry.get("hooks") if isinstance(entry, dict) else None) or []
     ]
     return {h["key"]: h for h in listed if isinstance(h, dict) and isinstance(h.get("key"), str)}
-
-
-class _Frames:
-    """JSON-RPC over WebSocket text frames (RFC 6455: ours masked, the server's not)."""
-
-    def __init__(self, sock: socket.socket, deadline: float) -> None:
-        self.sock, self.deadline, self.buffer = sock, deadline, b""
-
-    def until(self, end: bytes) -> bytes:
-        while end not in self.buffer:
-            self._more()
-        head, self.buffer = self.buffer.split(end, 1)
-        return head
-
-    def take(self, size: int) -> bytes:
-        while len(self.buffer) < size:
-            self._more()
-        data, self.buffer = self.buffer[:size], self.buffer[size:]
-        return data
-
-    def _more(self) -> None:
-        left = self.deadline - time.monotonic()
-        if left <= 0 or len(self.buffer) > (8 << 20):
-            raise OSError("no answer in time")
-        self.sock.settimeout(left)
-        data = self.sock.recv(1 << 16)
-        if not data:
-            raise OSError("closed")
-        self.buffer += data
-
-    def send(self, message: dict[str, object]) -> None:
-        data, mask = json.dumps(message).encode(), os.urandom(4)
-        size = len(data)
-        head = bytes([0x81, 0x80 | size]) if size < 126 else struct.pack(">BBH", 0x81, 0xFE, size)
-        self.sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
-
-    def reply(self, wanted: int) -> object:
-        """The result of request `wanted`, skipping notifications and other frames."""
-        while True:
-            first, second = self.take(2)
-            size = second & 0x7F
-            if size >= 126:
-                size = int.from_bytes(self.take(2 if size == 126 else 8), "big")
-            payload = self.take(size)
-            if first & 0x0F == 0x8:
-                raise OSError("closed")
-            if first & 0x0F == 0x1:
-                message = json.loads(payload)
-                if isinstance(message, dict) and message.get("id") == wanted:
-                    return message["result"]
 
 
 @dataclass(frozen=True)
@@ -282,7 +209,8 @@ def plugins(environ: Mapping[str, str], config: Config) -> list[Plugin]:
     """Configured plugins whose cached copy names a hooks file, one per plugin."""
     found = []
     cache = os.path.join(codex_home(environ), "plugins", "cache")
-    for plugin_id, enabled in config.plugin_ids():
+    for plugin_id, entry in config.table("plugins").items():
+        enabled = not (isinstance(entry, dict) and entry.get("enabled") is False)  # unset: on
         name, _, marketplace = plugin_id.partition("@")
         if not name or not marketplace or os.sep in plugin_id:
             continue

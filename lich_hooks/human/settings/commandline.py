@@ -20,6 +20,9 @@ OLD_SERVER: Guard = "server-unmarked"  # read, never written: the Crush guard be
 ANSWER: Guard = "answer"
 LOGIN: Guard = "login"
 POWERSHELL: Guard = "powershell"
+# read, never written: the PowerShell form before it passed stdout (its `| Out-Null` dropped the
+# person's line with stderr)
+OLD_POWERSHELL: Guard = "powershell-muted"
 CMD: Guard = "cmd"
 
 EXECUTABLE_NAMES = ("lich-hook", "lich-hook.exe")
@@ -94,10 +97,13 @@ def render(
     """The command running `program` (`launcher`: the plugin root variable whose launcher runs) for
     `event` under `guard`; `message`: the line shown inside lich when it cannot start."""
     said = system_message(message) if message is not None else None
-    if guard == POWERSHELL:
+    if guard in (POWERSHELL, OLD_POWERSHELL):
         quoted = "".join(c * 2 if c in _PS_QUOTES else c for c in program)
-        # no `>file`: where cmd.exe ran it instead, it would create that file in the project
-        return f"try {{ & '{quoted}' {event} {provider} 2>&1 | Out-Null }} catch {{ }}; exit 0"
+        # Only stderr is dropped: merged into the output, the error stream's records are what
+        # the filter takes out, and the program's stdout lines (strings) pass. No `2>$null`,
+        # no `>file`: where cmd.exe ran it instead, it would create that file in the project.
+        keep = _PS_KEEP if guard == POWERSHELL else "Out-Null"
+        return f"try {{ & '{quoted}' {event} {provider} 2>&1 | {keep} }} catch {{ }}; exit 0"
     if guard == CMD:
         # `|| …` would leave cmd's exit code at 9009 (tests/windows)
         word = cmd_word(program)
@@ -218,10 +224,13 @@ def _login(text: str) -> list[Registered]:
 
 _TAIL = r" (?P<event>\S+) (?P<provider>\S+) "
 _CMD = re.compile(r"(?P<program>(?:\^.|[^\s^])+)" + _TAIL + "2>nul & exit /b 0")
+_PS_KEEP = "Where-Object { $_ -is [string] }"
 _POWERSHELL = re.compile(
     f"try {{ & '(?P<program>(?:[^{_PS_QUOTES}]|[{_PS_QUOTES}]{{2}})*)'"
     + _TAIL
-    + r"2>&1 \| Out-Null } catch { }; exit 0"
+    + r"2>&1 \| (?P<keep>Out-Null|"
+    + re.escape(_PS_KEEP)
+    + r") } catch { }; exit 0"
 )
 
 
@@ -234,6 +243,8 @@ def _windows(text: str) -> list[Registered]:
         match = pattern.fullmatch(text)
         if match is not None:
             program = re.sub(escape, r"\1", match["program"])
+            if guard == POWERSHELL and match["keep"] == "Out-Null":
+                guard = OLD_POWERSHELL
             found.append(Registered(program, match["event"], match["provider"], guard))
     return found
 

@@ -4,20 +4,16 @@ for doctor and install, so they never disagree about where a harness looks."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from lich_hooks.human.settings import claude_plugins, codex_state, jsontext, ours, registrations
 from lich_hooks.human.settings.commandline import parse
 from lich_hooks.human.settings.errors import Refused
+from lich_hooks.human.settings.kinds import Harness as AnyHarness
+from lich_hooks.human.settings.kinds import Plan
 from lich_hooks.human.settings.module_file import ModuleHarness
 from lich_hooks.human.settings.settings_file import SettingsHarness as Harness
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
-
-    from lich_hooks.human.settings.kinds import Harness as AnyHarness
-    from lich_hooks.human.settings.kinds import Plan
 
 PLUGIN_SCAN_DEPTH = 7
 # A plugin folder is a clone of this repository: the names of its registration files.

@@ -4,14 +4,11 @@ scratch home); the HOME rule is base/homes.py's."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from lich_hooks.base import homes
 from lich_hooks.base.homes import absolute, home
 from lich_hooks.human.settings.errors import Refused
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping
 
 
 def settings_home(environ: Mapping[str, str]) -> str:

@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lich_hooks.base.homes import file_key
 from lich_hooks.hook import state
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    Path = tuple[str, ...]
+Path = tuple[str, ...]
 
 INSTALLED = ("installed",)  # its row in hook/state/prune.py's RULES
 RECORD_LIMIT = 1 << 16

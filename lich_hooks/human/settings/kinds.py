@@ -4,19 +4,16 @@ which kind they hold (settings_file.py or module_file.py; promises: docs/install
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
-    from typing import Literal
+from lich_hooks.human.settings.scenarios import Demo, Scenario
+from lich_hooks.human.settings.verified import Verified
 
-    from lich_hooks.human.settings.scenarios import Demo, Scenario
-    from lich_hooks.human.settings.versions import Verified
-
-    Scope = Literal["user", "project"]
-    Action = Literal["write", "remove", "nothing"]
-    Locate = Callable[[Scope, Mapping[str, str], str], str]  # (scope, environ, project) -> path
+Scope = Literal["user", "project"]
+Action = Literal["write", "remove", "nothing"]
+Locate = Callable[[Scope, Mapping[str, str], str], str]  # (scope, environ, project) -> path
 
 SCOPES: tuple[Scope, ...] = ("user", "project")
 WRITE: Action = "write"
@@ -58,7 +55,7 @@ class Harness:
     locate: Locate
     next_steps: Callable[[Scope, str], list[str]]
     scenarios: Callable[[Demo], list[Scenario]]
-    # The releases the real-client tests ran (versions.py); None: never run, doctor says nothing.
+    # The releases the real-client tests ran (verified.py); None: never run, doctor says nothing.
     verified: Verified | None = None
     ours_noun = "lich-hook's entries"  # what a person reads for ours in the file
 

@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lich_hooks.base.safefile import same_file
 from lich_hooks.human.settings import files, modules
 from lich_hooks.human.settings.errors import Refused
-from lich_hooks.human.settings.kinds import NOTHING, REMOVE, SCOPES, WRITE, Harness, Plan
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from lich_hooks.human.settings.kinds import Scope
+from lich_hooks.human.settings.kinds import NOTHING, REMOVE, SCOPES, WRITE, Harness, Plan, Scope
 
 
 @dataclass(frozen=True)

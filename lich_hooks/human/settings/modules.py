@@ -9,15 +9,12 @@ import re
 import stat
 from dataclasses import dataclass
 from importlib import resources
+from typing import Literal
 
 from lich_hooks.human.settings import files
 from lich_hooks.human.settings.errors import Refused
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Literal
-
-    FoundKind = Literal["missing", "file", "other"]
+FoundKind = Literal["missing", "file", "other"]
 
 # The first line of every module we write starts with this; nothing else is ours.
 MARKER = "// lich-hooks module: "

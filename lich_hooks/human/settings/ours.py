@@ -7,15 +7,12 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from collections.abc import Mapping
 
 from lich_hooks.base.harnesses import DEFAULT_PROVIDER
 from lich_hooks.human.settings import commandline, registrations
 from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.jsontext import walk
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping
 
 EXECUTABLE_NAMES = commandline.EXECUTABLE_NAMES
 
@@ -180,28 +177,17 @@ def merge(document: object, want: dict[str, object], named_hook: str | None) -> 
 def _merge_named(
     document: dict[str, object], want: dict[str, object], named: str
 ) -> dict[str, object]:
-    """Named hooks: ours (`named`) replaced or removed whole, our handlers out of the others."""
+    """Named hooks: ours (`named`) replaced or removed whole, our handlers out of the others (each
+    one's events as merge_events leaves them with nothing wanted)."""
     result: dict[str, object] = {}
     for name, hook in document.items():
         if name == named:
             if named in want:
                 result[name] = want[named]
-            continue
-        if isinstance(hook, dict):
-            cleaned: dict[str, object] = {}
-            changed = False
-            for key, value in hook.items():
-                if isinstance(value, list):
-                    kept, at = _strip(value)
-                    changed = changed or at is not None
-                    if kept or at is None:
-                        cleaned[key] = kept
-                else:
-                    cleaned[key] = value
-            if cleaned or not changed:
-                result[name] = cleaned
-        else:
+        elif not isinstance(hook, dict):
             result[name] = hook
+        elif (cleaned := merge_events(hook, {}, name)) or not hook:
+            result[name] = cleaned  # a hook that held only ours goes
     for name, hook in want.items():
         if name not in result:
             result[name] = hook

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable, Mapping
 
 from lich_hooks.human.settings import discovery, registrations, scenarios
 from lich_hooks.human.settings.folders import (
@@ -18,28 +19,22 @@ from lich_hooks.human.settings.folders import (
     omp_agent_dir,
     settings_home,
 )
-from lich_hooks.human.settings.kinds import Harness
+from lich_hooks.human.settings.kinds import Harness, Locate, Scope
 from lich_hooks.human.settings.module_file import ModuleHarness
 from lich_hooks.human.settings.settings_file import SettingsHarness
-from lich_hooks.human.settings.versions import Verified
+from lich_hooks.human.settings.verified import Verified
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
-
-    from lich_hooks.human.settings.kinds import Scope
+Folder = Callable[[Mapping[str, str]], str]
 
 
-def _claude_settings(scope: Scope, environ: Mapping[str, str], project: str) -> str:
-    if scope == "project":
-        return os.path.join(project, ".claude", "settings.json")
-    return os.path.join(claude_config_dir(environ), "settings.json")
+def _scoped(folder: str, user: Folder, name: str) -> Locate:
+    """`name` in the project's `folder` for `--scope project`, else in the `user(environ)` one."""
 
+    def locate(scope: Scope, environ: Mapping[str, str], project: str) -> str:
+        where = os.path.join(project, folder) if scope == "project" else user(environ)
+        return os.path.join(where, name)
 
-def _codex_settings(scope: Scope, environ: Mapping[str, str], project: str) -> str:
-    if scope == "project":
-        return os.path.join(project, ".codex", "hooks.json")
-    return os.path.join(codex_home(environ), "hooks.json")
+    return locate
 
 
 def _crush_settings(scope: Scope, environ: Mapping[str, str], project: str) -> str:
@@ -59,10 +54,8 @@ def _crush_settings(scope: Scope, environ: Mapping[str, str], project: str) -> s
     return os.path.join(base, "crush", "crush.json")
 
 
-def _antigravity_settings(scope: Scope, environ: Mapping[str, str], project: str) -> str:
-    if scope == "project":
-        return os.path.join(project, ".agents", "hooks.json")
-    return os.path.join(settings_home(environ), ".gemini", "config", "hooks.json")
+def _under(base: Folder, *parts: str) -> Folder:
+    return lambda environ: os.path.join(base(environ), *parts)
 
 
 def _claude_also(environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
@@ -74,22 +67,6 @@ def _crush_also(environ: Mapping[str, str], project: str) -> list[tuple[str, str
     return [
         ("project settings", os.path.join(project, name)) for name in (".crush.json", "crush.json")
     ]
-
-
-def _antigravity_plugins(environ: Mapping[str, str]) -> str:
-    return os.path.join(settings_home(environ), ".gemini", "antigravity-cli", "plugins")
-
-
-def _opencode_folder(scope: Scope, environ: Mapping[str, str], project: str) -> str:
-    if scope == "project":
-        return os.path.join(project, ".opencode", "plugins")
-    return os.path.join(config_home(environ), "opencode", "plugins")
-
-
-def _omp_folder(scope: Scope, environ: Mapping[str, str], project: str) -> str:
-    if scope == "project":
-        return os.path.join(project, ".omp", "extensions")
-    return os.path.join(omp_agent_dir(environ), "extensions")
 
 
 # --- what install prints next, per harness (the executable as the shell spells it) -----
@@ -129,7 +106,7 @@ HARNESSES: dict[str, Harness] = {
         SettingsHarness(
             key="claude",
             title="Claude Code",
-            locate=_claude_settings,
+            locate=_scoped(".claude", claude_config_dir, "settings.json"),
             next_steps=_claude_next,
             scenarios=scenarios.claude,
             shipped_file="hooks/hooks.json",
@@ -138,6 +115,8 @@ HARNESSES: dict[str, Harness] = {
             finds=discovery.claude_code,
             off_switch="disableAllHooks",
             plugin_remove="claude plugin uninstall {id}{scope}",
+            plugin_add="`claude plugin marketplace add <clone or git URL>`, then "
+            "`claude plugin install lich-hooks@lich-hooks`",
             slashes=True,
             verified=Verified(
                 "claude", ("@anthropic-ai/claude-code",), "2.1.45", "2.1.332", runs_version=True
@@ -146,13 +125,15 @@ HARNESSES: dict[str, Harness] = {
         SettingsHarness(
             key="codex",
             title="Codex",
-            locate=_codex_settings,
+            locate=_scoped(".codex", codex_home, "hooks.json"),
             next_steps=_codex_next,
             scenarios=scenarios.codex,
             shipped_file="codex-hooks.json",
             registration=lambda: {"hooks": registrations.codex_hooks()},
             finds=discovery.codex,
             plugin_remove="codex plugin remove {id}",
+            plugin_add="`codex plugin marketplace add <clone>`, then "
+            "`codex plugin add lich-hooks@lich-hooks`, then trust the hook",
             command_windows=True,
             verified=Verified("codex", ("@openai/codex",), "0.156.1", "0.171.0"),
         ),
@@ -172,7 +153,7 @@ HARNESSES: dict[str, Harness] = {
         SettingsHarness(
             key="antigravity",
             title="Antigravity",
-            locate=_antigravity_settings,
+            locate=_scoped(".agents", _under(settings_home, ".gemini", "config"), "hooks.json"),
             next_steps=_says(
                 "Next: restart Antigravity (agy); its first model call in a lich card reports it.",
                 "Antigravity ignores a hooks.json it cannot parse as a whole: keep it strict JSON.",
@@ -180,14 +161,14 @@ HARNESSES: dict[str, Harness] = {
             scenarios=scenarios.antigravity,
             shipped_file="hooks.json",
             registration=registrations.antigravity_hooks,
-            plugins=_antigravity_plugins,
+            plugins=_under(settings_home, ".gemini", "antigravity-cli", "plugins"),
             finds=discovery.with_plugin_folder,
             named_hook="lich",
         ),
         ModuleHarness(
             key="opencode",
             title="opencode",
-            locate=_opencode_folder,
+            locate=_scoped(".opencode", _under(config_home, "opencode"), "plugins"),
             next_steps=_says(
                 "Next: start opencode in a lich card; a new session reports at once, a continued "
                 "one (-c, -s, the session list) with its next message."
@@ -202,7 +183,7 @@ HARNESSES: dict[str, Harness] = {
         ModuleHarness(
             key="omp",
             title="omp",
-            locate=_omp_folder,
+            locate=_scoped(".omp", omp_agent_dir, "extensions"),
             next_steps=_says(
                 "Next: start omp in a lich card; a new, resumed or forked session reports at once."
             ),

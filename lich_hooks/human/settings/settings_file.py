@@ -5,20 +5,15 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from lich_hooks.human.settings import files, install_record, jsontext, ours, registrations
 from lich_hooks.human.settings.errors import Refused
-from lich_hooks.human.settings.kinds import NOTHING, REMOVE, SCOPES, WRITE, Harness, Plan
+from lich_hooks.human.settings.kinds import NOTHING, REMOVE, SCOPES, WRITE, Harness, Plan, Scope
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
-
-    from lich_hooks.human.settings.kinds import Scope
-
-    Places = Callable[[Mapping[str, str], str], list[tuple[str, str]]]
-    Containers = set[tuple[str, ...]]
+Places = Callable[[Mapping[str, str], str], list[tuple[str, str]]]
+Containers = set[tuple[str, ...]]
 
 BACKUP_SUFFIX = ".lich-hook.bak"
 
@@ -43,6 +38,7 @@ class SettingsHarness(Harness):
     named_hook: str | None = None  # hooks are named objects: ours is the one of this name
     # its command that removes a plugin: {id} the plugin's, {scope} " --scope <s>" or ""
     plugin_remove: str | None = None
+    plugin_add: str | None = None  # its commands that add our plugin (the README's)
 
     def places(self, environ: Mapping[str, str], project: str) -> list[tuple[str, str]]:
         """(label, path) of every settings file this harness reads hooks from."""
@@ -100,10 +96,15 @@ class SettingsHarness(Harness):
         return result
 
     def _read(self, path: str) -> tuple[str | None, jsontext.Parsed | None]:
-        """The file's text and its parse (None, None: no file); Refused when it does not parse."""
-        old_text = read_text(path)
-        if old_text is None:
+        """The file's text and its parse (None, None: no file); Refused when it cannot be read
+        (files.py), is not UTF-8 text or does not parse."""
+        data = files.read_bytes(path)
+        if data is None:
             return None, None
+        try:
+            old_text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Refused(f"{path} is not UTF-8 text; nothing was changed") from None
         try:
             return old_text, jsontext.parse(old_text, jsonc=self.jsonc)
         except jsontext.JsonTextError as error:
@@ -215,14 +216,3 @@ def _put_back(backup: str, previous: bytes | None) -> None:
             files.replace(backup, previous)
     except OSError:
         pass
-
-
-def read_text(path: str) -> str | None:
-    """The file's text, None when it does not exist; Refused when it cannot be read (files.py)."""
-    data = files.read_bytes(path)
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise Refused(f"{path} is not UTF-8 text; nothing was changed") from None

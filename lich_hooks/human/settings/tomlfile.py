@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import re
 import sys
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Iterator
+from collections.abc import Iterator
 
 _BARE = r"[A-Za-z0-9_-]+"
 _BASIC = r'"(?:[^"\\\n]|\\.)*"'

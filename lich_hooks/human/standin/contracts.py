@@ -17,7 +17,7 @@ def _registered() -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-# lich's registered provider ids, from its vectors (never harness.PROVIDERS): a harness lich has
+# lich's registered provider ids, from its vectors (never harness.ROUTES): a harness lich has
 # not registered is refused here as lich would refuse it, and every test reporting it fails.
 LICH_PROVIDERS = _registered()
 

@@ -7,16 +7,13 @@ import secrets
 import socket
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from lich_hooks.human.standin import PROBE_HEADER
 from lich_hooks.human.standin.contracts import MAX_BODY, validate
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
 
 
 @dataclass(frozen=True, eq=False)  # compared as before: by identity

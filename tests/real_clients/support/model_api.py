@@ -12,7 +12,10 @@ does by what it types:
 - in chat completions, ``[[tool:<Name>*<N> {json input}]]`` makes one turn call it N times
   at once (parallel tool calls, as a model that batches them does);
 - once the directives are played, the next turn is ``AFTER_TOOL_TEXT``;
-- a prompt without directives gets ``REPLY_TEXT``.
+- a prompt without directives gets ``REPLY_TEXT``, or, with ``[[reply*<N>:<text>]]``, `<text>`
+  N times over (``[[reply:<text>]]`` once): a reply a test can tell from another turn's;
+- a Responses API request quoting ``[[status:<code>]]`` is answered at once with that HTTP
+  status (a provider that fails fast: offline, auth).
 
 Every request is logged with its parsed body, so tests can assert on what the
 model was shown (the tool_result a hook's verdict became) and wait for turns
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import secrets
 import threading
 import time
@@ -31,6 +35,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 DIRECTIVE = "[[tool:"
+REPLY_DIRECTIVE = re.compile(r"\[\[reply(?:\*(\d+))?:(.*?)\]\]", re.DOTALL)
+STATUS_DIRECTIVE = re.compile(r"\[\[status:(\d{3})\]\]")
 REPLY_TEXT = "scripted reply"
 AFTER_TOOL_TEXT = "scripted final answer after the tool result"
 
@@ -99,8 +105,6 @@ def _fill_task_id(tool_input: Json, messages: list[Json]) -> Json:
     Lets a script stop a task whose id only exists at run time ("Command
     running in background with ID: …", "agentId: …").
     """
-    import re
-
     raw = json.dumps(tool_input)
     if TASK_ID not in raw:
         return tool_input
@@ -137,6 +141,15 @@ def _texts(content: object) -> list[str]:
             if isinstance(block, dict) and isinstance(block.get("text"), str):
                 out.append(block["text"])
     return out
+
+
+def scripted_text(prompt: list[str]) -> str:
+    """REPLY_TEXT, unless the prompt asks for its own reply (``[[reply*N:text]]``)."""
+    for text in prompt:
+        found = REPLY_DIRECTIVE.search(text)
+        if found:
+            return found.group(2) * int(found.group(1) or 1)
+    return REPLY_TEXT
 
 
 def messages_tool_results(body: Json) -> list[Json]:
@@ -250,7 +263,7 @@ class ModelAPI:
             request.reply = "text-after-tool"
             return [{"type": "text", "text": AFTER_TOOL_TEXT}], "end_turn"
         request.reply = "text"
-        return [{"type": "text", "text": REPLY_TEXT}], "end_turn"
+        return [{"type": "text", "text": scripted_text(_texts(prompt))}], "end_turn"
 
     def _chat_reply(self, request: Request) -> tuple[str, list[Json]]:
         """(text, tool calls) for one chat-completions turn: the same script as Messages.
@@ -348,6 +361,13 @@ class ModelAPI:
                     api._record(request)
                     self._messages(request, blocks, stop)
                 elif route.endswith("/responses"):
+                    failed = STATUS_DIRECTIVE.search(raw.decode("utf-8", "replace"))
+                    if failed:
+                        request.reply = failed.group(1)
+                        api._record(request)
+                        error = b'{"error":{"message":"scripted failure","type":"server_error"}}'
+                        self._send(int(failed.group(1)), error)
+                        return
                     items = api._responses_reply(request)
                     api._record(request)
                     self._responses(items)

@@ -108,10 +108,6 @@ def agent_teams_on(environ: Mapping[str, str]) -> bool:
     return environ.get(AGENT_TEAMS_VAR, "").strip().lower() in TRUTHY
 
 
-def utf8_size(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
 def decide(
     data: dict[str, object], env: LichEnv, probes: Probes, agent_teams: bool = False
 ) -> Decision:
@@ -163,7 +159,7 @@ def decide(
         if current is not None and current.startswith(WORKER_BRANCH_PREFIX):
             return Decision(NATIVE, "worker-branch")
     # 8. lich's task limit
-    size = utf8_size(prompt)
+    size = len(prompt.encode("utf-8", "surrogatepass"))
     if size > PROMPT_LIMIT:
         limits: dict[str, object] = {"size": size, "limit": PROMPT_LIMIT}
         return Decision(TOAST, "prompt-too-large", why="why_too_large", args=limits)

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from lich_hooks.hook.jobs.agent_cards.eligibility import Call
 
-    OpenKind = Literal["printed", "launch-error", "timeout", "interrupted"]
+    RunKind = Literal["printed", "launch-error", "timeout", "interrupted"]
 
 OPEN_SECONDS = 120.0
 # Tests and debugging may shorten the open's limit, never lengthen it past the registration's.
@@ -24,10 +24,10 @@ SESSIONS_SECONDS = 3.0
 STDOUT_LIMIT = 16 << 20
 STDERR_LIMIT = 1 << 20
 
-PRINTED: OpenKind = "printed"
-LAUNCH_ERROR: OpenKind = "launch-error"
-TIMEOUT: OpenKind = "timeout"
-INTERRUPTED: OpenKind = "interrupted"
+PRINTED: RunKind = "printed"
+LAUNCH_ERROR: RunKind = "launch-error"
+TIMEOUT: RunKind = "timeout"
+INTERRUPTED: RunKind = "interrupted"
 
 # An open left running when the hook was interrupted, held so its Popen is never finalised: the
 # finaliser would warn on stderr under PYTHONWARNINGS or -X dev.
@@ -38,22 +38,33 @@ class Interrupted(Exception):
     """SIGINT or SIGTERM reached the hook while `lich open` ran."""
 
 
-class OpenResult:
-    __slots__ = ("code", "error", "kind", "session", "stderr_line")
+class Ran:
+    """How a lich command ended, its exit code (None: it could not run or finish) and output."""
+
+    __slots__ = ("code", "error", "kind", "stderr", "stdout")
 
     def __init__(
         self,
-        kind: OpenKind,
-        session: dict[str, object] | None = None,
+        kind: RunKind,
         code: int | None = None,
-        stderr_line: str | None = None,
+        stdout: bytes = b"",
+        stderr: bytes = b"",
         error: str | None = None,
     ) -> None:
         self.kind = kind
-        self.session = session  # the JSON object lich printed, if any
         self.code = code
-        self.stderr_line = stderr_line
+        self.stdout = stdout
+        self.stderr = stderr
         self.error = error
+
+    @property
+    def session(self) -> dict[str, object] | None:
+        """The JSON object lich printed, if any."""
+        return parse_object(self.stdout)
+
+    @property
+    def stderr_line(self) -> str | None:
+        return last_line(self.stderr)
 
 
 def open_seconds(environ: Mapping[str, str]) -> float:
@@ -71,24 +82,9 @@ def usable_dir(path: str | None) -> str | None:
 
 def current_branch(cwd: str | None, environ: Mapping[str, str]) -> str | None:
     """None on a detached HEAD, no git, or failure."""
-    import subprocess
-
-    try:
-        proc = subprocess.run(
-            ["git", "branch", "--show-current"],
-            cwd=usable_dir(cwd),
-            env=dict(environ),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=GIT_SECONDS,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return None
-    if proc.returncode != 0:
-        return None
-    name = proc.stdout.decode("utf-8", "replace").strip()
-    return name or None
+    ran = run(["git", "branch", "--show-current"], environ, GIT_SECONDS, cwd)
+    name = ran.stdout.decode("utf-8", "replace").strip()
+    return name if ran.code == 0 and name else None
 
 
 def open_argv(lich_bin: str, call: Call, branch: str | None, base: str | None) -> list[str]:
@@ -149,24 +145,22 @@ def last_line(err: bytes, limit: int = 400) -> str | None:
     return None
 
 
-def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> OpenResult:
+def _outputs(out: IO[bytes], err: IO[bytes]) -> tuple[bytes, bytes]:
+    out.seek(0)
+    err.seek(0)
+    return out.read(STDOUT_LIMIT), err.read(STDERR_LIMIT)
+
+
+def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> Ran:
     import tempfile
 
     guard = _Guard()
     try:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             ended = _open_guarded(guard, argv, cwd, environ, out, err)
-            if isinstance(ended, OpenResult):
-                return ended
-            out.seek(0)
-            err.seek(0)
-            stdout = out.read(STDOUT_LIMIT)
-            stderr = err.read(STDERR_LIMIT)
+            return ended if isinstance(ended, Ran) else Ran(PRINTED, ended, *_outputs(out, err))
     except Interrupted:  # a signal while the guard came down
-        return OpenResult(INTERRUPTED)
-    return OpenResult(
-        PRINTED, session=parse_object(stdout), code=ended, stderr_line=last_line(stderr)
-    )
+        return Ran(INTERRUPTED)
 
 
 def _open_guarded(
@@ -176,7 +170,7 @@ def _open_guarded(
     environ: Mapping[str, str],
     out: IO[bytes],
     err: IO[bytes],
-) -> int | OpenResult:
+) -> int | Ran:
     import subprocess
 
     seconds = open_seconds(environ)
@@ -199,17 +193,17 @@ def _open_guarded(
             # Past the limit the native agent runs: lich must not start the same task beside it.
             _kill_group(proc.pid)
             proc.wait()
-            return OpenResult(TIMEOUT, error=f"{seconds:g}")
+            return Ran(TIMEOUT, error=f"{seconds:g}")
         answered = True
         return code
     except (OSError, ValueError, subprocess.SubprocessError) as error:
         if proc is not None:
             raise
-        return OpenResult(LAUNCH_ERROR, error=_describe(error))
+        return Ran(LAUNCH_ERROR, error=_describe(error))
     except Interrupted:
         if proc is None or proc.poll() is None:
             _LEFT_RUNNING.append(proc)
-            return OpenResult(INTERRUPTED)
+            return Ran(INTERRUPTED)
         return proc.returncode  # it ended as the signal came: its answer stands
     finally:
         guard.disarm(answered)
@@ -273,30 +267,17 @@ def _describe(error: BaseException) -> str:
     return type(error).__name__
 
 
-class Ran:
-    """A short lich command's exit code (None: it could not run or finish) and output."""
-
-    __slots__ = ("code", "error", "stderr", "stdout")
-
-    def __init__(
-        self, code: int | None, stdout: bytes = b"", stderr: bytes = b"", error: str | None = None
-    ) -> None:
-        self.code = code
-        self.stdout = stdout
-        self.stderr = stderr
-        self.error = error
-
-
-def run_lich(lich_bin: str, args: list[str], environ: Mapping[str, str], seconds: float) -> Ran:
-    """Output in temporary files: we wait for the process, not EOF, so a helper lich leaves
-    holding our pipes cannot make it time out."""
+def run(argv: list[str], environ: Mapping[str, str], seconds: float, cwd: str | None = None) -> Ran:
+    """A short lich or git command. Output in temporary files: we wait for the process, not EOF,
+    so a helper it leaves holding our pipes cannot make it time out."""
     import subprocess
     import tempfile
 
     try:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             proc = subprocess.Popen(
-                [lich_bin, *args],
+                argv,
+                cwd=usable_dir(cwd),
                 env=dict(environ),
                 stdin=subprocess.DEVNULL,
                 stdout=out,
@@ -307,9 +288,7 @@ def run_lich(lich_bin: str, args: list[str], environ: Mapping[str, str], seconds
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-                return Ran(None, error=f"no answer within {seconds:g} s")
-            out.seek(0)
-            err.seek(0)
-            return Ran(code, out.read(STDOUT_LIMIT), err.read(STDERR_LIMIT))
+                return Ran(TIMEOUT, error=f"no answer within {seconds:g} s")
+            return Ran(PRINTED, code, *_outputs(out, err))
     except (OSError, ValueError, subprocess.SubprocessError) as error:
-        return Ran(None, error=_describe(error))
+        return Ran(LAUNCH_ERROR, error=_describe(error))

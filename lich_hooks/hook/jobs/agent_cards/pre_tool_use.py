@@ -60,11 +60,11 @@ def _agent(ctx: Context, data: dict[str, object]) -> Outcome:
 
 
 def _claimed(ctx: Context, data: dict[str, object]) -> bool:
-    """Claude Code takes only one deny (hook/claim.py)."""
+    """Claude Code takes only one deny (hook/claim.py); a tool call's id never repeats."""
     from lich_hooks.hook import claim
 
     tool_use_id = data.get("tool_use_id")
-    return claim.claim(ctx, tool_use_id if isinstance(tool_use_id, str) else None)
+    return claim.claim(ctx, tool_use_id if isinstance(tool_use_id, str) else None, once=True)
 
 
 def _description(data: dict[str, object]) -> str:
@@ -136,7 +136,7 @@ def _stop(ctx: Context, worker: Worker, task_id: str, lich_bin: str, card: str) 
     else:
         # `control` exits 2 when lich took the request.
         args, taken = ["control", task_id, "abort"], (0, 2)
-    ran = lich_process.run_lich(lich_bin, args, ctx.environ, lich_process.CONTROL_SECONDS)
+    ran = lich_process.run([lich_bin, *args], ctx.environ, lich_process.CONTROL_SECONDS)
     ctx.log.set(stop=args[0], stop_exit=ran.code)
     if ran.code in taken:
         record.remove(ctx.environ, card, task_id)
@@ -146,7 +146,7 @@ def _stop(ctx: Context, worker: Worker, task_id: str, lich_bin: str, card: str) 
         return Outcome(f"deny:stopped-{args[0]}", stdout=verdict.deny(reason, person=person))
     why = (
         ran.error
-        or lich_process.last_line(ran.stderr)
+        or ran.stderr_line
         or lich_process.last_line(ran.stdout)
         or text(lang, "stop_refused_detail", code=ran.code)
     )

@@ -3,7 +3,8 @@ dialog's, with a suffix from the call's id so two calls never land on one existi
 
 from __future__ import annotations
 
-PREFIX = "subagent/"
+from lich_hooks.hook.jobs.agent_cards.eligibility import WORKER_BRANCH_PREFIX
+
 MAX_CHARS = 40
 MAX_WORDS = 5
 MIN_WORDS = 2
@@ -44,4 +45,4 @@ def suffix(tool_use_id: str | None) -> str:
 
 
 def branch(description: str, tool_use_id: str | None) -> str:
-    return f"{PREFIX}{slug(description)}-{suffix(tool_use_id)}"
+    return f"{WORKER_BRANCH_PREFIX}{slug(description)}-{suffix(tool_use_id)}"

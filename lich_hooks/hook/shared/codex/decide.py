@@ -4,7 +4,7 @@ daemon's log, whose hooks run with the first TUI's LICH_* (docs/harnesses.md, Co
 from __future__ import annotations
 
 from lich_hooks.hook.shared import core
-from lich_hooks.hook.shared.core import OWN, UNKNOWN, Attribution, Runner, normalise, one_card
+from lich_hooks.hook.shared.core import OWN, UNKNOWN, Attribution, Runner, one_card
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -12,12 +12,10 @@ if TYPE_CHECKING:
 
     from lich_hooks.hook.shared.core import AttributionDecision, Member, RunnerKind, Words
 
-__all__ = ["OWN", "UNKNOWN", "Attribution", "Runner", "normalise", "one_card"]
+__all__ = ["OWN", "UNKNOWN", "Attribution", "Runner"]
 
 CODEX_NAMES = ("codex", "codex.exe")
 SWITCHERS = ("resume", "fork", "agents")
-# A new conversation in the TUI's directory; any other source may continue one resumed elsewhere.
-FRESH_SOURCES = ("startup", "clear")
 
 DAEMON: RunnerKind = "daemon"  # runner(): the shared app-server runs it
 
@@ -38,26 +36,7 @@ def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
     return core.nearest(ancestors, (is_app_server, DAEMON, "codex app-server"), (is_codex, "codex"))
 
 
-class Client(core.Client):
-    """`resumed_dir`: the recorded directory of the session `codex resume|fork <id>` names."""
-
-    __slots__ = ("resumed_dir",)
-
-    def __init__(
-        self,
-        pid: int,
-        argv: Sequence[str],
-        cwd: str | None,
-        lich: Mapping[str, str] | None,
-        resumed_dir: str | None = None,
-    ) -> None:
-        super().__init__(pid, argv, cwd, lich)
-        self.resumed_dir = resumed_dir
-
-
-def conversation_dir(client: Client) -> str | None:
-    """`-C/--cd DIR` if given (Codex starts the thread there without a chdir), else the cwd."""
-    return core.flag_dir(client, "-C", "--cd")
+Client = core.Client
 
 
 def switcher(argv: Sequence[str]) -> tuple[str, str | None] | None:
@@ -69,7 +48,7 @@ def switcher(argv: Sequence[str]) -> tuple[str, str | None] | None:
     for index, arg in enumerate(args):
         if arg in SWITCHERS:
             rest = [a for a in args[index + 1 :] if not a.startswith("-")]
-            named = rest[0] if rest and arg != "agents" and "--last" not in args else None
+            named = rest[0] if rest and "--last" not in args else None
             return arg, named if named is not None and _is_uuid(named) else None
     return None
 
@@ -81,70 +60,24 @@ def _is_uuid(text: str) -> bool:
     )
 
 
-def possible_dirs(client: Client) -> set[str] | None:
-    """None: any directory."""
-    here = conversation_dir(client)
-    if here is None:
-        return set()  # gone
-    switched = switcher(client.argv)
-    if switched is None:
-        return {here}
-    _, session = switched
-    if session is None or client.resumed_dir is None:
-        return None
-    return {here, normalise(client.resumed_dir)}
-
-
 FOUND: AttributionDecision = "codex-daemon-card"
 NO_CLIENT: AttributionDecision = "codex-daemon-no-client"
 NOT_IN_LICH: AttributionDecision = "codex-daemon-client-outside-lich"
 UNREADABLE: AttributionDecision = "codex-daemon-client-unreadable"
 INVALID: AttributionDecision = "codex-daemon-client-invalid"
 SEVERAL: AttributionDecision = "codex-daemon-several-cards"
-MOVED: AttributionDecision = "codex-daemon-moved-here"
 UNACCOUNTED: AttributionDecision = "codex-daemon-peer-unaccounted"
-NO_CWD: AttributionDecision = "codex-daemon-no-cwd"
 NO_EVIDENCE: AttributionDecision = "codex-daemon-no-evidence"
 SHARED_THREAD: AttributionDecision = "codex-daemon-thread-shared"
 UNTIED: AttributionDecision = "codex-daemon-untied"
+UNTRUSTED: AttributionDecision = "codex-daemon-log-untrusted"
 WORDS: Words = (FOUND, NOT_IN_LICH, UNREADABLE, INVALID, SEVERAL)
 
 
-def choose(
-    clients: Sequence[Client],
-    cwd: str | None,
-    source: str | None = None,
-    recorded: str | None = None,
-) -> Attribution:
-    """The one card whose client can run a conversation in `cwd` (`recorded`: the session's
-    recorded directory, if known)."""
-    if not cwd or not cwd.startswith("/"):
-        return Attribution(NO_CWD, "the payload has no absolute cwd to match a client by")
-    want = normalise(cwd)
-    anyone = source not in FRESH_SOURCES and (recorded is None or normalise(recorded) == want)
-    if anyone:
-        # resumed in its own recorded directory: any TUI may have chosen "session directory"
-        here = [c for c in clients if conversation_dir(c) is not None]
-        where = f"connected (a {source or 'non-fresh'} conversation in {want} may be anyone's)"
-    else:
-        here = [c for c in clients if _can_run_in(c, want)]
-        where = f"able to run in {want}"
-    if not here:
-        return Attribution(
-            NO_CLIENT,
-            f"none of the daemon's {len(clients)} connected codex client(s) runs in {want}",
-        )
-    return one_card(_members(here), where, WORDS, f"{len(here)} codex clients")
-
-
-def attribute(
-    clients: Sequence[Client],
-    cwd: str | None,
-    source: str | None = None,
-    recorded: str | None = None,
-    unaccounted: int = 0,
-) -> Attribution:
-    """An unread connection or another card's TUI refuses: either may own the conversation."""
+def gate(clients: Sequence[Client], unaccounted: int = 0) -> Attribution | None:
+    """The refusals no log can overturn, decided before the hook exits; None: the log decides.
+    A connection no client read may be anyone's; with no lich card's client connected there
+    is no card to name."""
     if unaccounted:
         return Attribution(
             UNACCOUNTED,
@@ -152,62 +85,61 @@ def attribute(
             "can read (another program, another user's, an unreadable or a departed process): "
             "cannot tell whose conversation this is",
         )
-    found = choose(clients, cwd, source, recorded)
-    if found.lich is None:
-        return found
-    everyone = one_card(
-        _members(clients),
-        f"connected to the daemon as a conversation starts in {normalise(str(cwd))}",
-        WORDS,
-        f"{len(clients)} codex clients",
-        (
-            MOVED,
-            "any of them may have moved a conversation here unseen (`/resume` of a session "
-            "recorded here, then `/new`; the daemon may unload what was resumed before the "
-            "first turn), so no directory proves whose conversation this is while TUIs of "
-            "several cards are connected",
-        ),
-    )
-    return found if everyone.lich is not None else everyone
+    if any(c.lich for c in clients):
+        return None
+    if clients:
+        why = f"none of the {len(clients)} codex clients has a lich card's variables it can read"
+        return Attribution(NOT_IN_LICH, why)
+    return Attribution(NO_CLIENT, "no codex client is connected to the daemon")
 
 
-def _members(clients: Sequence[Client]) -> list[Member]:
-    return [(f"codex client {client.pid}", client.lich, client.pid, None) for client in clients]
-
-
-def _can_run_in(client: Client, want: str) -> bool:
-    dirs = possible_dirs(client)
-    return dirs is None or want in dirs
-
-
-# The daemon log's evidence: docs/harnesses.md, Codex, "Attribution from evidence".
-CONNECT_WITHIN = 60.0  # a TUI's connect row is looked for this long after its start
-REQUEST_AFTER = 1.0  # its startup request follows its connect row within this (0.15 s seen)
-# A resume's thread rows can follow its hook (0.16 s seen): with another connection's request
-# within REQUEST_SPAN before the hook, wait until the log runs AFTER_HOOK past it.
-AFTER_HOOK = 1.0
+# The daemon log's evidence (docs/harnesses.md, Codex, "Attribution from evidence"):
+# The sender waits for the connect rows of TUIs started within twice this before the hook
+# (a TUI writes its rows in its own 10 s batches), and reads connect rows this far past them.
+CONNECT_WITHIN = 60.0
+# A request another connection began shortly before the hook may be a resume of the hook's
+# thread whose rows carrying the thread id come after the hook (0.16 s seen): each begun within
+# REQUEST_SPAN before the hook must show its thread (its rows) before the sender decides, and
+# one begun up to REQUEST_SPAN earlier still without them shows the span exceeded: refused.
 REQUEST_SPAN = 10.0
 Row = tuple[float, str, int]  # (time, rpc method, connection id)
+Connect = tuple[float, int]  # (time, writer pid) of a TUI's `connected app-server platform` row
+# A connection the daemon opened (evidence.opened): when it logged its `initialize`, its first
+# request after that (inf: none yet), and what its first thread/start|resume|fork asked: STARTUP
+# (a plain TUI's), the thread it resumed, "" (else), None (none, or a resume not shown yet).
+Opened = tuple[float, float, str | None]
+STARTUP = "startup"
+
+
+# Why a live TUI is not tied (tie), for the run log, the person's line and doctor.
+NO_CONNECT = "the window's connect is not in the daemon's log"
+RECONNECTED = "the window connected before the daemon restarted"
+NOT_YET = "the daemon's log does not show the window's start yet"  # this one may pass
+GONE = "Codex's log no longer shows the connection the window opened"
+TOGETHER = "another Codex client connected while the window did"
+Tie = int | str  # a TUI's connection, or why it has none
 
 
 def from_evidence(
     rows: Sequence[Row],
-    startups: Sequence[Row],
     clients: Sequence[Client],
+    held: Mapping[int, Tie],
     seen: float,
     hook_started: float,
-    since: float,
-    own: Mapping[int, Sequence[float]],
-    requests: Sequence[Row] = (),
+    pending: Sequence[Row] = (),
 ) -> Attribution:
-    """The card whose live TUI's connection started or resumed this thread (`rows`), or why none.
-
-    `seen`: the newest row read; `since`: the daemon's start; `own`: pid -> its connect times;
-    `requests`: start/resume/fork requests as logged when they began (no thread id yet)."""
+    """The card whose live TUI holds the connection that started or resumed this thread
+    (`rows`), or why none. `held`: pid -> tie; `seen`: the newest row read; `pending`:
+    start/resume/fork requests other connections began that show no thread yet."""
     connections = {connection for _, _, connection in rows}
-    others = {c for t, _, c in requests if hook_started - REQUEST_SPAN <= t} - connections
-    if seen < hook_started + (AFTER_HOOK if others else 0) or not rows:
+    if seen < hook_started or not rows:
         return Attribution(NO_EVIDENCE, "the daemon's log names no connection for this thread")
+    if pending:
+        return Attribution(
+            NO_EVIDENCE,
+            f"connections {sorted({c for _, _, c in pending})} began a thread request before the "
+            "hook whose thread the log does not show yet: it may be this one",
+        )
     if len(connections) > 1:
         return Attribution(
             SHARED_THREAD,
@@ -215,35 +147,74 @@ def from_evidence(
             "any may be a client that left",
         )
     [connection] = connections
-    tied = [c for c in clients if tie(c, startups, seen, since, own) == connection]
-    if len(tied) != 1:
-        return Attribution(
-            UNTIED,
-            f"connection {connection} started this thread and no one live TUI is proven to hold it",
+    tied = [c for c in clients if held[c.pid] == connection]
+    if not tied:
+        why = sorted({str(held[c.pid]) for c in clients if c.lich and isinstance(held[c.pid], str)})
+        found = Attribution(
+            NO_EVIDENCE if why == [NOT_YET] else UNTIED,  # the log may yet show it: not untied
+            f"connection {connection} started this thread and no live TUI is proven to hold "
+            f"it ({'; '.join(why) or 'each is tied to another connection'})",
         )
-    return one_card(_members(tied), f"holding connection {connection}", WORDS, "the TUI")
+        found.cause = why[0] if len(why) == 1 and why != [NOT_YET] else None
+        return found
+    members: list[Member] = [(f"codex client {c.pid}", c.lich, c.pid, None) for c in tied]
+    return one_card(members, f"holding connection {connection}", WORDS, "the TUI")
 
 
-def connected_at(client: Client, own: Mapping[int, Sequence[float]]) -> float | None:
+def connected_at(client: Client, connects: Sequence[Connect]) -> float | None:
+    """Its own first connect row after its start (an earlier one is another process's)."""
     start = client.started
-    found = [t for t in own.get(client.pid, ()) if start is not None and start <= t]
-    return min(found) if found and min(found) <= (start or 0) + CONNECT_WITHIN else None
+    return min(
+        (t for t, pid in connects if pid == client.pid and start is not None and start <= t),
+        default=None,
+    )
 
 
 def tie(
     client: Client,
-    startups: Sequence[Row],
     seen: float,
     since: float,
-    own: Mapping[int, Sequence[float]],
-) -> int | None:
-    """The one startup request between a plain TUI's start and REQUEST_AFTER past its connect."""
-    connect = connected_at(client, own)
-    if client.started is None or switcher(client.argv) is not None or connect is None:
-        return None  # no startup request of its own in the log
+    connects: Sequence[Connect],
+    opened: Mapping[int, Opened],
+    floor: float,
+    remembered: Mapping[tuple[int, float], int],
+) -> Tie:
+    """The connection a live TUI holds, or why it cannot be known. A TUI opens its session's
+    connection and waits for an answer on it before it logs `connected` (Codex's source): it is
+    among those the daemon initialized in [its start, its connect] (its window) that asked
+    anything; alone there, it is the TUI's, beside others it is the one whose first thread
+    request is of the TUI's kind. A wider window would only refuse more: the tie is
+    exact because the window holds it (the log read through the connect, `seen`; whole since
+    the start, `floor`; the TUI's own connect row). `remembered`: (pid, connect) -> connection,
+    proven earlier in the daemon's life."""
+    connect = connected_at(client, connects)
+    if connect is None:
+        return NO_CONNECT  # none of its own (or too late: a first start copying the daemon)
+    if (client.pid, connect) in remembered:
+        return remembered[(client.pid, connect)]
     if connect < since:
-        return None  # reconnected after a restart
-    if seen < connect + REQUEST_AFTER:
-        return None  # its own request may not be written yet
-    near = {c for t, _, c in startups if client.started <= t <= connect + REQUEST_AFTER}
-    return near.pop() if len(near) == 1 else None
+        return RECONNECTED  # it reconnected after a restart, which opens no window
+    start = client.started
+    assert start is not None  # connected_at found a connect after it
+    if seen < connect:
+        return NOT_YET  # the log is not read through its window
+    window = [
+        c for c, (born, asked, _) in opened.items() if start <= born <= connect and asked <= seen
+    ]
+    if floor >= start or not window:
+        return GONE  # rows of its window may be pruned
+    if len(window) == 1:
+        return window[0]
+    # its kind: a plain TUI's startup thread, the thread `codex resume <id>` names; `codex fork`,
+    # `agents`, a picker or `--last` have none to tell
+    switched = switcher(client.argv)
+    want = STARTUP if switched is None else switched[1] if switched[0] == "resume" else None
+    if want is None:
+        return TOGETHER
+    firsts = [opened[c][2] for c in window]
+    if None in firsts:
+        # its own first request may be the one not shown; a connection that never sends one
+        # (doctor, `codex agents`) would keep it so: past REQUEST_SPAN that is the cause said
+        return NOT_YET if seen < connect + REQUEST_SPAN else TOGETHER
+    hits = [c for c in window if opened[c][2] == want]
+    return hits[0] if len(hits) == 1 else TOGETHER

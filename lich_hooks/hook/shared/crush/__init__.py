@@ -34,7 +34,7 @@ def card(ctx: Context) -> LichEnv | Outcome | None:
     # Dedupe first, at the local path's cost: keyed by the server process's life, in which a
     # workspace keeps its first client's environment, so only that card could be named again.
     from lich_hooks.hook import procfs
-    from lich_hooks.hook.jobs import session_record
+    from lich_hooks.hook.state import session_record
 
     remembered = f"{ctx.provider}\n{conversation}"
     life = procfs.started(pid)
@@ -54,8 +54,8 @@ def _served_already(ctx: Context, pid: int, name: str, remembered: str) -> Outco
     """`already-reported` when `remembered` went to a card whose last report it is, the refusal
     when it was refused within REFUSAL_SECONDS, else None."""
     from lich_hooks.hook import state
-    from lich_hooks.hook.jobs import session_record
     from lich_hooks.hook.outcome import Outcome
+    from lich_hooks.hook.state import session_record
 
     try:
         root = state.open_root(ctx.environ, create=False)

@@ -4,6 +4,8 @@ every check before encoding (JSON or repr() would escape it)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lich_hooks import __version__
 from lich_hooks.base.runlog import RunLog
 from lich_hooks.human.commands.doctor import codex_daemon, crush_server, versions
@@ -16,16 +18,9 @@ from lich_hooks.human.commands.doctor.machine import (
     check_interactive,
     check_state_dir,
 )
-from lich_hooks.human.commands.exit_codes import ExitCode
-from lich_hooks.human.commands.style import paint
+from lich_hooks.human.commands.environment import Environment, ExitCode, paint
 from lich_hooks.human.settings import ours
 from lich_hooks.human.settings.errors import Refused
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from lich_hooks.human.commands.environment import Environment
 
 
 def collect(environ: Mapping[str, str], project: str) -> list[Check]:
@@ -76,7 +71,8 @@ def run(environment: Environment, as_json: bool = False) -> ExitCode:
         out(f"{paint(f'[{mark:>4}]', colour, color)} {row['name']}: {row['summary']}")
         commands = row.get("details", {}).get("commands")
         for line in commands if isinstance(commands, list) else []:
-            out(f"         {line}")
+            if line not in row["summary"]:  # a row's first reason is in its summary: said once
+                out(f"         {line}")
         if row.get("fix") and row["status"] in (FAIL, WARN):
             out(f"         -> {row['fix']}")
     failed = sum(1 for c in checks if c.status == FAIL)

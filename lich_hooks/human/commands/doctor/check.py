@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from typing import Literal
+from collections.abc import Mapping
+from typing import Literal
 
-    Status = Literal["ok", "warn", "fail", "info", "skip"]
+Status = Literal["ok", "warn", "fail", "info", "skip"]
 
 OK: Status = "ok"
 WARN: Status = "warn"

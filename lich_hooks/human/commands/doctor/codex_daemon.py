@@ -1,12 +1,16 @@
-"""doctor's Codex row: this CODEX_HOME's app-server daemon and whose card it carries, a warning
-only where the person loses something and can act (docs/troubleshooting.md, Codex daemon)."""
+"""doctor's Codex row: this CODEX_HOME's app-server daemon, the card it carries, and the hook's
+own question asked of it now: the refusals that need no log, the log's trust, and for each lich
+card's Codex window whether the daemon's log ties it (codex.ties, the log as it is, no wait);
+with the conversations the hook refused later (docs/troubleshooting.md, Codex daemon)."""
 
 from __future__ import annotations
 
 import os
 import sys
 
+from lich_hooks.base import homes
 from lich_hooks.base.safefile import read_regular, same_file
+from lich_hooks.hook.shared import codex
 from lich_hooks.hook.shared.codex import decide, probe
 from lich_hooks.human.commands.doctor.check import (
     FAIL,
@@ -24,13 +28,10 @@ if TYPE_CHECKING:
 
 
 NAME = "Codex daemon"
+REFUSED = "conversations under it were refused (below)"
 OWN_DAEMON = (
     "in this card, quit Codex and start it as `codex --no-daemon` (resume: `codex resume "
     "--no-daemon <id>`): it then runs its hooks and commands with this card's variables"
-)
-SEVERAL_CARDS = (
-    "start Codex as `codex --no-daemon` in every card but one: while several cards' Codex "
-    "TUIs share the daemon, none of them can be told apart, so none reports"
 )
 
 
@@ -85,35 +86,18 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     mine = environ.get("LICH_SESSION_ID")
     for pid, _argv in daemons:
         card, whose = carries(probe.lich_environ(pid, proc), mine)
-        unaccounted = 0
-        try:
-            seen = probe.snapshot(pid, proc)
-            clients, unaccounted = seen.clients, seen.unaccounted
-        except probe.ProbeError as error:
-            clients = []
-            whose += f"; its clients cannot be listed ({error})"
-        rows = [
-            f"client {c.pid} in {decide.conversation_dir(c) or '(gone)'}: {describe(c.lich)}"
-            for c in clients
-        ]
-        if unaccounted:
-            rows.append(
-                f"{unaccounted} connection(s) held by no codex client doctor can read "
-                "(another program's, another user's or an unreadable process): no report"
-            )
-        shared = ", ".join(_shared_dirs(clients, unaccounted))
+        env = probe.environ_of(pid, ("CODEX_HOME", "HOME"), proc)  # the hook's, under it
+        rows, lost, fix = _judged(environ, pid, homes.codex_home(env) if env else home, mine, proc)
         summary = f"Codex app-server daemon {pid} runs the interactive Codex hooks for {home}"
-        several = "several cards' Codex TUIs (or clients it cannot read) are connected"
-        lost = f"; {several}, so reports from {shared} are dropped (it {whose})" if shared else None
         checks.append(
             shared_process(
                 NAME,
                 summary,
-                shared=lost,
+                shared=lost and f"; {lost} (it {whose})",
                 carried=(card, whose),
                 here=mine,
-                fixes=(SEVERAL_CARDS, OWN_DAEMON),
-                mine="; each report goes to the one card whose Codex TUIs are connected",
+                fixes=(fix, OWN_DAEMON),
+                mine="; each conversation goes to the card whose Codex window started it",
                 rows=rows,
                 daemon=pid,
                 carries=card,
@@ -122,12 +106,59 @@ def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
     return checks
 
 
-def _shared_dirs(clients: list[decide.Client], unaccounted: int = 0) -> list[str]:
-    """The directories whose reports the hook drops for several cards (decide.attribute's say)."""
-    places = sorted({where for c in clients if (where := decide.conversation_dir(c)) is not None})
-    return [
-        where
-        for where in places
-        if decide.attribute(clients, where, decide.FRESH_SOURCES[0], None, unaccounted).decision
-        in (decide.SEVERAL, decide.MOVED, decide.UNACCOUNTED)
-    ]
+def _judged(
+    environ: Mapping[str, str], daemon: int, home: str | None, mine: str | None, proc: str
+) -> tuple[list[str], str | None, str]:
+    """Its clients as rows, what the hook loses under it now (None: nothing) and the fix: the
+    hook's own question (codex.find_card's gate, the log's trust, codex.ties on the log as it
+    is now) and the conversations its sender refused (refused.py)."""
+    from lich_hooks.hook.shared.codex import evidence, nudge, refused
+
+    try:  # a sender's own open request is not a client, as the hook judges it
+        clients, unaccounted = probe.snapshot(daemon, proc, nudge.ours(environ, proc))
+    except probe.ProbeError as error:
+        lost = f"every conversation under it is refused: its connections cannot be read ({error})"
+        return [], lost, codex.TOLD[codex.PROBE_FAILED][1]
+    found = decide.gate(clients, unaccounted)
+    where = codex.log_home({"CODEX_HOME": home} if home else {}) if found is None else None
+    held: dict[int, decide.Tie] = {}
+    rows, losses = [], []
+    if isinstance(where, str):
+        starts = {c.pid: c.started for c in clients if c.started is not None}
+        since = probe.started_at(daemon, proc) or 0.0
+        try:  # the log as it is: "past the hook" is past the daemon's start
+            _, seen, since, connects, _, opened, floor = evidence.gather(
+                where, daemon, "", since, starts, wait=0
+            )
+            log = (seen, since, connects, opened, floor)
+            held = codex.ties(environ, codex.identity(daemon), clients, log)
+        except evidence.Unreadable as error:
+            rows.append(f"its log cannot tell yet: {error}")
+    found = where if isinstance(where, decide.Attribution) else found
+    if found is not None and found.decision in codex.TOLD:
+        said, fix = codex.TOLD[found.decision]
+        said += f" ({found.cause})" if found.cause else ""
+        losses.append((False, f"every conversation under it is refused: {said}", fix))
+    for c in clients:
+        tie, card = held.get(c.pid), (c.lich or {}).get("LICH_SESSION_ID")
+        rows.append(f"client {c.pid} in {c.cwd or '(gone)'}: {describe(c.lich)}")
+        if c.lich and tie is not None:
+            rows[-1] += (
+                f"; tied to connection {tie}" if isinstance(tie, int) else f"; not tied: {tie}"
+            )
+        if c.lich and isinstance(tie, str) and tie != decide.NOT_YET:
+            lost = f"card {card}'s Codex window {c.pid} reports nothing: {tie}"
+            losses.append((card == mine, lost, codex.AGAIN))
+    if unaccounted:
+        rows.append(
+            f"{unaccounted} connection(s) held by no codex client doctor can read "
+            "(another program's, another user's or an unreadable process)"
+        )
+    life = codex.identity(daemon)
+    for record, _ in refused.recent(environ, life) if life else []:
+        started, said = codex.recorded(record)
+        rows.append(f"conversation {record.get('thread')} ({started}) was not reported: {said}")
+        losses += [] if losses and losses[-1][2] == "" else [(False, REFUSED, "")]
+    losses.sort(key=lambda loss: not loss[0])  # this card's first
+    fix = next((f for _, _, f in losses if f), codex.NO_DAEMON)
+    return rows, "; ".join(lost for _, lost, _ in losses) or None, fix

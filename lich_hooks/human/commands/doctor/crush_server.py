@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 
 from lich_hooks.hook.shared.crush import decide, probe, resolved_dir
 from lich_hooks.human.commands.doctor.check import (
@@ -15,10 +16,6 @@ from lich_hooks.human.commands.doctor.check import (
     describe,
     shared_process,
 )
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping
 
 NAME = "Crush server"
 ADVICE = (

@@ -7,19 +7,15 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 
 from lich_hooks.base.harnesses import REGISTRATIONS
-from lich_hooks.base.safefile import read_regular, same_file
+from lich_hooks.base.safefile import open_regular, read_upto, same_file
 from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
 from lich_hooks.human.settings import commandline, discovery, kinds, modules, ours, registrations
 from lich_hooks.human.settings.jsontext import walk
+from lich_hooks.human.settings.module_file import ModuleHarness
 from lich_hooks.human.settings.registry import HARNESSES, MODULES, SETTINGS, discover
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from lich_hooks.human.settings.module_file import ModuleHarness
 
 
 def check_registrations(
@@ -33,8 +29,10 @@ def check_registrations(
     )
     # One cause, one FAIL: a registration that fails already says why and what fixes it.
     if not any(c.counts_as_registration for c in checks):
-        names = ", ".join(list(HARNESSES)[1:])
-        fix = f"run `lich-hook install {next(iter(HARNESSES))}` (or {names}): docs/install.md"
+        first, *rest = HARNESSES
+        plugins = "; ".join(f"{h.title}: {h.plugin_add}" for h in SETTINGS.values() if h.plugin_add)
+        fix = f"add the plugin ({plugins}), or run `lich-hook install {first}` (or "
+        fix += f"{', '.join(rest)}): docs/install.md"
         checks.append(Check("registrations", FAIL, "no harness runs a working lich-hook", fix))
     return checks
 
@@ -72,11 +70,18 @@ def judge_command(
 
 
 def _interpreter_gone(program: str) -> str | None:
-    """The `#!` interpreter of a script that names one which is not there, else None."""
+    """The `#!` interpreter of a script that names one which is not there, else None; only the
+    script's head is read (a launcher longer than it is still judged)."""
     try:
-        head = read_regular(program, 512, follow=True)
+        fd, _ = open_regular(program, follow=True)
     except (OSError, ValueError):
         return None
+    try:
+        head = read_upto(fd, 512)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     if not head.startswith(b"#!"):
         return None
     words = head[2:].split(b"\n", 1)[0].split()
@@ -175,6 +180,12 @@ def windows_verdicts(
         command = handler.get("command_windows")
         written = commandline.parse(command)
         what = " ".join((ours.command_argv(handler["command"]) or [])[1:])
+        if written is not None and written.guard == commandline.OLD_POWERSHELL:
+            written.guard = commandline.POWERSHELL  # PowerShell's: for cmd.exe, as wrong as ever
+            if shell == commandline.POWERSHELL:
+                why = "is an earlier release's PowerShell form, which drops the hook's stdout "
+                why += "with its stderr: it reports, but the line a refusal shows never reaches "
+                rows.append(Check(what, WARN, f"its command_windows {why}Codex (fix: {fix})", fix))
         if written is None or written.guard != shell:
             why = "is missing" if command is None else f"is not one {shell} runs"
             if written is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import subprocess
+from collections.abc import Mapping
 
 from lich_hooks import __version__
 from lich_hooks.base.harnesses import REGISTRATIONS
@@ -11,10 +12,6 @@ from lich_hooks.base.lichenv import LichEnv, parse_port
 from lich_hooks.base.runlog import RunLog
 from lich_hooks.human.commands.doctor.check import FAIL, OK, SKIP, WARN, Check
 from lich_hooks.human.standin import PROBE_HEADER
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping
 
 CONNECT_TIMEOUT = 1.0
 VERSION_TIMEOUT = 5.0

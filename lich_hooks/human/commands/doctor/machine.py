@@ -4,16 +4,12 @@ this installation, the debug log."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 
 from lich_hooks import __version__
 from lich_hooks.base import homes as location
 from lich_hooks.hook import interactive, state
 from lich_hooks.human.commands.doctor.check import INFO, OK, WARN, Check
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-
 
 WITHOUT = "Crush and Antigravity then report on every call and TaskStop forgets workers"
 

@@ -8,13 +8,10 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lich_hooks.human.settings import files
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping
 
 VERSION_TIMEOUT = 2.0
 JSON_LIMIT = 64 * 1024  # a package.json

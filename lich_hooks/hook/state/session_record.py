@@ -1,5 +1,6 @@
 """session-start's records (docs/session-start.md): the last id each card reported, and
-the report in flight for it. Kept in the state directory (hook/state/)."""
+the report in flight for it, and the Crush guard's marks. Among the state directory's records
+rather than the jobs because Crush's attribution (hook/shared/crush/) reads them too."""
 
 from __future__ import annotations
 
