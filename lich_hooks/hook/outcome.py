@@ -64,6 +64,11 @@ class Context:
         return self._payload
 
 
+# The decision of an outcome whose `later` waits seconds for evidence (Codex's daemon log): with
+# no detached sender to wait in, hook.run drops it rather than keep the harness waiting.
+PENDING = "evidence-pending"
+
+
 class Outcome:
     """A job's decision (a word for the log), verdict and report; `env`: the card reported for
     when it is not the hook's own."""

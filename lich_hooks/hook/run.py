@@ -10,7 +10,7 @@ import time
 from lich_hooks.base import harnesses as harness
 from lich_hooks.base.lichenv import LichEnv
 from lich_hooks.base.runlog import RunLog
-from lich_hooks.hook.outcome import Context, Outcome
+from lich_hooks.hook.outcome import PENDING, Context, Outcome
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -122,6 +122,12 @@ def _send_detached(env: LichEnv, outcome: Outcome, log: RunLog, environ: Mapping
     if pid > 0:
         return
     if pid < 0 and hasattr(os, "fork"):
+        if outcome.decision == PENDING:
+            # Its evidence comes seconds later (Codex's daemon log): inline, the harness would
+            # wait for it. None beats a stalled session (docs/transport.md).
+            log.set(decision="no-fork-to-wait")
+            log.write()
+            return
         log.debug("fork failed; sending inline")
     try:
         while outcome.later is not None:  # a later decision may leave one more for later

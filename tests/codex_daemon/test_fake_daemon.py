@@ -177,6 +177,38 @@ def test_a_client_gone_sends_nothing(
     assert lich.wait(1, timeout=0.5) == []
 
 
+# A sitecustomize for the hooks the daemon runs: every fork fails, as past the user's limit.
+FORK_FAILS = """import errno
+import os
+
+
+def fork():
+    raise BlockingIOError(errno.EAGAIN, "no more processes")
+
+
+os.fork = fork
+"""
+
+
+def test_with_fork_failing_the_hook_never_waits_for_the_log(
+    fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn
+) -> None:
+    """A fork that fails (no process left under the user's limit) leaves no sender to wait in:
+    the card the log shows comes seconds later, so the hook drops the report rather than keep
+    Codex waiting (docs/transport.md). Inline, it would have waited and reported."""
+    site = tmp_path / "fork-fails"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(FORK_FAILS)
+    env = base_env(tmp_path, **lich.env("card-A"))
+    fake.start_daemon({**env, "PYTHONPATH": str(site)})  # the hooks it runs inherit it
+    client = fake.start_client(env, projects["a"])
+    ran = fake.run_hook(HOOK, payload(projects["a"], "conv-A"), projects["a"], by=client)
+    assert ran == {"rc": 0, "stdout": "", "stderr": ""}
+    [record] = log_records(env)  # written before the hook exited: no sender
+    assert record["decision"] == "no-fork-to-wait"
+    assert lich.received == []
+
+
 def test_a_plain_terminal_in_the_dir_sends_nothing(
     fake: FakeCodex, projects: dict[str, Path], tmp_path: Path, lich: StandIn
 ) -> None:

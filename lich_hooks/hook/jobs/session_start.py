@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from lich_hooks.hook.outcome import Context, Outcome
+from lich_hooks.hook.outcome import PENDING, Context, Outcome
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,9 +37,7 @@ def _answered(ctx: Context, found: Card, fired: float) -> Outcome:
         return found.refusal
     later = found.later
     if later is not None:  # decided from evidence the detached sender waits for
-        return Outcome(
-            "evidence-pending", later=lambda: _answered(ctx, later(), fired), stdout=found.say
-        )
+        return Outcome(PENDING, later=lambda: _answered(ctx, later(), fired), stdout=found.say)
     assert found.env is not None
     return _report(ctx, found.env, found.own, fired, found.guard)
 
