@@ -7,7 +7,6 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,15 +19,6 @@ from tests.codex_daemon.fake_codex import FakeCodex
 from tests.support.runner import LICH_HOOK, base_env, wait_for_log
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc and sock_diag")
-
-
-@pytest.fixture
-def fake(tmp_path: Path) -> Iterator[FakeCodex]:
-    codex = FakeCodex(tmp_path / "fake")
-    try:
-        yield codex
-    finally:
-        codex.close()
 
 
 def test_no_daemon_is_ok(tmp_path: Path) -> None:

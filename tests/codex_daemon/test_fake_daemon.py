@@ -32,15 +32,6 @@ SID = "01a22c85-4633-7dc1-8f42-04a93a0ae90f"
 
 
 @pytest.fixture
-def fake(tmp_path: Path) -> Iterator[FakeCodex]:
-    codex = FakeCodex(tmp_path / "fake")
-    try:
-        yield codex
-    finally:
-        codex.close()
-
-
-@pytest.fixture
 def projects(tmp_path: Path) -> dict[str, Path]:
     dirs = {"a": tmp_path / "projA", "b": tmp_path / "projB"}
     for folder in dirs.values():

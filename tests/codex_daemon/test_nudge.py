@@ -28,15 +28,6 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc and
 
 
 @pytest.fixture
-def fake(tmp_path: Path) -> Iterator[FakeCodex]:
-    codex = FakeCodex(tmp_path / "fake")
-    try:
-        yield codex
-    finally:
-        codex.close()
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     folder = tmp_path / "projA"
     folder.mkdir()

@@ -304,19 +304,7 @@ def test_without_a_private_directory_the_hook_still_answers(tmp_path: Path) -> N
     project.mkdir(exist_ok=True)
     verdicts: list[str] = []
     for temp in (str(tmp_path / "missing"), str(tmp_path)):
-        env = plugin_env(
-            tmp_path,
-            root,
-            folder,
-            **fake.env(),
-            TMPDIR=temp,
-            LICH_PORT="9",
-            LICH_TOKEN="t",
-            LICH_SESSION_ID="card-1",
-            LICH_SUBAGENT_DEPTH="0",
-            CLAUDE_CODE_SESSION_ATTENDED="1",
-            CLAUDE_CODE_ENTRYPOINT="cli",
-        )
+        env = _agent_env(tmp_path, root, folder, fake, TMPDIR=temp)
         payload = agent_payload(project) | {"tool_use_id": f"toolu_{len(verdicts)}"}
         ran = run_command(plugin_command("PreToolUse"), payload, env, cwd=project)
         assert (ran.returncode, ran.stderr) == (0, b"")

@@ -19,7 +19,7 @@ from types import ModuleType
 import pytest
 
 from lich_hooks.hook.shared.codex import decide
-from tests.shared_process.model_codex import CARDS, DIRS, Daemon, Event
+from tests.shared_process.model_codex import CARDS, DIRS, Daemon, Event, Tui
 
 A, B, C = CARDS
 SOURCE = Path(decide.__file__).read_text()
@@ -44,6 +44,14 @@ def _judged(daemon: Daemon, event: Event | None, wait: float = 30) -> Event:
     daemon.wait(wait)  # nothing more is written: the sender's wait ends
     assert event is not None
     return event
+
+
+def _b_s_turn_judged(daemon: Daemon, tui_b: Tui) -> Event:
+    """Card B's TUI runs a 3 s turn; the log is written through it and judged."""
+    event = daemon.turn(tui_b, lasts=3.0)
+    daemon.wait(4)
+    daemon.flush()
+    return _judged(daemon, event)
 
 
 def nothing_written_after_the_hook(daemon: Daemon) -> Event:
@@ -92,10 +100,7 @@ def a_second_tui_reports(daemon: Daemon) -> Event:
     daemon.turn(tui_a)
     daemon.wait(5)
     tui_b = daemon.start(B, DIRS[1])
-    event = daemon.turn(tui_b, lasts=3.0)
-    daemon.wait(4)
-    daemon.flush()
-    return _judged(daemon, event)
+    return _b_s_turn_judged(daemon, tui_b)
 
 
 def a_card_after_the_log_dropped_its_window(daemon: Daemon) -> Event:
@@ -114,10 +119,7 @@ def a_card_after_the_log_dropped_its_window(daemon: Daemon) -> Event:
     daemon.wait(12)
     daemon.flush()
     daemon.slash_new(tui_b)
-    event = daemon.turn(tui_b, lasts=3.0)
-    daemon.wait(4)
-    daemon.flush()
-    return _judged(daemon, event)
+    return _b_s_turn_judged(daemon, tui_b)
 
 
 def _seeded(daemon: Daemon, card: str, where: str) -> str:
@@ -139,10 +141,7 @@ def two_restored_at_once(daemon: Daemon) -> Event:
     tui_b = daemon.start(B, DIRS[1], resume=y)
     daemon.wait(3)
     daemon.slash_new(tui_b)
-    event = daemon.turn(tui_b, lasts=3.0)
-    daemon.wait(4)
-    daemon.flush()
-    return _judged(daemon, event)
+    return _b_s_turn_judged(daemon, tui_b)
 
 
 def a_plain_and_a_restored_tui_together(daemon: Daemon) -> Event:
@@ -153,10 +152,7 @@ def a_plain_and_a_restored_tui_together(daemon: Daemon) -> Event:
     daemon.wait(0.2)
     tui_b = daemon.start(B, DIRS[1])
     daemon.wait(3)
-    event = daemon.turn(tui_b, lasts=3.0)
-    daemon.wait(4)
-    daemon.flush()
-    return _judged(daemon, event)
+    return _b_s_turn_judged(daemon, tui_b)
 
 
 def a_fork_alone_reports(daemon: Daemon) -> Event:
@@ -165,10 +161,7 @@ def a_fork_alone_reports(daemon: Daemon) -> Event:
     tui_b = daemon.start(B, DIRS[1], resume=x, fork=True)
     daemon.wait(3)
     daemon.slash_new(tui_b)
-    event = daemon.turn(tui_b, lasts=3.0)
-    daemon.wait(4)
-    daemon.flush()
-    return _judged(daemon, event)
+    return _b_s_turn_judged(daemon, tui_b)
 
 
 def an_earlier_tui_reports_after_a_later_one_started(daemon: Daemon) -> Event:
@@ -177,10 +170,7 @@ def an_earlier_tui_reports_after_a_later_one_started(daemon: Daemon) -> Event:
     daemon.wait(5)
     daemon.start(A, DIRS[0])
     daemon.wait(3)
-    event = daemon.turn(tui_b, lasts=3.0)
-    daemon.wait(4)
-    daemon.flush()
-    return _judged(daemon, event)
+    return _b_s_turn_judged(daemon, tui_b)
 
 
 # --- rows on log rows where the model has none ---------------------------------------------
