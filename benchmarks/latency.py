@@ -437,8 +437,12 @@ def build_rows(tmp: Path, lich: StandIn, reference: Path | None) -> list[Row]:
             )
             for event in ("SessionStart", "Stop", "PreToolUse")
         ),
-        # What `sh -c` costs with nothing to run: lich's own reporter's guard, outside lich.
-        Row("lich-guard", "lich's own guard, outside lich", "info", LICH_GUARD, b"", outside),
+        # What `sh -c` costs with nothing to run: lich's own reporter's guard, outside lich, with
+        # the payload on stdin as the harness gives every hook (writing it costs the writer ~1 ms
+        # of its own: an empty stdin made this floor look cheaper than the guards it judges).
+        Row(
+            "lich-guard", "lich's own guard, outside lich", "info", LICH_GUARD, STOP_ANSWER, outside
+        ),
         # The plugin route: the shipped command (its launcher probes a Python, then runs
         # the plugin's copy isolated), the package folder as CLAUDE_PLUGIN_ROOT.
         Row(
