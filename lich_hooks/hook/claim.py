@@ -8,6 +8,7 @@ import os
 import time
 
 from lich_hooks.base.harnesses import PLUGIN_ROUTES
+from lich_hooks.base.homes import stamp
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -133,14 +134,3 @@ def _spoken_for(
         except ValueError:
             return True  # being written: a run of this route pairing now
     return False
-
-
-def stamp(value: object) -> str:
-    """Two CRCs (hashlib's OpenSSL import costs several ms): enough to tell apart the identities a
-    state directory holds within the prune's hour; an adversary could only silence one of our own
-    reports."""
-    import zlib
-
-    text = value if isinstance(value, str) else repr(value)
-    data = text.encode("utf-8", "surrogatepass")
-    return f"{zlib.crc32(data):08x}{zlib.crc32(data[::-1], 0x5BD1E995):08x}"

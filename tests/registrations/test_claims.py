@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from lich_hooks import __version__
+from lich_hooks.base.homes import stamp
 from lich_hooks.base.runlog import RunLog
 from lich_hooks.base.safefile import Dir
 from lich_hooks.hook import claim
@@ -371,7 +372,7 @@ def test_the_firing_models_counterexample_acts_once_for_every_firing(tmp_path: P
     start = time.time()
     for at, identity, dead in COUNTEREXAMPLE:
         acts = [
-            claim.take(directory, claim.stamp(identity), route, start + at)
+            claim.take(directory, stamp(identity), route, start + at)
             for route in ("plugin", "install")
             if route not in dead
         ]

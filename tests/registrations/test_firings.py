@@ -43,6 +43,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
+from lich_hooks.base.homes import stamp
 from lich_hooks.hook import claim
 from lich_hooks.hook.state import open_dir
 
@@ -116,7 +117,7 @@ class Firings(RuleBasedStateMachine):
         self.pending.sort(key=lambda p: p[:2])
         while self.pending and self.pending[0][0] <= until:
             when, _, run, firing = self.pending.pop(0)
-            label = claim.stamp(firing.identity)
+            label = stamp(firing.identity)
             run.acted = claim.take(self.directory, label, run.route, when, firing.once)
             self.seq += 1
             run.seq = self.seq

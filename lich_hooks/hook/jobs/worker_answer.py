@@ -62,10 +62,11 @@ def run(ctx: Context) -> Outcome:
     report = body(env.card, message)
     if report is None:
         return Outcome("too-large")
+    from lich_hooks.base.homes import stamp
     from lich_hooks.hook import claim
 
     # The turn: its prompt's id (its answer where there is none: hook/claim.py).
-    turn = payload.text("prompt_id") or claim.stamp(report)
+    turn = payload.text("prompt_id") or stamp(report)
     if not claim.claim(ctx, f"{payload.session_id}\n{turn}"):
         return Outcome("other-route-acts")
     return Outcome(
@@ -90,7 +91,7 @@ def _previous_stop(ctx: Context, session: str) -> float | None:
 def stop_name(route: str, session: str) -> str:
     """Per route: the other route's run of this same Stop is no previous Stop. Per session, not
     card: the order it proves is the transcript's."""
-    from lich_hooks.hook.claim import stamp
+    from lich_hooks.base.homes import stamp
 
     return stamp(f"{route}\0{session}")
 
