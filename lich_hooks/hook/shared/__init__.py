@@ -9,11 +9,7 @@ __all__ = ["Card", "card"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from lich_hooks.base.lichenv import LichEnv
-    from lich_hooks.hook.outcome import Context, Outcome
-
-    # What crush.card answers: the hook's own card (None), a card found, or a refusal.
-    Found = LichEnv | Outcome | None
+    from lich_hooks.hook.outcome import Context
 
 
 def card(ctx: Context) -> Card:
@@ -24,23 +20,16 @@ def card(ctx: Context) -> Card:
         from lich_hooks.hook.shared import codex
 
         return codex.card(ctx)
+    from lich_hooks.hook.outcome import Outcome
     from lich_hooks.hook.shared import crush
 
-    found = crush.card(ctx)
+    found = crush.card(ctx)  # the hook's own card (None), a card found, or a refusal
     if found is None:  # a local Crush runs the hook: its guard skips what the mark says
 
         def guard(card: str, conversation: str) -> str | None:
             return crush.guard_mark(ctx.environ, card, conversation)
 
         return Card(ctx.env, own=True, guard=guard)
-    return _card(ctx, found)
-
-
-def _card(ctx: Context, found: Found) -> Card:
-    from lich_hooks.hook.outcome import Outcome
-
-    if found is None:
-        return Card(ctx.env, own=True)
     if isinstance(found, Outcome):
         return Card(refusal=found)
     return Card(found)

@@ -119,6 +119,7 @@ def _judged(
     except probe.ProbeError as error:
         lost = f"every conversation under it is refused: its connections cannot be read ({error})"
         return [], lost, codex.TOLD[codex.PROBE_FAILED][1]
+    life = codex.identity(daemon)
     found = decide.gate(clients, unaccounted)
     where = codex.log_home({"CODEX_HOME": home} if home else {}) if found is None else None
     held: dict[int, decide.Tie] = {}
@@ -131,7 +132,7 @@ def _judged(
                 where, daemon, "", since, starts, wait=0
             )
             log = (seen, since, connects, opened, floor)
-            held = codex.ties(environ, codex.identity(daemon), clients, log)
+            held = codex.ties(environ, life, clients, log)
         except evidence.Unreadable as error:
             rows.append(f"its log cannot tell yet: {error}")
     found = where if isinstance(where, decide.Attribution) else found
@@ -154,7 +155,6 @@ def _judged(
             f"{unaccounted} connection(s) held by no codex client doctor can read "
             "(another program's, another user's or an unreadable process)"
         )
-    life = codex.identity(daemon)
     for record, _ in refused.recent(environ, life) if life else []:
         started, said = codex.recorded(record)
         rows.append(f"conversation {record.get('thread')} ({started}) was not reported: {said}")
