@@ -128,16 +128,20 @@ def test_python_2_is_named_as_too_old(tmp_path: Path, lich: StandIn) -> None:
     assert lich.received == []
 
 
-def test_a_copy_without_boot_py_says_the_copy_is_incomplete(tmp_path: Path, lich: StandIn) -> None:
+@pytest.mark.parametrize("part", ["boot.py", "lich_hooks_boot.py"])
+def test_a_copy_without_boot_py_says_the_copy_is_incomplete(
+    part: str, tmp_path: Path, lich: StandIn
+) -> None:
+    """boot.py and the module it runs (compiled once, not on every run like a script)."""
     root = copy_plugin(tmp_path)
-    (root / "plugin" / "boot.py").unlink()
+    (root / "plugin" / part).unlink()
     folder = only(tmp_path)
     (Path(folder) / "python3").symlink_to(sys.executable)
     env = plugin_env(tmp_path, root, folder, **lich.env("card-1"))
     ran = run_command(plugin_command("SessionStart"), SESSION, env, cwd=tmp_path)
     assert (ran.returncode, ran.stderr) == (0, b"")
     text = message(ran.stdout)
-    assert "plugin copy is incomplete (no plugin/boot.py)" in text
+    assert f"plugin copy is incomplete (no plugin/{part})" in text
     assert "claude plugin install lich-hooks@lich-hooks" in text
     codex = run_command(f'sh "{root}/plugin/lich-hook" SessionStart codex', SESSION, env)
     assert "codex plugin add lich-hooks@lich-hooks" in message(codex.stdout)

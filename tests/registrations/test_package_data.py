@@ -18,6 +18,7 @@ MODULES = {
     # the plugin route, which `lich-hook demo` runs from the installed package
     "lich_hooks/plugin/lich-hook",
     "lich_hooks/plugin/boot.py",
+    "lich_hooks/plugin/lich_hooks_boot.py",
     "lich_hooks/plugin/claude-hooks.json",
     "lich_hooks/plugin/codex-hooks.json",
     "lich_hooks/.claude-plugin/plugin.json",
