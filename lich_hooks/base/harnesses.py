@@ -144,9 +144,9 @@ def default_stdout(provider: str | None, event: str | None) -> bytes:
 # --- what the hook side knows of each script-hook harness's registration -----------------
 #
 # Its guard (the form its shell evaluates: human/settings/commandline.py), its plugin root
-# variable and the fix when that plugin's folder is gone (plugin/boot.py), and its switch that
-# strips LICH_TOKEN from a hook's environment (the session-start job tells the person). Where
-# its settings live is the registry's (human/settings/registry.py).
+# variable and the fix when that plugin's folder is gone (plugin/lich_hooks_boot.py), and its
+# switch that strips LICH_TOKEN from a hook's environment (the session-start job tells the
+# person). Where its settings live is the registry's (human/settings/registry.py).
 
 
 class Registration:
