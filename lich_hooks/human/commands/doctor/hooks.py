@@ -10,8 +10,8 @@ import sys
 from collections.abc import Mapping
 
 from lich_hooks.base.harnesses import REGISTRATIONS
-from lich_hooks.base.safefile import open_regular, read_upto, same_file
-from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
+from lich_hooks.base.safefile import same_file
+from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, script_head, worst
 from lich_hooks.human.settings import commandline, discovery, kinds, modules, ours, registrations
 from lich_hooks.human.settings.jsontext import walk
 from lich_hooks.human.settings.module_file import ModuleHarness
@@ -70,18 +70,8 @@ def judge_command(
 
 
 def _interpreter_gone(program: str) -> str | None:
-    """The `#!` interpreter of a script that names one which is not there, else None; only the
-    script's head is read (a launcher longer than it is still judged)."""
-    try:
-        fd, _ = open_regular(program, follow=True)
-    except (OSError, ValueError):
-        return None
-    try:
-        head = read_upto(fd, 512)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    """The `#!` interpreter of a script that names one which is not there, else None."""
+    head = script_head(program, 512)
     if not head.startswith(b"#!"):
         return None
     words = head[2:].split(b"\n", 1)[0].split()
@@ -96,12 +86,9 @@ def _missing_fix(
     the plugin's failing beside them)."""
     if found is None or not found.plugin:
         return "register this installation by absolute path: lich-hook install <harness>"
-    installed_elsewhere = (
-        executable is not None
-        and shutil.which("lich-hook", path=environ.get("PATH", os.defpath)) is None
-    )
     remove = _plugin_remove(found)
-    if installed_elsewhere:
+    on_path = shutil.which("lich-hook", path=environ.get("PATH", os.defpath))
+    if executable is not None and on_path is None:  # installed, but not where the plugin looks
         return (
             f"put lich-hook on PATH: `pipx ensurepath` (uv: `uv tool update-shell`), then open a "
             f"new terminal; or remove this old plugin copy: `{remove}`"
