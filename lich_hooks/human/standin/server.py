@@ -69,10 +69,10 @@ class StandIn:
         self._on_request = on_request
         self._server = _Server(("127.0.0.1", port), self._handler())
         # accept() may find the queue empty after select() saw a connection (a client that
-        # hung up at once): a timeout returns it to serve_forever, so close() never hangs.
+        # hung up at once): a timeout returns it to serve_forever, so exiting never hangs.
         self._server.socket.settimeout(1.0)
         self.port: int = self._server.server_address[1]
-        # A short poll interval: close() (every test, every demo) waits one interval.
+        # A short poll interval: exiting (every test, every demo) waits one interval.
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -86,9 +86,6 @@ class StandIn:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
 
