@@ -11,9 +11,7 @@ from lich_hooks.human.standin.server import StandIn
 
 def run(environment: Environment, port: int) -> ExitCode:
     try:
-        standin = StandIn(
-            port=port, on_request=lambda received: environment.out(received.summary())
-        )
+        standin = StandIn(port, on_request=lambda received: environment.out(received.summary()))
     except OSError as error:  # the port is taken, or not ours to bind
         environment.err(f"lich-hook listen: cannot listen on 127.0.0.1:{port}: {error.strerror}")
         return ExitCode.PROBLEM_FOUND

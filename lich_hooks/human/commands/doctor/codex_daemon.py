@@ -1,7 +1,5 @@
 """doctor's Codex row: this CODEX_HOME's app-server daemon, the card it carries, and the hook's
-own question asked of it now: the refusals that need no log, the log's trust, and for each lich
-card's Codex window whether the daemon's log ties it (codex.ties, the log as it is, no wait);
-with the conversations the hook refused later (docs/troubleshooting.md, Codex daemon)."""
+own question asked of it now (_judged; docs/troubleshooting.md, Codex daemon)."""
 
 from __future__ import annotations
 
@@ -68,9 +66,8 @@ def check(environ: Mapping[str, str]) -> list[Check]:
         why = f"Codex app-server daemon {pid} runs this CODEX_HOME's hooks ({home}); on this "
         why += "system lich-hook cannot tell which card a hook runs for, so it reports nothing"
         return [Check(NAME, FAIL, why, OWN_DAEMON)]
-    daemons = (
-        [pid for pid, argv in probe.app_servers() if _serves(pid, argv, home)] if listing else []
-    )
+    servers = probe.app_servers() if listing else []
+    daemons = [pid for pid, argv in servers if _serves(pid, argv, home)]
     if not daemons:
         return [Check(NAME, OK, f"no Codex app-server daemon running for {home}")]
     checks = []
@@ -89,8 +86,9 @@ def _judged(
     environ: Mapping[str, str], daemon: int, home: str | None
 ) -> tuple[list[str], str | None, str]:
     """Its clients as rows, what the hook loses under it now (None: nothing) and the fix: the
-    hook's own question (codex.find_card's gate, the log's trust, codex.ties on the log as it
-    is now) and the conversations its sender refused (refused.py)."""
+    hook's own question (codex.find_card's gate: the refusals that need no log; the log's trust;
+    codex.ties on the log as it is now, no wait: whether it ties each lich card's Codex window)
+    and the conversations its sender refused (refused.py)."""
     from lich_hooks.hook.shared.codex import evidence, nudge, refused
 
     try:  # a sender's own open request is not a client, as the hook judges it

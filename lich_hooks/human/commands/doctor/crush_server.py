@@ -35,10 +35,8 @@ def check(environ: Mapping[str, str]) -> list[Check]:
     for pid in running:
         rows, dropped = _dropped(pid, socket)
         lost = f"reports are dropped {'; '.join(dropped)}" if dropped else None
-        summary = (
-            f"crush server {pid} runs every hook of the Crush clients started with "
-            "CRUSH_CLIENT_SERVER=1"
-        )
+        summary = f"crush server {pid} runs every hook of the Crush clients started with "
+        summary += "CRUSH_CLIENT_SERVER=1"
         fine = "; each report goes to the card whose workspace holds the conversation"
         checks.append(
             shared_process(NAME, summary, environ, lost, (ADVICE, ADVICE), fine, rows, server=pid)

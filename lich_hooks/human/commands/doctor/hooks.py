@@ -195,27 +195,21 @@ def _registration_check(
     verdicts = [judge_command(command, executable, environ, found) for command in found.commands]
     if sys.platform == "win32" and harness.command_windows and not found.plugin:
         verdicts += windows_verdicts(found, executable, environ)
-    statuses = [v.status for v in verdicts] + [FAIL for _ in found.blockers]
-    lines = [f"{v.name}: {v.summary}" for v in verdicts]
-    lines += list(found.notes) + [blocker.summary for blocker in found.blockers]
+    blocked = [blocker.summary for blocker in found.blockers]
+    lines = [f"{v.name}: {v.summary}" for v in verdicts] + list(found.notes) + blocked
     fixes = [b.fix for b in found.blockers] + [v.fix for v in verdicts if v.fix]
     fix = fixes[0].replace("<harness>", harness.key) if fixes else None
     count = len(found.commands)
     owner = f" ({found.owner})" if found.owner else ""
     summary = f"{found.path}{owner}: {count} lich-hook entr{'y' if count == 1 else 'ies'}"
-    status = worst(statuses)
-    reasons = [b.summary for b in found.blockers] + [
-        f"{v.name}: {v.summary}" for v in verdicts if v.status == status
-    ]
+    status = worst([v.status for v in verdicts] + [FAIL] * len(blocked))
+    reasons = blocked + [f"{v.name}: {v.summary}" for v in verdicts if v.status == status]
     if status in (FAIL, WARN) and reasons:
         summary += f"; {reasons[0]}"
         if len(reasons) > 1:
             summary += f" (and {len(reasons) - 1} more)"
     name = f"{harness.title} {found.label}"
     return Check(name, status, summary, fix, counts_as_registration=True, commands=lines)
-
-
-PLUGIN_NAME = "lich-hooks"
 
 
 def gone_plugin_rows(environ: Mapping[str, str], project: str) -> list[Check]:
@@ -226,7 +220,7 @@ def gone_plugin_rows(environ: Mapping[str, str], project: str) -> list[Check]:
     places = [path for _, path in harness.places(environ, project)]
     rows = []
     for plugin in claude_plugins.installed(environ, project, places):
-        if plugin.name != PLUGIN_NAME or plugin.present:
+        if plugin.name != "lich-hooks" or plugin.present:
             continue
         why = f"{plugin.describe()}: Claude Code reads it from {plugin.root}, which is gone "
         why += "(a moved or deleted clone), so it runs none of its hooks"
