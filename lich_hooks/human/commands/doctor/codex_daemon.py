@@ -34,9 +34,8 @@ def _serves(pid: int, argv: list[str], home: str) -> bool:
         return True
     env = probe.environ_of(pid, ("CODEX_HOME", "HOME")) or {}
     # Derived from the daemon's own variables; a daemon without HOME never names ours.
-    return same_file(
-        codex_home({"HOME": "/nonexistent", **{k: v for k, v in env.items() if v}}), home
-    )
+    theirs = codex_home({"HOME": "/nonexistent", **{k: v for k, v in env.items() if v}})
+    return same_file(theirs, home)
 
 
 def _pid_file_daemon(home: str) -> int | None:
