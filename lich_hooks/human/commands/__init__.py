@@ -189,12 +189,10 @@ def help_command(ctx: click.Context, command: str | None) -> None:
 
     Example: lich-hook help install
     """
-    group = ctx.parent.command if ctx.parent else cli
-    assert isinstance(group, click.Group)
     if command is None:
-        click.echo(group.get_help(ctx.parent or ctx))
+        click.echo(cli.get_help(ctx.parent or ctx))
         return
-    sub = group.get_command(ctx, command)
+    sub = cli.get_command(ctx, command)
     if sub is None:
         raise click.UsageError(f"no command named {command!r}")
     with click.Context(sub, info_name=command, parent=ctx.parent) as sub_ctx:

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 
 from lich_hooks.base.harnesses import REGISTRATIONS
 from lich_hooks.human.commands.environment import Environment, ExitCode
@@ -91,18 +90,16 @@ def run_command(
     )
 
 
-def _log_lines(path: str) -> int:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read().count(b"\n")
-    except OSError:
-        return 0
-
-
-def wait_for_log(path: str, count: int, timeout: float = 5.0) -> None:
-    """Wait until `count` runs have logged: a run that reports logs after its send."""
-    deadline = time.monotonic() + timeout
-    while _log_lines(path) < count and time.monotonic() < deadline:
+def wait_for_log(path: str, count: int) -> None:
+    """Wait (5 s at most) until `count` runs have logged: a run that reports logs after its send."""
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:
+        try:
+            with open(path, "rb") as handle:
+                if handle.read().count(b"\n") >= count:
+                    return
+        except OSError:
+            pass
         time.sleep(0.01)
 
 
@@ -155,15 +152,17 @@ def run(
             proc = run_command(command, payload, {**base_env, **root, **scenario.env}, tmp)
             runs += 1
             wait_for_log(log_path, runs)
-            shown = Shown(name, proc, lich.received[before:], _lich_calls(tmp)[calls_before:])
-            problems += shown.problems
-            mark = environment.paint("✓", "green") if shown.problems == 0 else "✗"
+            received, calls = lich.received[before:], _lich_calls(tmp)[calls_before:]
+            failed = sum(r.status != 204 for r in received)  # a refused report, a run that failed
+            failed += proc.returncode != 0 or bool(proc.stderr)
+            problems += failed
+            mark = environment.paint("✓", "green") if failed == 0 else "✗"
             out(f"  {mark} {scenario.note}")
-            for line in shown.words():
+            for line in _words(name, proc, received, calls):
                 out(f"      {line}")
             if verbose:
                 out(environment.paint(f"      $ {command}", "dim"))
-                for line in shown.raw(payload):
+                for line in _raw(payload, proc, received, calls):
                     out(environment.paint(f"        {line}", "dim"))
     out("")
     if problems:
@@ -185,46 +184,36 @@ def run(
     return ExitCode.OK if problems == 0 else ExitCode.PROBLEM_FOUND
 
 
-@dataclass(eq=False)
-class Shown:
-    """One hook run as a person reads it (words()), and the bytes behind it (raw())."""
+Ran = subprocess.CompletedProcess[bytes]
 
-    harness: str
-    proc: subprocess.CompletedProcess[bytes]
-    received: list[Received]
-    calls: list[list[str]]
 
-    @property
-    def problems(self) -> int:
-        refused = sum(1 for r in self.received if r.status != 204)
-        return refused + int(self.proc.returncode != 0 or bool(self.proc.stderr))
+def _words(harness: str, proc: Ran, received: list[Received], calls: list[list[str]]) -> list[str]:
+    """One hook run as a person reads it."""
+    lich = [_received_words(r) for r in received] + [_call_words(a) for a in calls]
+    lines = [f"lich received: {'; '.join(lich) if lich else 'nothing'}"]
+    told = _told_words(proc.stdout)
+    lines.append(f"{harness} was told: {told[0]}")
+    lines += told[1:]
+    if proc.returncode != 0:
+        lines.append(f"✗ the hook exited {proc.returncode}: the harness would show an error")
+    if proc.stderr:
+        said = _short(_text(proc.stderr))
+        lines.append(f"✗ the hook wrote to stderr, which the harness would show: {said}")
+    return lines
 
-    def words(self) -> list[str]:
-        lich = [_received_words(r) for r in self.received] + [_call_words(a) for a in self.calls]
-        lines = [f"lich received: {'; '.join(lich) if lich else 'nothing'}"]
-        told = _told_words(self.proc.stdout)
-        lines.append(f"{self.harness} was told: {told[0]}")
-        lines += told[1:]
-        code = self.proc.returncode
-        if code != 0:
-            lines.append(f"✗ the hook exited {code}: the harness would show an error")
-        if self.proc.stderr:
-            said = _short(_text(self.proc.stderr))
-            lines.append(f"✗ the hook wrote to stderr, which the harness would show: {said}")
-        return lines
 
-    def raw(self, payload: bytes) -> list[str]:
-        lines = [f"stdin:  {payload.decode()}"]
-        for received in self.received:
-            lines.append(f"POST /{received.endpoint} {_text(received.body)} -> {received.status}")
-            if received.reason:
-                lines.append(f"  ({received.reason})")
-        for argv in self.calls:
-            lines.append(f"ran:    {shlex.join(['lich', *argv])}")
-        lines.append(f"exit {self.proc.returncode}, stdout: {_text(self.proc.stdout) or '(empty)'}")
-        if self.proc.stderr:
-            lines.append(f"stderr: {_text(self.proc.stderr)!r}")
-        return lines
+def _raw(payload: bytes, proc: Ran, received: list[Received], calls: list[list[str]]) -> list[str]:
+    """The bytes behind one hook run (--verbose)."""
+    lines = [f"stdin:  {payload.decode()}"]
+    for one in received:
+        lines.append(f"POST /{one.endpoint} {_text(one.body)} -> {one.status}")
+        if one.reason:
+            lines.append(f"  ({one.reason})")
+    lines += [f"ran:    {shlex.join(['lich', *argv])}" for argv in calls]
+    lines.append(f"exit {proc.returncode}, stdout: {_text(proc.stdout) or '(empty)'}")
+    if proc.stderr:
+        lines.append(f"stderr: {_text(proc.stderr)!r}")
+    return lines
 
 
 def _text(data: bytes) -> str:

@@ -28,12 +28,11 @@ class ExitCode(IntEnum):
 CODES = {"green": "32", "yellow": "33", "red": "31", "bold": "1", "dim": "2", "cyan": "36"}
 
 
-def wanted(stream: object = None) -> bool:
+def wanted(stream: object) -> bool:
     """Colour only for a person looking at a terminal (https://no-color.org)."""
     if os.environ.get("NO_COLOR"):
         return False
-    target = sys.stdout if stream is None else stream
-    isatty = getattr(target, "isatty", None)
+    isatty = getattr(stream, "isatty", None)
     try:
         return bool(isatty and isatty())
     except (OSError, ValueError):

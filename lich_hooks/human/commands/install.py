@@ -28,8 +28,7 @@ def run(
         executable = None if uninstall else ours.this_executable()
         plan = harness.plan(scope, executable, environment.environ, environment.cwd)
     except Refused as error:
-        _error(environment, f"lich-hook: {verb} refused: {error}")
-        return ExitCode.PROBLEM_FOUND
+        return _error(environment, f"lich-hook: {verb} refused: {error}")
     label = f"{harness.title} ({scope} scope)"
     if plan.action == kinds.NOTHING:
         if uninstall:
@@ -46,12 +45,10 @@ def run(
     try:
         backup = harness.apply(plan, force)
     except Refused as error:
-        _error(environment, f"lich-hook: {verb} refused: {error}")
-        return ExitCode.PROBLEM_FOUND
+        return _error(environment, f"lich-hook: {verb} refused: {error}")
     except OSError as error:
         why = f"cannot write {plan.path}: {error.strerror or error}"
-        _error(environment, f"lich-hook: {verb} failed: {why}")
-        return ExitCode.PROBLEM_FOUND
+        return _error(environment, f"lich-hook: {verb} failed: {why}")
     if uninstall:
         out(paint(f"Removed {harness.ours_noun} from {label}: {plan.path}", "green", color))
     else:
@@ -71,9 +68,10 @@ def run(
     return ExitCode.OK
 
 
-def _error(environment: Environment, text: str) -> None:
+def _error(environment: Environment, text: str) -> ExitCode:
     """One line on stderr, so `install --dry-run > change.diff` cannot swallow it."""
     environment.err(paint(text, "red", environment.stderr_colour))
+    return ExitCode.PROBLEM_FOUND
 
 
 DIFF_COLOURS = (("+++", "bold"), ("---", "bold"), ("+", "green"), ("-", "red"), ("@@", "cyan"))

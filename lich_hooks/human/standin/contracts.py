@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 VECTORS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vectors")
 
@@ -26,8 +26,7 @@ ENDPOINTS = ("session-start", "mod/answer")
 UNANSWERED = ("blank", "error", "refusal")
 
 
-@dataclass(eq=False)
-class Reply:
+class Reply(NamedTuple):
     """What lich answers one request: 204 and what it stores, or a status and why not."""
 
     status: int
@@ -39,14 +38,6 @@ def _refuse(reason: str, status: int = 400) -> Reply:
     return Reply(status, None, reason)
 
 
-def _parse(raw: bytes) -> dict[str, object] | None:
-    try:
-        value = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _nonempty_str(value: object) -> bool:
     return isinstance(value, str) and value != ""
 
@@ -56,8 +47,11 @@ def validate(endpoint: str, raw: bytes) -> Reply:
         return _refuse("unknown endpoint", 404)
     if len(raw) > MAX_BODY:
         return _refuse("body too large", 413)
-    body = _parse(raw)
-    if body is None:
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        body = None
+    if not isinstance(body, dict):
         return _refuse("body must be a JSON object")
     if endpoint == "session-start":
         return _session_start(body)

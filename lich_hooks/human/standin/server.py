@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from lich_hooks.human.standin import PROBE_HEADER
-from lich_hooks.human.standin.contracts import MAX_BODY, validate
+from lich_hooks.human.standin.contracts import MAX_BODY, Reply, validate
 
 
 @dataclass(frozen=True, eq=False)  # compared as before: by identity
@@ -69,10 +69,10 @@ class StandIn:
         self._on_request = on_request
         self._server = _Server(("127.0.0.1", port), self._handler())
         # accept() may find the queue empty after select() saw a connection (a client that
-        # hung up at once): a timeout returns it to serve_forever, so close() never hangs.
+        # hung up at once): a timeout returns it to serve_forever, so exiting never hangs.
         self._server.socket.settimeout(1.0)
         self.port: int = self._server.server_address[1]
-        # A short poll interval: close() (every test, every demo) waits one interval.
+        # A short poll interval: exiting (every test, every demo) waits one interval.
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -86,9 +86,6 @@ class StandIn:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
 
@@ -115,29 +112,26 @@ class StandIn:
                 tokens = parse_qs(parts.query).get("token")
                 token = tokens[0] if tokens else None
                 length = _content_length(self.headers.get("Content-Length"))
-                body = self.rfile.read(min(length, MAX_BODY + 1)) if length and length > 0 else b""
-                reason: str | None
+                body = self.rfile.read(min(length, MAX_BODY + 1)) if length else b""
                 if length is None:
                     # Nothing tells where the body ends: answer, and read no further.
-                    status, accepted, reason = 400, None, "invalid Content-Length"
+                    reply = Reply(400, None, "invalid Content-Length")
                     self.close_connection = True
                 elif token != standin.token:
-                    status, accepted, reason = 401, None, "bad token"
+                    reply = Reply(401, None, "bad token")
                 else:
                     reply = validate(endpoint, body)
-                    status, accepted, reason = reply.status, reply.accepted, reply.reason
                 # recorded before answering: a client that has its answer must find it here
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                received = Received(
-                    self.path, endpoint, token, headers, body, status, accepted, reason
-                )
+                received = Received(self.path, endpoint, token, headers, body, *reply)
                 standin._record(received)
-                self.send_response(status)
-                if status != 204:
-                    self.send_header("Content-Length", str(len((reason or "").encode())))
+                self.send_response(reply.status)
+                answer = (reply.reason or "").encode()
+                if reply.status != 204:
+                    self.send_header("Content-Length", str(len(answer)))
                 self.end_headers()
-                if status != 204 and reason:
-                    self.wfile.write(reason.encode())
+                if reply.status != 204:
+                    self.wfile.write(answer)
                 self.wfile.flush()
                 # shown after answering: a slow or broken printer must not hold the request
                 if standin._on_request is not None:

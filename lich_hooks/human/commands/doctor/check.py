@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Literal
+
+from lich_hooks.base.safefile import open_regular, read_upto
+from lich_hooks.hook.shared.proc import lich_environ
 
 Status = Literal["ok", "warn", "fail", "info", "skip"]
 
@@ -50,6 +54,21 @@ def worst(statuses: list[Status]) -> Status:
     return max(statuses, key=lambda s: RANK[s]) if statuses else OK
 
 
+def script_head(path: str, size: int) -> bytes:
+    """A script's first bytes, through symlinks as exec goes; b"" when it is no readable regular
+    file (a FIFO never blocks doctor). Only the head: a longer script is still judged."""
+    try:
+        fd, _ = open_regular(path, follow=True)
+    except (OSError, ValueError):
+        return b""
+    try:
+        return read_upto(fd, size)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
 def describe(lich: Mapping[str, str] | None) -> str:
     """A card's variables for a person: the token as its length only."""
     if lich is None:
@@ -62,39 +81,35 @@ def describe(lich: Mapping[str, str] | None) -> str:
     return ", ".join(parts)
 
 
-def carries(carried: Mapping[str, str] | None, mine: str | None) -> tuple[str | None, str]:
-    """The card a shared process carries, and that said for a person (another card's, if so)."""
-    whose = f"carries {describe(carried)}"
-    card = (carried or {}).get("LICH_SESSION_ID")
-    if card and mine and card != mine:
-        whose += f" (another card's: this terminal is {mine})"
-    return card, whose
-
-
 def shared_process(
     name: str,
     summary: str,
-    *,
-    shared: str | None,
-    carried: tuple[str | None, str],
-    here: str | None,
+    environ: Mapping[str, str],
+    lost: str | None,
     fixes: tuple[str, str],
-    mine: str,
+    fine: str,
     rows: list[str],
-    **ids: object,
+    **ids: int,
 ) -> Check:
-    """A shared process's row (Codex's daemon, Crush's server): a warning only where reports
-    are lost (`shared`) or this card (`here`) sees another's variables (`carried`: carries())."""
+    """A shared process's row (Codex's daemon, Crush's server; `ids`: its pid): a warning only
+    where reports are `lost` or this card sees another's variables (those the process carries)."""
+    [pid] = ids.values()
+    carried, mine = lich_environ(pid), environ.get("LICH_SESSION_ID")
+    whose = f"carries {describe(carried)}"
+    card = (carried or {}).get("LICH_SESSION_ID")
+    another = bool(card and mine and card != mine)
+    if another:
+        whose += f" (another card's: this terminal is {mine})"
     status: Status = OK
     fix = None
-    card, whose = carried
-    if shared:
-        status, fix, summary = WARN, fixes[0], summary + shared
-    elif card and here and card != here:
+    if lost:
+        status, fix, summary = WARN, fixes[0], f"{summary}; {lost} (it {whose})"
+    elif another:
         status, fix = WARN, fixes[1]
         summary += f"; it {whose}: commands the agent runs here see that card's variables"
     else:
-        summary += mine
+        summary += fine
     check = Check(name, status, summary, fix)
-    check.details = {**ids, "commands": rows if status != OK else [], "clients": rows}
+    shown = rows if status != OK else []  # a row's reasons: shown only when something is wrong
+    check.details = {**ids, "carries": card, "commands": shown, "clients": rows}
     return check

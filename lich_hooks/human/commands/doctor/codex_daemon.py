@@ -1,7 +1,5 @@
 """doctor's Codex row: this CODEX_HOME's app-server daemon, the card it carries, and the hook's
-own question asked of it now: the refusals that need no log, the log's trust, and for each lich
-card's Codex window whether the daemon's log ties it (codex.ties, the log as it is, no wait);
-with the conversations the hook refused later (docs/troubleshooting.md, Codex daemon)."""
+own question asked of it now (_judged; docs/troubleshooting.md, Codex daemon)."""
 
 from __future__ import annotations
 
@@ -12,14 +10,7 @@ from lich_hooks.base import homes
 from lich_hooks.base.safefile import read_regular, same_file
 from lich_hooks.hook.shared import codex
 from lich_hooks.hook.shared.codex import decide, probe
-from lich_hooks.human.commands.doctor.check import (
-    FAIL,
-    OK,
-    Check,
-    carries,
-    describe,
-    shared_process,
-)
+from lich_hooks.human.commands.doctor.check import FAIL, OK, Check, describe, shared_process
 from lich_hooks.human.settings.folders import codex_home
 
 TYPE_CHECKING = False
@@ -35,21 +26,16 @@ OWN_DAEMON = (
 )
 
 
-def daemons_for(home: str, proc: str = probe.PROC) -> list[tuple[int, list[str]]]:
-    """The managed app-server daemons serving `home` (Linux: their argv or environment say so)."""
-    found = []
-    for pid, argv in probe.app_servers(proc):
-        if "--managed-daemon" not in argv:
-            continue
-        if argv[0].startswith(os.path.join(home, "packages") + os.sep):
-            found.append((pid, argv))
-            continue
-        env = probe.environ_of(pid, ("CODEX_HOME", "HOME"), proc) or {}
-        # Derived from the daemon's own variables; a daemon without HOME never names ours.
-        theirs = codex_home({"HOME": "/nonexistent", **{k: v for k, v in env.items() if v}})
-        if same_file(theirs, home):
-            found.append((pid, argv))
-    return found
+def _serves(pid: int, argv: list[str], home: str) -> bool:
+    """Whether this managed app-server daemon serves `home` (Linux: its argv or environment)."""
+    if "--managed-daemon" not in argv:
+        return False
+    if argv[0].startswith(os.path.join(home, "packages") + os.sep):
+        return True
+    env = probe.environ_of(pid, ("CODEX_HOME", "HOME")) or {}
+    # Derived from the daemon's own variables; a daemon without HOME never names ours.
+    theirs = codex_home({"HOME": "/nonexistent", **{k: v for k, v in env.items() if v}})
+    return same_file(theirs, home)
 
 
 def _pid_file_daemon(home: str) -> int | None:
@@ -71,51 +57,41 @@ def _pid_file_daemon(home: str) -> int | None:
     return pid
 
 
-def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
+def check(environ: Mapping[str, str]) -> list[Check]:
     home = codex_home(environ)
-    listing = probe.can_list_clients(proc)
+    listing = probe.can_list_clients()
     pid = None if listing else _pid_file_daemon(home)  # where /proc is missing
     if pid is not None:
         why = f"Codex app-server daemon {pid} runs this CODEX_HOME's hooks ({home}); on this "
         why += "system lich-hook cannot tell which card a hook runs for, so it reports nothing"
         return [Check(NAME, FAIL, why, OWN_DAEMON)]
-    daemons = daemons_for(home, proc) if listing else []
+    servers = probe.app_servers() if listing else []
+    daemons = [pid for pid, argv in servers if _serves(pid, argv, home)]
     if not daemons:
         return [Check(NAME, OK, f"no Codex app-server daemon running for {home}")]
     checks = []
-    mine = environ.get("LICH_SESSION_ID")
-    for pid, _argv in daemons:
-        card, whose = carries(probe.lich_environ(pid, proc), mine)
-        env = probe.environ_of(pid, ("CODEX_HOME", "HOME"), proc)  # the hook's, under it
-        rows, lost, fix = _judged(environ, pid, homes.codex_home(env) if env else home, mine, proc)
+    for pid in daemons:
+        env = probe.environ_of(pid, ("CODEX_HOME", "HOME"))  # the hook's, under it
+        rows, lost, fix = _judged(environ, pid, homes.codex_home(env) if env else home)
         summary = f"Codex app-server daemon {pid} runs the interactive Codex hooks for {home}"
+        fine = "; each conversation goes to the card whose Codex window started it"
         checks.append(
-            shared_process(
-                NAME,
-                summary,
-                shared=lost and f"; {lost} (it {whose})",
-                carried=(card, whose),
-                here=mine,
-                fixes=(fix, OWN_DAEMON),
-                mine="; each conversation goes to the card whose Codex window started it",
-                rows=rows,
-                daemon=pid,
-                carries=card,
-            )
+            shared_process(NAME, summary, environ, lost, (fix, OWN_DAEMON), fine, rows, daemon=pid)
         )
     return checks
 
 
 def _judged(
-    environ: Mapping[str, str], daemon: int, home: str | None, mine: str | None, proc: str
+    environ: Mapping[str, str], daemon: int, home: str | None
 ) -> tuple[list[str], str | None, str]:
     """Its clients as rows, what the hook loses under it now (None: nothing) and the fix: the
-    hook's own question (codex.find_card's gate, the log's trust, codex.ties on the log as it
-    is now) and the conversations its sender refused (refused.py)."""
+    hook's own question (codex.find_card's gate: the refusals that need no log; the log's trust;
+    codex.ties on the log as it is now, no wait: whether it ties each lich card's Codex window)
+    and the conversations its sender refused (refused.py)."""
     from lich_hooks.hook.shared.codex import evidence, nudge, refused
 
     try:  # a sender's own open request is not a client, as the hook judges it
-        clients, unaccounted = probe.snapshot(daemon, proc, nudge.ours(environ, proc))
+        clients, unaccounted = probe.snapshot(daemon, ours=nudge.ours(environ))
     except probe.ProbeError as error:
         lost = f"every conversation under it is refused: its connections cannot be read ({error})"
         return [], lost, codex.TOLD[codex.PROBE_FAILED][1]
@@ -123,10 +99,11 @@ def _judged(
     found = decide.gate(clients, unaccounted)
     where = codex.log_home({"CODEX_HOME": home} if home else {}) if found is None else None
     held: dict[int, decide.Tie] = {}
+    mine = environ.get("LICH_SESSION_ID")
     rows, losses = [], []
     if isinstance(where, str):
         starts = {c.pid: c.started for c in clients if c.started is not None}
-        since = probe.started_at(daemon, proc) or 0.0
+        since = probe.started_at(daemon) or 0.0
         try:  # the log as it is: "past the hook" is past the daemon's start
             _, seen, since, connects, _, opened, floor = evidence.gather(
                 where, daemon, "", since, starts, wait=0

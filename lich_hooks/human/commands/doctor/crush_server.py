@@ -8,14 +8,7 @@ import sys
 from collections.abc import Mapping
 
 from lich_hooks.hook.shared.crush import decide, probe, resolved_dir
-from lich_hooks.human.commands.doctor.check import (
-    FAIL,
-    OK,
-    Check,
-    carries,
-    describe,
-    shared_process,
-)
+from lich_hooks.human.commands.doctor.check import FAIL, OK, Check, describe, shared_process
 
 NAME = "Crush server"
 ADVICE = (
@@ -25,66 +18,47 @@ ADVICE = (
 PLACES = ("XDG_RUNTIME_DIR", "TMPDIR")
 
 
-def servers_for(socket: str, proc: str = probe.PROC) -> list[tuple[int, list[str]]]:
-    """The running `crush server`s listening on `socket` (by their argv and environment)."""
-    found = []
-    for pid, argv in probe.servers(proc):
-        theirs = probe.environ_of(pid, PLACES, proc) or {}
-        try:
-            if probe.socket_path(argv, theirs) == socket:
-                found.append((pid, argv))
-        except probe.ProbeError:
-            continue
-    return found
-
-
-def check(environ: Mapping[str, str], proc: str = probe.PROC) -> list[Check]:
+def check(environ: Mapping[str, str]) -> list[Check]:
     if sys.platform == "win32":
         return _windows()
     socket = probe.socket_path(None, environ)
-    if not probe.can_list_clients(proc):
+    if not probe.can_list_clients():
         if not os.path.exists(socket):
             return [Check(NAME, OK, f"no crush server at {socket}")]
         why = f"a crush server listens at {socket}; on this system lich-hook cannot tell which "
         why += "card a hook it runs is for, so Crush cards in client/server mode report nothing"
         return [Check(NAME, FAIL, why, ADVICE)]
-    running = servers_for(socket, proc)
+    running = [pid for pid, argv in probe.servers() if _serves(pid, argv, socket)]
     if not running:
         return [Check(NAME, OK, f"no crush server running for {socket}")]
     checks = []
-    mine = environ.get("LICH_SESSION_ID")
-    for pid, _argv in running:
-        card, whose = carries(probe.lich_environ(pid, proc), mine)
-        rows, dropped = _dropped(pid, socket, proc)
-        lost = f"; reports are dropped {'; '.join(dropped)} (it {whose})" if dropped else None
-        summary = (
-            f"crush server {pid} runs every hook of the Crush clients started with "
-            "CRUSH_CLIENT_SERVER=1"
-        )
+    for pid in running:
+        rows, dropped = _dropped(pid, socket)
+        lost = f"reports are dropped {'; '.join(dropped)}" if dropped else None
+        summary = f"crush server {pid} runs every hook of the Crush clients started with "
+        summary += "CRUSH_CLIENT_SERVER=1"
+        fine = "; each report goes to the card whose workspace holds the conversation"
         checks.append(
-            shared_process(
-                NAME,
-                summary,
-                shared=lost,
-                carried=(card, whose),
-                here=mine,
-                fixes=(ADVICE, ADVICE),
-                mine="; each report goes to the card whose workspace holds the conversation",
-                rows=rows,
-                server=pid,
-                carries=card,
-            )
+            shared_process(NAME, summary, environ, lost, (ADVICE, ADVICE), fine, rows, server=pid)
         )
     return checks
 
 
-def _dropped(pid: int, socket: str, proc: str) -> tuple[list[str], list[str]]:
+def _serves(pid: int, argv: list[str], socket: str) -> bool:
+    """Whether this running `crush server` listens on `socket` (by its argv and environment)."""
+    try:
+        return probe.socket_path(argv, probe.environ_of(pid, PLACES) or {}) == socket
+    except probe.ProbeError:
+        return False
+
+
+def _dropped(pid: int, socket: str) -> tuple[list[str], list[str]]:
     """The server's workspaces and clients as rows, and where and why the hook drops reports,
     asked of the hook's own rules (decide.choose) so doctor says what the hook does."""
     rows: list[str] = []
     try:
         spaces = probe.workspaces(socket)
-        listed = probe.clients(pid, proc)
+        listed = probe.clients(pid)
     except probe.ProbeError as error:
         return rows, [f"everywhere: it cannot be asked ({error})"]
     for space in spaces:

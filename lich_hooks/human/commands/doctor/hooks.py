@@ -10,8 +10,8 @@ import sys
 from collections.abc import Mapping
 
 from lich_hooks.base.harnesses import REGISTRATIONS
-from lich_hooks.base.safefile import open_regular, read_upto, same_file
-from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, worst
+from lich_hooks.base.safefile import same_file
+from lich_hooks.human.commands.doctor.check import FAIL, INFO, OK, WARN, Check, script_head, worst
 from lich_hooks.human.settings import commandline, discovery, kinds, modules, ours, registrations
 from lich_hooks.human.settings.jsontext import walk
 from lich_hooks.human.settings.module_file import ModuleHarness
@@ -70,18 +70,8 @@ def judge_command(
 
 
 def _interpreter_gone(program: str) -> str | None:
-    """The `#!` interpreter of a script that names one which is not there, else None; only the
-    script's head is read (a launcher longer than it is still judged)."""
-    try:
-        fd, _ = open_regular(program, follow=True)
-    except (OSError, ValueError):
-        return None
-    try:
-        head = read_upto(fd, 512)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    """The `#!` interpreter of a script that names one which is not there, else None."""
+    head = script_head(program, 512)
     if not head.startswith(b"#!"):
         return None
     words = head[2:].split(b"\n", 1)[0].split()
@@ -96,12 +86,9 @@ def _missing_fix(
     the plugin's failing beside them)."""
     if found is None or not found.plugin:
         return "register this installation by absolute path: lich-hook install <harness>"
-    installed_elsewhere = (
-        executable is not None
-        and shutil.which("lich-hook", path=environ.get("PATH", os.defpath)) is None
-    )
     remove = _plugin_remove(found)
-    if installed_elsewhere:
+    on_path = shutil.which("lich-hook", path=environ.get("PATH", os.defpath))
+    if executable is not None and on_path is None:  # installed, but not where the plugin looks
         return (
             f"put lich-hook on PATH: `pipx ensurepath` (uv: `uv tool update-shell`), then open a "
             f"new terminal; or remove this old plugin copy: `{remove}`"
@@ -208,27 +195,21 @@ def _registration_check(
     verdicts = [judge_command(command, executable, environ, found) for command in found.commands]
     if sys.platform == "win32" and harness.command_windows and not found.plugin:
         verdicts += windows_verdicts(found, executable, environ)
-    statuses = [v.status for v in verdicts] + [FAIL for _ in found.blockers]
-    lines = [f"{v.name}: {v.summary}" for v in verdicts]
-    lines += list(found.notes) + [blocker.summary for blocker in found.blockers]
+    blocked = [blocker.summary for blocker in found.blockers]
+    lines = [f"{v.name}: {v.summary}" for v in verdicts] + list(found.notes) + blocked
     fixes = [b.fix for b in found.blockers] + [v.fix for v in verdicts if v.fix]
     fix = fixes[0].replace("<harness>", harness.key) if fixes else None
     count = len(found.commands)
     owner = f" ({found.owner})" if found.owner else ""
     summary = f"{found.path}{owner}: {count} lich-hook entr{'y' if count == 1 else 'ies'}"
-    status = worst(statuses)
-    reasons = [b.summary for b in found.blockers] + [
-        f"{v.name}: {v.summary}" for v in verdicts if v.status == status
-    ]
+    status = worst([v.status for v in verdicts] + [FAIL] * len(blocked))
+    reasons = blocked + [f"{v.name}: {v.summary}" for v in verdicts if v.status == status]
     if status in (FAIL, WARN) and reasons:
         summary += f"; {reasons[0]}"
         if len(reasons) > 1:
             summary += f" (and {len(reasons) - 1} more)"
     name = f"{harness.title} {found.label}"
     return Check(name, status, summary, fix, counts_as_registration=True, commands=lines)
-
-
-PLUGIN_NAME = "lich-hooks"
 
 
 def gone_plugin_rows(environ: Mapping[str, str], project: str) -> list[Check]:
@@ -239,7 +220,7 @@ def gone_plugin_rows(environ: Mapping[str, str], project: str) -> list[Check]:
     places = [path for _, path in harness.places(environ, project)]
     rows = []
     for plugin in claude_plugins.installed(environ, project, places):
-        if plugin.name != PLUGIN_NAME or plugin.present:
+        if plugin.name != "lich-hooks" or plugin.present:
             continue
         why = f"{plugin.describe()}: Claude Code reads it from {plugin.root}, which is gone "
         why += "(a moved or deleted clone), so it runs none of its hooks"

@@ -19,9 +19,7 @@ VERSION_TIMEOUT = 5.0
 
 def check_variables(environ: Mapping[str, str]) -> list[Check]:
     checks = []
-    missing = [
-        name for name in ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID") if not environ.get(name)
-    ]
+    missing = [n for n in ("LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID") if not environ.get(n)]
 
     def said(*names: str) -> list[str]:
         return [f"{name}={environ[name]}" for name in names if name in environ]

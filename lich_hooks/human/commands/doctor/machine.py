@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from lich_hooks import __version__
 from lich_hooks.base import homes as location
 from lich_hooks.hook import interactive, state
-from lich_hooks.human.commands.doctor.check import INFO, OK, WARN, Check
+from lich_hooks.human.commands.doctor.check import INFO, OK, WARN, Check, script_head
 
 WITHOUT = "Crush and Antigravity then report on every call and TaskStop forgets workers"
 
@@ -53,11 +53,7 @@ def check_install(executable: str | None) -> Check:
 
 def _wrapper_imports_re(executable: str) -> bool:
     """pip before 25.2 writes a console-script launcher that imports `re` first."""
-    try:
-        with open(executable, "rb") as handle:
-            head = handle.read(4096)
-    except OSError:
-        return False
+    head = script_head(executable, 4096)
     return head.startswith(b"#!") and b"\nimport re\n" in head
 
 
