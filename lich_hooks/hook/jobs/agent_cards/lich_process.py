@@ -58,11 +58,6 @@ class Ran:
         self.error = error
 
     @property
-    def session(self) -> dict[str, object] | None:
-        """The JSON object lich printed, if any."""
-        return parse_object(self.stdout)
-
-    @property
     def stderr_line(self) -> str | None:
         return last_line(self.stderr)
 

@@ -190,9 +190,8 @@ def log_home(environ: Mapping[str, str]) -> str | decide.Attribution:
     try:
         evidence.trusted(home)
     except evidence.Untrusted as error:
-        found = decide.Attribution(decide.UNTRUSTED, f"codex app-server's log: {error}")
-        found.cause = str(error)
-        return found
+        why = f"codex app-server's log: {error}"
+        return decide.Attribution(decide.UNTRUSTED, why, cause=str(error))
     return home
 
 

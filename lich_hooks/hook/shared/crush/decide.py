@@ -88,21 +88,8 @@ def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
     return nearest(ancestors, (is_server, SERVER, "crush server"), (is_crush, "crush"))
 
 
-class Holder(Client):
-    """A process holding connections (`held`) the server accepted; `uid` None: gone."""
-
-    __slots__ = ("held", "uid")
-
-    def __init__(
-        self, pid: int, argv: Sequence[str], cwd: str | None, lich: Mapping[str, str] | None
-    ) -> None:
-        super().__init__(pid, argv, cwd, lich)
-        self.held: set[int] = set()
-        self.uid: int | None = None
-
-
 def account(
-    peers: set[int], holders: Sequence[Holder], server_uid: int | None
+    peers: set[int], holders: Sequence[Client], server_uid: int | None
 ) -> list[Client] | Attribution:
     """The server's clients when every connection it accepted is held by a fully read crush client
     of its user; else no card: any other holder may be anyone's (docs/harnesses.md, Crush)."""
