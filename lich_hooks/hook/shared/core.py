@@ -90,9 +90,6 @@ class Runner:
         self.why = why
         self.pid = pid
 
-    def __repr__(self) -> str:
-        return f"Runner({self.kind!r}, {self.why!r}, pid={self.pid})"
-
 
 def nearest(
     ancestors: Sequence[tuple[int, Sequence[str]]] | None,
@@ -129,9 +126,6 @@ class Client:
         self.started: float | None = None
         self.held: set[int] = set()
         self.uid: int | None = None
-
-    def __repr__(self) -> str:
-        return f"Client({self.pid}, cwd={self.cwd!r})"
 
 
 class Attribution:

@@ -124,9 +124,6 @@ class Workspace:
         self.path = path
         self.lich = lich
 
-    def __repr__(self) -> str:
-        return f"Workspace({self.id!r}, {self.path!r})"
-
 
 def workspace_at(workspaces: Sequence[Workspace], cwd: str) -> Workspace | Attribution:
     want = normalise(cwd)
