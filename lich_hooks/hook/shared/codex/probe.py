@@ -31,10 +31,6 @@ __all__ = [
 ]
 
 
-def ancestors(start: int, proc: str = PROC) -> list[tuple[int, list[str]]] | None:
-    return shared_proc.ancestors(start, proc, is_codex)
-
-
 def snapshot(
     daemon: int, proc: str = PROC, ours: Callable[[int], bool] | None = None
 ) -> tuple[list[Client], int]:

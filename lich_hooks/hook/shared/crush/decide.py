@@ -49,19 +49,14 @@ def is_crush(argv: Sequence[str]) -> bool:
 
 
 def subcommand(argv: Sequence[str]) -> str | None:
-    args = list(argv[1:])
-    index = 0
-    while index < len(args):
-        arg = args[index]
+    index = 1
+    while index < len(argv):
+        arg = argv[index]
         if arg == "--":
             return None
-        if arg in VALUE_FLAGS:
-            index += 2
-            continue
-        if arg.startswith("-"):
-            index += 1
-            continue
-        return arg
+        if not arg.startswith("-"):
+            return arg
+        index += 2 if arg in VALUE_FLAGS else 1
     return None
 
 
