@@ -236,7 +236,7 @@ def fake_proc(root: Path, table: dict[int, tuple[int, list[str]]]) -> str:
 
 
 def test_ancestors_stop_at_the_nearest_codex(tmp_path: Path) -> None:
-    from lich_hooks.hook.shared.codex.probe import ancestors
+    from lich_hooks.hook.shared.proc import ancestors
 
     proc = fake_proc(
         tmp_path,
@@ -248,7 +248,7 @@ def test_ancestors_stop_at_the_nearest_codex(tmp_path: Path) -> None:
             1: (0, ["/sbin/init"]),
         },
     )
-    chain = ancestors(90, proc)
+    chain = ancestors(90, proc, decide.is_codex)
     assert chain is not None
     assert [pid for pid, _ in chain] == [90, 80]
     assert runner(chain).kind == decide.DAEMON
@@ -256,10 +256,10 @@ def test_ancestors_stop_at_the_nearest_codex(tmp_path: Path) -> None:
 
 def test_codex_as_pid_1_is_seen(tmp_path: Path) -> None:
     """`docker run … codex exec`: the harness is PID 1 and runs the hook as its child."""
-    from lich_hooks.hook.shared.codex.probe import ancestors
+    from lich_hooks.hook.shared.proc import ancestors
 
     proc = fake_proc(tmp_path, {90: (1, SH), 1: (0, [CODEX, "exec", "hi"])})
-    chain = ancestors(90, proc)
+    chain = ancestors(90, proc, decide.is_codex)
     assert chain is not None
     assert [pid for pid, _ in chain] == [90, 1]
     assert runner(chain).kind == decide.OWN
@@ -267,10 +267,10 @@ def test_codex_as_pid_1_is_seen(tmp_path: Path) -> None:
 
 
 def test_a_daemon_as_pid_1_is_seen(tmp_path: Path) -> None:
-    from lich_hooks.hook.shared.codex.probe import ancestors
+    from lich_hooks.hook.shared.proc import ancestors
 
     proc = fake_proc(tmp_path, {90: (1, SH), 1: (0, DAEMON_ARGV)})
-    assert runner(ancestors(90, proc)).kind == decide.DAEMON
+    assert runner(ancestors(90, proc, decide.is_codex)).kind == decide.DAEMON
 
 
 def test_a_window_beside_a_connection_that_never_asks_a_thread_is_told_together() -> None:

@@ -421,20 +421,23 @@ def test_exact_lookups_and_the_dump_name_the_same_peers() -> None:
     """The two ways the probe asks sock_diag, against socket pairs whose peers are known."""
     import socket
 
-    from lich_hooks.hook.shared.codex import probe
+    from lich_hooks.hook.shared import proc as probe
+
+    def peers(inodes: list[int], batch: int = probe.PEER_BATCH) -> set[int]:
+        return {peer for _, _, peer in probe.unix_sockets(inodes, batch).values() if peer}
 
     pairs = [socket.socketpair() for _ in range(300)]
     try:
         ino = {s.fileno(): os.fstat(s.fileno()).st_ino for pair in pairs for s in pair}
         mine = [ino[a.fileno()] for a, _ in pairs]
         theirs = {ino[b.fileno()] for _, b in pairs}
-        assert probe.unix_peers(mine) == theirs  # 300 > PEER_BATCH: the dump
+        assert peers(mine) == theirs  # 300 > PEER_BATCH: the dump
         few = mine[: probe.PEER_BATCH]
-        assert probe.unix_peers(few) == {ino[b.fileno()] for _, b in pairs[: len(few)]}
+        assert peers(few) == {ino[b.fileno()] for _, b in pairs[: len(few)]}
         # the old way, every lookup in one send: the replies overflow the receive queue
         everyone = sorted(ino.values())
         with pytest.raises(probe.ProbeError, match="No buffer space"):
-            probe.unix_peers(everyone, batch=len(everyone))
+            peers(everyone, batch=len(everyone))
     finally:
         for a, b in pairs:
             a.close()

@@ -126,8 +126,8 @@ def holder(
     uid: int | None = 1000,
     cwd: str | None = "/work/a",
     lich: dict[str, str] | None = None,
-) -> decide.Holder:
-    found = decide.Holder(pid, argv, cwd, card("card-A") if lich is None else lich)
+) -> decide.Client:
+    found = decide.Client(pid, argv, cwd, card("card-A") if lich is None else lich)
     found.held, found.uid = {pid}, uid
     return found
 

@@ -224,13 +224,13 @@ class Server:
             return clients
         return decide.choose(workspace, sid, held, clients, None, viewers)
 
-    def probe_peers(self) -> tuple[set[int], list[decide.Holder], int]:
+    def probe_peers(self) -> tuple[set[int], list[decide.Client], int]:
         """The server's accepted connections (one per client, named by its pid here) and the
         crush processes holding them that the probe reads, all of the server's user (0)."""
         holders = []
         for c in self.connected():
             if c.visible:
-                holder = decide.Holder(
+                holder = decide.Client(
                     c.pid, c.argv, c.cwd, lich_of(c.card) if c.env_readable else None
                 )
                 holder.held, holder.uid = {c.pid}, 0

@@ -34,7 +34,7 @@ def a_client_that_left_before_the_hook(server: Server) -> Call | None:
 
 
 def _without_accounting(
-    peers: set[int], holders: list[decide.Holder], server_uid: int | None
+    peers: set[int], holders: list[decide.Client], server_uid: int | None
 ) -> list[decide.Client]:
     """ "Every connection held by a crush client read", deleted."""
     return list(holders)

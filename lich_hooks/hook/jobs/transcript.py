@@ -37,9 +37,6 @@ class Found:
         self.unwritten = unwritten  # the turn's final message may still be written
         self.earlier = earlier  # the message found is an earlier turn's: what proved it
 
-    def __repr__(self) -> str:
-        return f"Found({self.kind!r}, {self.text[:40]!r})"
-
 
 def expand(path: str, environ: Mapping[str, str]) -> str | None:
     """A leading `~` as the hook's HOME (base/homes.py); None when there is none to give."""

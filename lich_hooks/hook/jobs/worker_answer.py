@@ -33,8 +33,7 @@ def run(ctx: Context) -> Outcome:
     payload = ctx.payload()
     if payload is None:
         return Outcome("bad-input")
-    agent_id = payload.get("agent_id")
-    if agent_id is not None and agent_id != "":
+    if payload.get("agent_id") not in (None, ""):
         return Outcome("subagent-stop")
     background = payload.get("background_tasks")
     if isinstance(background, list) and background:

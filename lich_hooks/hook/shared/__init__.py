@@ -25,11 +25,7 @@ def card(ctx: Context) -> Card:
 
     found = crush.card(ctx)  # the hook's own card (None), a card found, or a refusal
     if found is None:  # a local Crush runs the hook: its guard skips what the mark says
-
-        def guard(card: str, conversation: str) -> str | None:
-            return crush.guard_mark(ctx.environ, card, conversation)
-
-        return Card(ctx.env, own=True, guard=guard)
+        return Card(ctx.env, own=True, guard=lambda c, s: crush.guard_mark(ctx.environ, c, s))
     if isinstance(found, Outcome):
         return Card(refusal=found)
     return Card(found)

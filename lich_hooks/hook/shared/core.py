@@ -90,9 +90,6 @@ class Runner:
         self.why = why
         self.pid = pid
 
-    def __repr__(self) -> str:
-        return f"Runner({self.kind!r}, {self.why!r}, pid={self.pid})"
-
 
 def nearest(
     ancestors: Sequence[tuple[int, Sequence[str]]] | None,
@@ -114,9 +111,10 @@ def nearest(
 
 class Client:
     """A harness process connected to the shared process: `cwd`, `lich` (its LICH_*) None when
-    unreadable; `started`: its start, in seconds since the epoch."""
+    unreadable; `started`: its start, in seconds since the epoch (Codex); `held`: the connections
+    the server accepted that it holds, `uid` None: gone (Crush)."""
 
-    __slots__ = ("argv", "cwd", "lich", "pid", "started")
+    __slots__ = ("argv", "cwd", "held", "lich", "pid", "started", "uid")
 
     def __init__(
         self, pid: int, argv: Sequence[str], cwd: str | None, lich: Mapping[str, str] | None
@@ -126,9 +124,8 @@ class Client:
         self.cwd = cwd
         self.lich = lich
         self.started: float | None = None
-
-    def __repr__(self) -> str:
-        return f"Client({self.pid}, cwd={self.cwd!r})"
+        self.held: set[int] = set()
+        self.uid: int | None = None
 
 
 class Attribution:
@@ -142,12 +139,13 @@ class Attribution:
         why: str,
         lich: Mapping[str, str] | None = None,
         client: int | None = None,
+        cause: str | None = None,
     ) -> None:
         self.decision = decision
         self.why = why
         self.lich = lich
         self.client = client
-        self.cause: str | None = None  # a refusal's cause for a person, where `why` is not one
+        self.cause = cause  # a refusal's cause for a person, where `why` is not one
 
     def __repr__(self) -> str:
         return f"Attribution({self.decision!r}, {self.why!r}, client={self.client})"

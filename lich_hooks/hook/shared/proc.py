@@ -132,20 +132,19 @@ class TooManyFiles(ProbeError):
     """More open files than a hook's path reads."""
 
 
-def fd_targets(pid: int, proc: str = PROC, limit: int | None = None) -> list[str] | None:
-    """What a process's open fds point at; None: unreadable. TooManyFiles past `limit`,
+def fd_targets(pid: int, proc: str = PROC) -> list[str] | None:
+    """What a process's open fds point at; None: unreadable. TooManyFiles past MAX_FDS,
     counted before any is read (the fd directory's size on Linux 6.2+)."""
-    cap = MAX_FDS if limit is None else limit
     base = f"{proc}/{pid}/fd"
     try:
         size = os.stat(base).st_size
-        if size > cap:
-            raise TooManyFiles(f"holds {size} open files (more than the {cap} read)")
+        if size > MAX_FDS:
+            raise TooManyFiles(f"holds {size} open files (more than the {MAX_FDS} read)")
         fds = os.listdir(base)
     except OSError:
         return None
-    if len(fds) > cap:
-        raise TooManyFiles(f"holds {len(fds)} open files (more than the {cap} read)")
+    if len(fds) > MAX_FDS:
+        raise TooManyFiles(f"holds {len(fds)} open files (more than the {MAX_FDS} read)")
     found = []
     for fd in fds:
         try:
@@ -192,10 +191,6 @@ def environ_of(pid: int, keys: Sequence[str], proc: str = PROC) -> dict[str, str
     return found
 
 
-def unix_peers(inodes: Sequence[int], batch: int = PEER_BATCH) -> set[int]:
-    return {peer for _, _, peer in unix_sockets(inodes, batch).values() if peer}
-
-
 def unix_sockets(
     inodes: Sequence[int], batch: int = PEER_BATCH
 ) -> dict[int, tuple[int, bytes | None, int]]:
@@ -234,10 +229,10 @@ def unix_sockets(
         sock.close()
 
 
-def connection_peers(inodes: set[int], batch: int = PEER_BATCH) -> set[int]:
+def connection_peers(inodes: set[int]) -> set[int]:
     """Peers of a server's accepted connections: sockets named like one of its listeners (an
     accepted socket carries its listener's name), not its own pairs."""
-    known = unix_sockets(sorted(inodes), batch)
+    known = unix_sockets(sorted(inodes))
     listening = {name for state, name, _ in known.values() if state == UNIX_LISTEN and name}
     return {
         peer

@@ -116,10 +116,10 @@ def maybe_prune(environ: Mapping[str, str], now: float) -> int:
         root.close()
 
 
-def prune(root: Dir, now: float, rules: tuple[Rule, ...] | None = None) -> int:
+def prune(root: Dir, now: float) -> int:
     """How many entries went; a killed writer's temporary files go with the other old entries."""
     removed = 0
-    for name, max_age, keep, nested, spared in RULES if rules is None else rules:
+    for name, max_age, keep, nested, spared in RULES:
         try:
             directory = root.sub(name)
         except OSError:
@@ -129,7 +129,9 @@ def prune(root: Dir, now: float, rules: tuple[Rule, ...] | None = None) -> int:
                 removed += _prune_nested(directory, (name,), now, max_age, keep, spared)
             else:
                 dated = [(when, "", entry) for when, entry in _files(directory, now, (name,), ())]
-                removed += _drop(directory, None, dated, now, max_age, keep)
+                for entry in _doomed(dated, now, max_age, keep).get("", []):
+                    directory.unlink(entry)
+                    removed += 1
         finally:
             directory.close()
     return removed
@@ -152,39 +154,17 @@ def _files(
     return found
 
 
-def _drop(
-    directory: Dir | None,
-    parent: Dir | None,
-    dated: list[tuple[float, str, str]],
-    now: float,
-    max_age: float,
-    keep: int,
-) -> int:
-    """Unlink (when, card, name) entries older than `max_age` and all but the newest `keep`; with
-    `parent`, each card's directory is opened only while its entries are removed."""
+def _doomed(
+    dated: list[tuple[float, str, str]], now: float, max_age: float, keep: int
+) -> dict[str, list[str]]:
+    """card -> names of the (when, card, name) entries older than `max_age` and all but the
+    newest `keep`."""
     dated.sort(key=lambda item: item[0], reverse=True)
     doomed: dict[str, list[str]] = {}
     for i, (when, card, name) in enumerate(dated):
         if when != MINE and (i >= keep or now - when > max_age):
             doomed.setdefault(card, []).append(name)
-    removed = 0
-    for card, names in doomed.items():
-        if parent is None:
-            target = directory
-        else:
-            try:
-                target = parent.sub(card)
-            except OSError:
-                continue
-        assert target is not None
-        try:
-            for name in names:
-                target.unlink(name)
-                removed += 1
-        finally:
-            if parent is not None:
-                target.close()
-    return removed
+    return doomed
 
 
 def _prune_nested(
@@ -212,7 +192,18 @@ def _prune_nested(
                 dated.append((when, card, name))
         finally:
             card_dir.close()
-    removed = _drop(None, directory, dated, now, max_age, keep)
+    removed = 0
+    for card, names in _doomed(dated, now, max_age, keep).items():
+        try:  # each card's directory opened only while its entries are removed
+            card_dir = directory.sub(card)
+        except OSError:
+            continue
+        try:
+            for name in names:
+                card_dir.unlink(name)
+                removed += 1
+        finally:
+            card_dir.close()
     for card, when in touched.items():
         if now - min(when, now) <= EMPTY_CARD_SECONDS:
             continue

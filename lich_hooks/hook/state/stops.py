@@ -21,14 +21,12 @@ def swap(where: Where, name: str, now: float) -> tuple[float | None, bool]:
     the write: a run of the same route never runs beside another of the same session, as Claude
     Code waits for a Stop's hooks before the next turn."""
     found = state.read(where, PARTS, name, LIMIT)
-    previous: float | None = None
-    if found is not None:
-        try:
-            previous = float(found.decode("ascii"))
-        except ValueError:
-            previous = None  # not a record this module wrote
-        if previous is not None and not math.isfinite(previous):
-            previous = None
+    try:
+        previous = None if found is None else float(found.decode("ascii"))
+    except ValueError:
+        previous = None  # not a record this module wrote
+    if previous is not None and not math.isfinite(previous):
+        previous = None
     try:
         state.write(where, PARTS, name, repr(now).encode("ascii"))
     except OSError:

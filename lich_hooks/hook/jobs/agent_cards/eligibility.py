@@ -67,9 +67,6 @@ class Decision:
         self.why = why  # catalog key of the toast's reason
         self.args = args or {}
 
-    def __repr__(self) -> str:
-        return f"Decision({self.kind}, {self.reason})"
-
 
 class Probes:
     def __init__(

@@ -58,11 +58,6 @@ class Ran:
         self.error = error
 
     @property
-    def session(self) -> dict[str, object] | None:
-        """The JSON object lich printed, if any."""
-        return parse_object(self.stdout)
-
-    @property
     def stderr_line(self) -> str | None:
         return last_line(self.stderr)
 
@@ -152,61 +147,48 @@ def _outputs(out: IO[bytes], err: IO[bytes]) -> tuple[bytes, bytes]:
 
 
 def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> Ran:
+    import subprocess
     import tempfile
 
     guard = _Guard()
     try:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-            ended = _open_guarded(guard, argv, cwd, environ, out, err)
-            return ended if isinstance(ended, Ran) else Ran(PRINTED, ended, *_outputs(out, err))
+            seconds = open_seconds(environ)
+            proc: subprocess.Popen[bytes] | None = None
+            answered = False
+            try:
+                guard.arm()
+                proc = subprocess.Popen(
+                    argv,
+                    cwd=usable_dir(cwd),
+                    env=dict(environ),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,  # Esc's signal to our group must miss it
+                )
+                try:
+                    code = proc.wait(timeout=seconds)
+                except subprocess.TimeoutExpired:
+                    # Past the limit the native agent runs: lich must not start the task too.
+                    _kill_group(proc.pid)
+                    proc.wait()
+                    return Ran(TIMEOUT, error=f"{seconds:g}")
+                answered = True
+            except (OSError, ValueError, subprocess.SubprocessError) as error:
+                if proc is not None:
+                    raise
+                return Ran(LAUNCH_ERROR, error=_describe(error))
+            except Interrupted:
+                if proc is None or proc.poll() is None:
+                    _LEFT_RUNNING.append(proc)
+                    return Ran(INTERRUPTED)
+                code = proc.returncode  # it ended as the signal came: its answer stands
+            finally:
+                guard.disarm(answered)
+            return Ran(PRINTED, code, *_outputs(out, err))
     except Interrupted:  # a signal while the guard came down
         return Ran(INTERRUPTED)
-
-
-def _open_guarded(
-    guard: _Guard,
-    argv: list[str],
-    cwd: str | None,
-    environ: Mapping[str, str],
-    out: IO[bytes],
-    err: IO[bytes],
-) -> int | Ran:
-    import subprocess
-
-    seconds = open_seconds(environ)
-    proc: subprocess.Popen[bytes] | None = None
-    answered = False
-    try:
-        guard.arm()
-        proc = subprocess.Popen(
-            argv,
-            cwd=usable_dir(cwd),
-            env=dict(environ),
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-            start_new_session=True,  # Esc's signal to our group must miss it
-        )
-        try:
-            code = proc.wait(timeout=seconds)
-        except subprocess.TimeoutExpired:
-            # Past the limit the native agent runs: lich must not start the same task beside it.
-            _kill_group(proc.pid)
-            proc.wait()
-            return Ran(TIMEOUT, error=f"{seconds:g}")
-        answered = True
-        return code
-    except (OSError, ValueError, subprocess.SubprocessError) as error:
-        if proc is not None:
-            raise
-        return Ran(LAUNCH_ERROR, error=_describe(error))
-    except Interrupted:
-        if proc is None or proc.poll() is None:
-            _LEFT_RUNNING.append(proc)
-            return Ran(INTERRUPTED)
-        return proc.returncode  # it ended as the signal came: its answer stands
-    finally:
-        guard.disarm(answered)
 
 
 class _Guard:

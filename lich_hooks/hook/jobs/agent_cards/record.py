@@ -99,11 +99,7 @@ def workers(environ: Mapping[str, str], card: str, now: float) -> tuple[list[Wor
     read, whole = state.entries(
         environ, _parts(card), now - WORKERS_AGE, RECORD_LIMIT, SCAN_LIMIT, READ_LIMIT
     )
-    found = []
-    for entry, raw in read:
-        worker = _valid(raw) if entry.endswith(SUFFIX) else None
-        if worker is not None:
-            found.append(worker)
+    found = [w for entry, raw in read if entry.endswith(SUFFIX) and (w := _valid(raw)) is not None]
     found.sort(key=lambda worker: worker["when"])
     return found, whole
 

@@ -11,6 +11,7 @@ from lich_hooks.base.lichenv import LichEnv
 from lich_hooks.hook.shared import core
 from lich_hooks.hook.shared.codex import decide, probe
 from lich_hooks.hook.shared.core import Card
+from lich_hooks.hook.shared.proc import ancestors
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -153,7 +154,8 @@ def _ours(ctx: Context) -> Callable[[int], bool]:
 
 
 def who_runs(start: int | None = None, proc: str = probe.PROC) -> decide.Runner:
-    return decide.runner(probe.ancestors(os.getppid() if start is None else start, proc))
+    chain = ancestors(os.getppid() if start is None else start, proc, decide.is_codex)
+    return decide.runner(chain)
 
 
 def find_card(
@@ -190,9 +192,8 @@ def log_home(environ: Mapping[str, str]) -> str | decide.Attribution:
     try:
         evidence.trusted(home)
     except evidence.Untrusted as error:
-        found = decide.Attribution(decide.UNTRUSTED, f"codex app-server's log: {error}")
-        found.cause = str(error)
-        return found
+        why = f"codex app-server's log: {error}"
+        return decide.Attribution(decide.UNTRUSTED, why, cause=str(error))
     return home
 
 

@@ -150,13 +150,12 @@ def from_evidence(
     tied = [c for c in clients if held[c.pid] == connection]
     if not tied:
         why = sorted({str(held[c.pid]) for c in clients if c.lich and isinstance(held[c.pid], str)})
-        found = Attribution(
+        return Attribution(
             NO_EVIDENCE if why == [NOT_YET] else UNTIED,  # the log may yet show it: not untied
             f"connection {connection} started this thread and no live TUI is proven to hold "
             f"it ({'; '.join(why) or 'each is tied to another connection'})",
+            cause=why[0] if len(why) == 1 and why != [NOT_YET] else None,
         )
-        found.cause = why[0] if len(why) == 1 and why != [NOT_YET] else None
-        return found
     members: list[Member] = [(f"codex client {c.pid}", c.lich, c.pid, None) for c in tied]
     return one_card(members, f"holding connection {connection}", WORDS, "the TUI")
 

@@ -1,18 +1,9 @@
-"""The detached sender's own request to Codex's daemon, so that its log gets a row past the moment
-the sender needs (evidence.settle) even when nothing else happens: the daemon writes what it
-logged every 10 s and nothing when it logged nothing, so a card whose turn ended at once (the
-provider failed fast) left the sender waiting for a row that never came (docs/harnesses.md,
-Codex, "Making the evidence come").
-
-One request is one connection to the daemon's control socket, a WebSocket `initialize` as
-`lich-hook` (logged `app-server request: initialize connection_id=…`, no thread, no connect row
-of a TUI). While it is open another card's hook would count it among the daemon's peers that no
-codex client holds, and refuse; so before connecting the sender names its socket (the kernel's
-inode, unique among live sockets) in MARKS of its state directory with its pid and start time,
-and keeps both the socket and the mark until it is done with the log. `ours` recognises such a
-peer: a mark for it whose process still lives and holds it. The sender reads the daemon's EOF
-before it lets go, and at that EOF the daemon no longer holds its end (measured on 0.171.0: 50
-of 50), so the mark outlives every moment a probe can see the connection."""
+"""The detached sender's own request to Codex's daemon (a WebSocket `initialize` as `lich-hook`
+on its control socket), so that its log gets a row past the moment the sender needs
+(evidence.settle) even when nothing else happens: the daemon writes nothing when it logged nothing
+(docs/harnesses.md, Codex, "Making the evidence come"). While it is open another card's hook would
+count it among the daemon's peers no codex client holds, and refuse: so its socket's inode is
+marked in MARKS first, and the mark outlives every moment a probe can see the connection."""
 
 from __future__ import annotations
 
@@ -53,11 +44,9 @@ class Nudger:
         """None once the daemon has answered (its row is logged), else why not."""
         try:
             self._ask()
-        except Refused as why:
-            self.failed = str(why)
-            return self.failed
         except Exception as error:  # the sender then waits as it did without a request
-            self.failed = f"{type(error).__name__}: {error}"
+            refused = isinstance(error, Refused)
+            self.failed = str(error) if refused else f"{type(error).__name__}: {error}"
             return self.failed
         self.sent += 1
         return None

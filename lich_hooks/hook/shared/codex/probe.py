@@ -9,7 +9,6 @@ from lich_hooks.hook import procfs
 from lich_hooks.hook.shared import proc as shared_proc
 from lich_hooks.hook.shared.codex.decide import Client, is_app_server, is_codex
 from lich_hooks.hook.shared.proc import (
-    PEER_BATCH,
     PROC,
     ProbeError,
     TooManyFiles,
@@ -17,7 +16,6 @@ from lich_hooks.hook.shared.proc import (
     environ_of,
     fd_targets,
     lich_environ,
-    unix_peers,
 )
 
 TYPE_CHECKING = False
@@ -25,18 +23,12 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 __all__ = [
-    "PEER_BATCH",
     "PROC",
     "ProbeError",
     "can_list_clients",
     "environ_of",
     "lich_environ",
-    "unix_peers",
 ]
-
-
-def ancestors(start: int, proc: str = PROC) -> list[tuple[int, list[str]]] | None:
-    return shared_proc.ancestors(start, proc, is_codex)
 
 
 def snapshot(

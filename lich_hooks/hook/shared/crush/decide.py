@@ -49,19 +49,14 @@ def is_crush(argv: Sequence[str]) -> bool:
 
 
 def subcommand(argv: Sequence[str]) -> str | None:
-    args = list(argv[1:])
-    index = 0
-    while index < len(args):
-        arg = args[index]
+    index = 1
+    while index < len(argv):
+        arg = argv[index]
         if arg == "--":
             return None
-        if arg in VALUE_FLAGS:
-            index += 2
-            continue
-        if arg.startswith("-"):
-            index += 1
-            continue
-        return arg
+        if not arg.startswith("-"):
+            return arg
+        index += 2 if arg in VALUE_FLAGS else 1
     return None
 
 
@@ -88,21 +83,8 @@ def runner(ancestors: Sequence[tuple[int, Sequence[str]]] | None) -> Runner:
     return nearest(ancestors, (is_server, SERVER, "crush server"), (is_crush, "crush"))
 
 
-class Holder(Client):
-    """A process holding connections (`held`) the server accepted; `uid` None: gone."""
-
-    __slots__ = ("held", "uid")
-
-    def __init__(
-        self, pid: int, argv: Sequence[str], cwd: str | None, lich: Mapping[str, str] | None
-    ) -> None:
-        super().__init__(pid, argv, cwd, lich)
-        self.held: set[int] = set()
-        self.uid: int | None = None
-
-
 def account(
-    peers: set[int], holders: Sequence[Holder], server_uid: int | None
+    peers: set[int], holders: Sequence[Client], server_uid: int | None
 ) -> list[Client] | Attribution:
     """The server's clients when every connection it accepted is held by a fully read crush client
     of its user; else no card: any other holder may be anyone's (docs/harnesses.md, Crush)."""
@@ -136,9 +118,6 @@ class Workspace:
         self.id = id
         self.path = path
         self.lich = lich
-
-    def __repr__(self) -> str:
-        return f"Workspace({self.id!r}, {self.path!r})"
 
 
 def workspace_at(workspaces: Sequence[Workspace], cwd: str) -> Workspace | Attribution:

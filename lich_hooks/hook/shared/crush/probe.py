@@ -176,9 +176,9 @@ def clients(server: int, proc: str = PROC) -> list[Client] | decide.Attribution:
     return decide.account(peers, found, _uid(server, proc))
 
 
-def _holder(pid: int, held: set[int], proc: str) -> decide.Holder:
+def _holder(pid: int, held: set[int], proc: str) -> Client:
     argv = procfs.cmdline(pid, proc)
-    found = decide.Holder(pid, argv or [], procfs.cwd(pid, proc), lich_environ(pid, proc))
+    found = Client(pid, argv or [], procfs.cwd(pid, proc), lich_environ(pid, proc))
     found.held = held
     found.uid = _uid(pid, proc)
     return found
