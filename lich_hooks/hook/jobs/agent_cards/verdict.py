@@ -70,6 +70,27 @@ def _str(session: dict[str, object], key: str) -> str | None:
     return None
 
 
+class _Words:
+    """One open's words: its language and branch, and where the model reads the context."""
+
+    __slots__ = ("branch", "context_seen", "lang", "on_branch")
+
+    def __init__(self, lang: str, branch: str | None, context_seen: bool) -> None:
+        self.lang = lang
+        self.branch = branch
+        self.context_seen = context_seen
+        self.on_branch = text(lang, "on_branch", branch=branch) if branch else ""
+
+    def text(self, key: str, **values: object) -> str:
+        return text(self.lang, key, **values)
+
+    def deny(self, reason: str, context: str | None = None, person: str | None = None) -> bytes:
+        """Before 2.1.269 additionalContext never reaches the model: it joins the reason."""
+        if context and not self.context_seen:
+            return deny(f"{reason}\n\n{context}", None, person)
+        return deny(reason, context, person)
+
+
 def for_open(
     result: lich_process.Ran,
     call: Call,
@@ -78,29 +99,12 @@ def for_open(
     now: float,
     context_seen: bool = True,
 ) -> Verdict:
-    """docs/agent-cards.md, a row per `lich open` outcome: first those where lich holds no task
-    (or may not), then by the delivery's status: running (the worker is recorded), answered,
-    never reached, or a status this release does not know."""
-
-    def say(key: str, **values: object) -> str:
-        return text(lang, key, **values)
-
-    def denied(
-        decision: str,
-        reason: str,
-        context: str | None = None,
-        person: str | None = None,
-        worker: Worker | None = None,
-    ) -> Verdict:
-        """Before 2.1.269 additionalContext never reaches the model: it joins the reason."""
-        if context and not context_seen:
-            reason, context = f"{reason}\n\n{context}", None
-        return Verdict(decision, deny(reason, context, person), worker)
-
-    on_branch = say("on_branch", branch=branch) if branch else ""
+    """docs/agent-cards.md, a row per `lich open` outcome: here those where lich holds no task
+    (or may not), in _delivered those that name one."""
+    words = _Words(lang, branch, context_seen)
     if result.kind == lich_process.INTERRUPTED:
-        reason = say("interrupted", on_branch=on_branch)
-        return denied("deny:interrupted", reason, say("interrupted_context"))
+        reason = words.text("interrupted", on_branch=words.on_branch)
+        return Verdict("deny:interrupted", words.deny(reason, words.text("interrupted_context")))
     desc = call.description
     if result.kind == lich_process.LAUNCH_ERROR:
         return Verdict(
@@ -112,62 +116,86 @@ def for_open(
     session = lich_process.parse_object(result.stdout)
     code = "?" if result.code is None else result.code
     if session is None:
-        detail = result.stderr_line or say("why_no_json_detail", code=code)
+        detail = result.stderr_line or text(lang, "why_no_json_detail", code=code)
         return Verdict("toast:no-json", toast(lang, desc, "why_no_json", detail=detail))
-    name = _str(session, "name") or _str(session, "id") or "?"
-    label = _str(session, "label") or name
-    path = _str(session, "path") or call.cwd or "?"
+    opened = _Opened(session, call.cwd)
     delivery = session.get("delivery")
     if not isinstance(delivery, dict):
-        detail = result.stderr_line or say("why_not_delivered_detail", code=code)
+        detail = result.stderr_line or text(lang, "why_not_delivered_detail", code=code)
         return Verdict(
             "toast:not-delivered",
-            toast(lang, desc, "why_not_delivered", label=label, detail=detail),
+            toast(lang, desc, "why_not_delivered", label=opened.label, detail=detail),
         )
+    return _delivered(words, opened, delivery, call, now)
+
+
+class _Opened:
+    """The session `lich open` answered with: its name, label and checkout."""
+
+    __slots__ = ("label", "name", "path", "session")
+
+    def __init__(self, session: dict[str, object], cwd: str | None) -> None:
+        self.session = session
+        self.name = _str(session, "name") or _str(session, "id") or "?"
+        self.label = _str(session, "label") or self.name
+        self.path = _str(session, "path") or cwd or "?"
+
+
+def _delivered(
+    words: _Words, opened: _Opened, delivery: dict[str, object], call: Call, now: float
+) -> Verdict:
+    """The rows by the delivery's status: running (the worker is recorded), answered, never
+    reached, or a status this release does not know."""
     status = delivery.get("status")
     status = status if isinstance(status, str) else str(status)
+    label, name, branch = opened.label, opened.name, words.branch
+    if status in RUNNING:
+        return _running(words, opened, status, call, now)
     if status == "answered":
         answer = delivery.get("answer")
         answer = answer if isinstance(answer, str) else ""
         if branch:
-            done = say("done_isolated", branch=branch, path=path)
+            done = words.text("done_isolated", branch=branch, path=opened.path)
         else:
-            done = say("done_shared", path=path)
+            done = words.text("done_shared", path=opened.path)
         # The report goes last: past 10,000 characters the model sees only the first 2 KB
-        context = say("answered_context", label=label, name=name, answer=answer, where=done)
-        return denied(
-            "deny:answered", say("answered"), context, say("answered_person", label=label)
-        )
+        context = words.text("answered_context", label=label, name=name, answer=answer, where=done)
+        person = words.text("answered_person", label=label)
+        return Verdict("deny:answered", words.deny(words.text("answered"), context, person))
+    on_branch = words.on_branch
     if status in NEVER_REACHED:
-        reason = say("never_reached", label=label, on_branch=on_branch, status=status)
-        return denied(f"deny:{status}", reason)
-    if status not in RUNNING:
-        reason = say("unknown_status", label=label, on_branch=on_branch, status=status)
-        return denied("deny:other-status", reason)
-    # The card runs the task: the model waits, and the worker is recorded for its answer.
+        reason = words.text("never_reached", label=label, on_branch=on_branch, status=status)
+        return Verdict(f"deny:{status}", words.deny(reason))
+    reason = words.text("unknown_status", label=label, on_branch=on_branch, status=status)
+    return Verdict("deny:other-status", words.deny(reason))
+
+
+def _running(words: _Words, opened: _Opened, status: str, call: Call, now: float) -> Verdict:
+    """The card runs the task: the model waits, and the worker is recorded for its answer."""
+    label, name, branch, path = opened.label, opened.name, words.branch, opened.path
     if branch:
-        where = say("where_isolated", branch=branch, path=path)
+        where = words.text("where_isolated", branch=branch, path=path)
     else:
-        where = say("where_shared", path=path)
-    context = say("pending_context", label=label, name=name, where=where)
+        where = words.text("where_shared", path=path)
+    context = words.text("pending_context", label=label, name=name, where=where)
     # TaskStop refuses ids it did not issue before PreToolUse runs (2.1.328, 2.1.332): the model
     # gets the lich command too, quoted, as it pastes it into a shell
     import shlex
 
     quoted = shlex.quote(name)
     stop = f"lich control {quoted} abort" if branch else f"lich close {quoted}"
-    context += say("stop_hint", stop=stop)
+    context += words.text("stop_hint", stop=stop)
     if status == "unanswered":
-        context += say("unanswered_note")
+        context += words.text("unanswered_note")
     worker: Worker = {
         "name": name,
         "label": label,
-        "id": _str(session, "id"),
+        "id": _str(opened.session, "id"),
         "description": call.description,
         "branch": branch,  # None: shares the asking session's checkout
         "path": path,
         "tool_use_id": call.tool_use_id,
         "when": now,
     }
-    person = say("pending_person", label=label)
-    return denied(f"deny:{status}", say("pending"), context, person, worker)
+    person = words.text("pending_person", label=label)
+    return Verdict(f"deny:{status}", words.deny(words.text("pending"), context, person), worker)
