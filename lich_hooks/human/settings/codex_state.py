@@ -9,9 +9,10 @@ import hashlib
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass
 
-from lich_hooks.human.settings import files, tomlfile
+from lich_hooks.human.settings import files
 from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.folders import codex_home
 
@@ -55,11 +56,16 @@ class Config:
 
     @classmethod
     def load(cls, environ: Mapping[str, str]) -> Config:
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # its backport, a dependency on 3.10 only
+            import tomli as tomllib
+
         path = os.path.join(codex_home(environ), "config.toml")
         try:
             data = files.read_bytes(path)
-            return cls(path, {} if data is None else tomlfile.loads(data.decode("utf-8")))
-        except (Refused, UnicodeDecodeError, tomlfile.TomlError) as error:
+            return cls(path, {} if data is None else tomllib.loads(data.decode("utf-8")))
+        except (Refused, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
             return cls(path, {}, str(error))
 
     def table(self, *keys: str) -> dict[str, object]:
