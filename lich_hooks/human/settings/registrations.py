@@ -196,20 +196,24 @@ def as_plugin(hooks: dict[str, object]) -> dict[str, object]:
     return result
 
 
-def group(event: str, provider: str, timeout: int, matcher: str | None = None) -> dict[str, object]:
+def handler(event: str, provider: str, timeout: int = QUICK_TIMEOUT) -> dict[str, object]:
+    """One `{type, command, timeout}` command handler (Claude Code's, Codex's, Antigravity's)."""
+    return {"type": "command", "command": command(event, provider), "timeout": timeout}
+
+
+def group(
+    event: str, provider: str, timeout: int = QUICK_TIMEOUT, matcher: str | None = None
+) -> dict[str, object]:
     """One `{matcher?, hooks: [handler]}` group of Claude Code's shape (Codex's too)."""
-    group: dict[str, object] = {}
-    if matcher is not None:
-        group["matcher"] = matcher
-    group["hooks"] = [{"type": "command", "command": command(event, provider), "timeout": timeout}]
-    return group
+    hooks = [handler(event, provider, timeout)]
+    return {"hooks": hooks} if matcher is None else {"matcher": matcher, "hooks": hooks}
 
 
 def claude_hooks() -> dict[str, object]:
     """Claude Code: the `hooks` object of a plugin's hooks/hooks.json or settings.json."""
     return {
-        "SessionStart": [group("SessionStart", "claude", QUICK_TIMEOUT)],
-        "Stop": [group("Stop", "claude", QUICK_TIMEOUT)],
+        "SessionStart": [group("SessionStart", "claude")],
+        "Stop": [group("Stop", "claude")],
         "PreToolUse": [group("PreToolUse", "claude", AGENT_TIMEOUT, matcher=AGENT_MATCHER)],
     }
 
@@ -221,13 +225,8 @@ CODEX_STATUS_MESSAGE = "lich-hooks: report this session to lich"
 
 def codex_hooks() -> dict[str, object]:
     """Codex: same shape as Claude Code's; only SessionStart has a job there."""
-    handler = {
-        "type": "command",
-        "command": command("SessionStart", "codex"),
-        "timeout": QUICK_TIMEOUT,
-        "statusMessage": CODEX_STATUS_MESSAGE,
-    }
-    return {"SessionStart": [{"hooks": [handler]}]}
+    named = {**handler("SessionStart", "codex"), "statusMessage": CODEX_STATUS_MESSAGE}
+    return {"SessionStart": [{"hooks": [named]}]}
 
 
 def crush_hooks() -> dict[str, object]:
@@ -237,17 +236,7 @@ def crush_hooks() -> dict[str, object]:
 
 def antigravity_hooks() -> dict[str, object]:
     """Antigravity: one named hook; PreInvocation takes a flat list of handlers."""
-    return {
-        "lich": {
-            "PreInvocation": [
-                {
-                    "type": "command",
-                    "command": command("PreInvocation", "antigravity"),
-                    "timeout": QUICK_TIMEOUT,
-                }
-            ]
-        }
-    }
+    return {"lich": {"PreInvocation": [handler("PreInvocation", "antigravity")]}}
 
 
 def files() -> dict[str, object]:
