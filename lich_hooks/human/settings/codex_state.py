@@ -11,6 +11,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from lich_hooks.human.settings import files
 from lich_hooks.human.settings.errors import Refused
@@ -85,14 +86,8 @@ class Config:
             for path, entry in self.table("projects").items()
             if isinstance(entry, dict) and entry.get("trust_level") == "trusted"
         }
-        here = os.path.realpath(project)
-        while True:
-            if here in trusted:
-                return True
-            parent = os.path.dirname(here)
-            if parent == here:
-                return False
-            here = parent
+        here = PurePath(os.path.realpath(project))
+        return any(str(folder) in trusted for folder in (here, *here.parents))
 
 
 ASK_SECONDS = 2.0

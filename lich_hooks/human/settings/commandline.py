@@ -188,15 +188,14 @@ def _shell(text: str) -> list[Registered]:
     return [Registered(program, event, provider, g, _message_of(said), launcher) for g in guards]
 
 
-_TAIL = r" (?P<event>\S+) (?P<provider>\S+) "
-_CMD = re.compile(r"(?P<program>(?:\^.|[^\s^])+)" + _TAIL + "2>nul & exit /b 0")
 _PS_KEEP = "Where-Object { $_ -is [string] }"
-_POWERSHELL = re.compile(
-    f"try {{ & '(?P<program>(?:[^{_PS_QUOTES}]|[{_PS_QUOTES}]{{2}})*)'"
-    + _TAIL
-    + r"2>&1 \| (?P<keep>Out-Null|"
-    + re.escape(_PS_KEEP)
-    + r") } catch { }; exit 0"
+_PS_QUOTE = f"[{_PS_QUOTES}]([{_PS_QUOTES}])"
+# Each Windows form: its guard, the text around `PROGRAM E P` (PROGRAM's quotes included), and
+# how PROGRAM unescapes
+_WINDOWS = (
+    (CMD, ("", ""), " 2>nul & exit /b 0", r"\^(.)"),
+    (POWERSHELL, ("try { & '", "'"), f" 2>&1 | {_PS_KEEP} }} catch {{ }}; exit 0", _PS_QUOTE),
+    (OLD_POWERSHELL, ("try { & '", "'"), " 2>&1 | Out-Null } catch { }; exit 0", _PS_QUOTE),
 )
 
 
@@ -204,14 +203,12 @@ def _windows(text: str) -> list[Registered]:
     """A `command_windows` form; `parse` keeps it only where it renders back (so a word cmd.exe
     would split, such as an unescaped `C:\\Users\\AT&T\\…`, is never taken for ours)."""
     found = []
-    quote = f"[{_PS_QUOTES}]([{_PS_QUOTES}])"
-    for guard, pattern, escape in ((CMD, _CMD, r"\^(.)"), (POWERSHELL, _POWERSHELL, quote)):
-        match = pattern.fullmatch(text)
-        if match is not None:
-            program = re.sub(escape, r"\1", match["program"])
-            if guard == POWERSHELL and match["keep"] == "Out-Null":
-                guard = OLD_POWERSHELL
-            found.append(Registered(program, match["event"], match["provider"], guard))
+    for guard, (head, close), tail, escape in _WINDOWS:
+        if text.startswith(head) and text.endswith(tail) and len(text) >= len(head + tail):
+            words = text[len(head) : len(text) - len(tail)].rsplit(" ", 2)
+            if len(words) == 3 and all(words[1:]) and words[0].endswith(close):
+                program = re.sub(escape, r"\1", words[0][: len(words[0]) - len(close)])
+                found.append(Registered(program, words[1], words[2], guard))
     return found
 
 
