@@ -53,7 +53,8 @@ class Found:
     @property
     def yields_to_install(self) -> bool:
         """A plugin running its own copy claims each event (hook/claim.py): never a second run."""
-        return self.plugin and bool(self.commands) and all(_launched(c) for c in self.commands)
+        launched = [parse(command) for command in self.commands]
+        return self.plugin and bool(launched) and all(f and f.launcher for f in launched)
 
     @property
     def runs(self) -> bool:
@@ -129,11 +130,6 @@ class Walk:
     def add(self, found: Found | None) -> None:
         if found is not None:
             self.found.append(found)
-
-
-def _launched(command: str) -> bool:
-    found = parse(command)
-    return found is not None and found.launcher
 
 
 def settings_files(walk: Walk, harness: Harness) -> None:

@@ -277,7 +277,6 @@ class _Editor:
         self, node: Node, removed: list[int], added: list[tuple[str, object]]
     ) -> None:
         """Delete elements `removed` (by index) and append `added` (prefix, value) pairs."""
-        starts = node.starts
         count = len(node.items)
         kept = [i for i in range(count) if i not in removed]
         if not kept:
@@ -297,13 +296,13 @@ class _Editor:
             return
         first_kept = kept[0]
         if first_kept > 0:
-            self.splice(starts[0], starts[first_kept], "")
+            self.splice(node.starts[0], node.starts[first_kept], "")
         for i in removed:
             if i > first_kept:
                 self.splice(node.items[i - 1].end, node.items[i].end, "")
         if added:
             last = node.items[kept[-1]]
-            last_start = starts[kept[-1]]
+            last_start = node.starts[kept[-1]]
             multiline = "\n" in self.text[node.start : node.end]
             if multiline and self.starts_line(last_start):
                 inner = self.line_indent(last_start)
