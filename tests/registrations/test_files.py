@@ -125,7 +125,7 @@ def test_claude_code_plugin() -> None:
     plugin_hooks = json.loads(hooks_path.read_text(encoding="utf-8"))
     assert plugin_hooks == {
         "description": hooks_file["description"],
-        "hooks": registrations.as_plugin(hooks_file["hooks"]),
+        "hooks": registrations.claude_hooks(registrations.plugin_command),
     }
 
 

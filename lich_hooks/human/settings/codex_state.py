@@ -9,9 +9,11 @@ import hashlib
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass
+from pathlib import PurePath
 
-from lich_hooks.human.settings import files, tomlfile
+from lich_hooks.human.settings import files
 from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.folders import codex_home
 
@@ -55,11 +57,16 @@ class Config:
 
     @classmethod
     def load(cls, environ: Mapping[str, str]) -> Config:
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # its backport, a dependency on 3.10 only
+            import tomli as tomllib
+
         path = os.path.join(codex_home(environ), "config.toml")
         try:
             data = files.read_bytes(path)
-            return cls(path, {} if data is None else tomlfile.loads(data.decode("utf-8")))
-        except (Refused, UnicodeDecodeError, tomlfile.TomlError) as error:
+            return cls(path, {} if data is None else tomllib.loads(data.decode("utf-8")))
+        except (Refused, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
             return cls(path, {}, str(error))
 
     def table(self, *keys: str) -> dict[str, object]:
@@ -79,14 +86,8 @@ class Config:
             for path, entry in self.table("projects").items()
             if isinstance(entry, dict) and entry.get("trust_level") == "trusted"
         }
-        here = os.path.realpath(project)
-        while True:
-            if here in trusted:
-                return True
-            parent = os.path.dirname(here)
-            if parent == here:
-                return False
-            here = parent
+        here = PurePath(os.path.realpath(project))
+        return any(str(folder) in trusted for folder in (here, *here.parents))
 
 
 ASK_SECONDS = 2.0

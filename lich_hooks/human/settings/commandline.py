@@ -139,7 +139,7 @@ def parse(command: object) -> Registered | None:
 
 def _guarded(text: str) -> Registered | None:
     """A guard form, recognised only when it renders back to exactly `text`."""
-    for found in _login(text) + _windows(text) + _posix(text):
+    for found in _windows(text) + _shell(text):
         if not _plausible(found):
             continue
         assert found.guard is not None
@@ -168,69 +168,34 @@ def _message_of(said: str | None) -> str | None:
     return said[len(prefix) : -len(suffix)]
 
 
-def _core(words: list[str], guard: Guard) -> tuple[Registered, list[str]] | None:
-    """`RUN E P 2>/dev/null` at the front of `words`, and what follows it."""
-    launcher = words[:1] == ["sh"] and len(words) > 1 and words[1].endswith("/" + LAUNCHER)
-    start = 1 if launcher else 0
-    if len(words) < start + 4 or words[start + 3] != _QUIET:
-        return None
-    found = Registered(words[start], words[start + 1], words[start + 2], guard, None, launcher)
-    return found, words[start + 4 :]
-
-
-# Each POSIX guard's head as shlex splits it; SERVER's is OLD_SERVER's, then the MARK test.
-_HEADS: dict[tuple[str, ...], Guard] = {
-    ("[", "-z", "$LICH_PORT", "]", "||"): CARD,
-    ("[", "-z", "$LICH_PORT$CRUSH_CLIENT_SERVER", "]", "||"): OLD_SERVER,
-    ("[", "-n", "$LICH_PORT", "]", "&&"): ANSWER,
-}
-
-
-def _posix(text: str) -> list[Registered]:
+def _shell(text: str) -> list[Registered]:
+    """A POSIX or login form's words around `RUN E P 2>/dev/null` (RUN a program or a launcher),
+    under each guard that could have written them: `parse` keeps the one that renders back."""
     words = _split(text) or []
-    guard = _HEADS.get(tuple(words[:5])) if len(words) >= 6 else None
-    if guard is None:
+    login = words[:2] == ["sh", "-c"] and len(words) in (4, 5)
+    core = (_split(words[2]) or []) if login else words
+    at = core.index(_QUIET) if _QUIET in core else 0
+    if at < 3:
         return []
-    if guard == OLD_SERVER and words[5:10] == ["[", "-e", MARK, "]", "||"]:
-        guard, words = SERVER, words[:5] + words[10:]
-    core = _core(words[5:], guard)
-    if core is None:
-        return []
-    found, rest = core
-    if guard == CARD and rest[:2] == ["||", "echo"] and len(rest) == 3:
-        found.message = _message_of(rest[2])
-    return [found]
+    program, event, provider = core[at - 3 : at]
+    launcher = at > 3 and core[at - 4] == "sh" and program.endswith("/" + LAUNCHER)
+    said = words[4] if login and len(words) == 5 else None
+    if not login and core[at + 1 : at + 3] == ["||", "echo"] and len(core) == at + 4:
+        said = core[at + 3]
+    if login and not launcher:
+        program = words[3]  # what "$0" stands for
+    guards = [LOGIN] if login else [CARD, SERVER, OLD_SERVER, ANSWER]
+    return [Registered(program, event, provider, g, _message_of(said), launcher) for g in guards]
 
 
-def _login(text: str) -> list[Registered]:
-    words = _split(text)
-    if words is None or len(words) not in (4, 5) or words[:2] != ["sh", "-c"]:
-        return []
-    inner = _split(words[2])
-    core = _core(inner, LOGIN) if inner is not None else None
-    if core is None:
-        return []
-    found, _ = core
-    if found.launcher:
-        if words[3] != "sh":
-            return []
-    elif found.program == "$0":
-        found.program = words[3]
-    else:
-        return []
-    found.message = _message_of(words[4]) if len(words) == 5 else None
-    return [found]
-
-
-_TAIL = r" (?P<event>\S+) (?P<provider>\S+) "
-_CMD = re.compile(r"(?P<program>(?:\^.|[^\s^])+)" + _TAIL + "2>nul & exit /b 0")
 _PS_KEEP = "Where-Object { $_ -is [string] }"
-_POWERSHELL = re.compile(
-    f"try {{ & '(?P<program>(?:[^{_PS_QUOTES}]|[{_PS_QUOTES}]{{2}})*)'"
-    + _TAIL
-    + r"2>&1 \| (?P<keep>Out-Null|"
-    + re.escape(_PS_KEEP)
-    + r") } catch { }; exit 0"
+_PS_QUOTE = f"[{_PS_QUOTES}]([{_PS_QUOTES}])"
+# Each Windows form: its guard, the text around `PROGRAM E P` (PROGRAM's quotes included), and
+# how PROGRAM unescapes
+_WINDOWS = (
+    (CMD, ("", ""), " 2>nul & exit /b 0", r"\^(.)"),
+    (POWERSHELL, ("try { & '", "'"), f" 2>&1 | {_PS_KEEP} }} catch {{ }}; exit 0", _PS_QUOTE),
+    (OLD_POWERSHELL, ("try { & '", "'"), " 2>&1 | Out-Null } catch { }; exit 0", _PS_QUOTE),
 )
 
 
@@ -238,14 +203,12 @@ def _windows(text: str) -> list[Registered]:
     """A `command_windows` form; `parse` keeps it only where it renders back (so a word cmd.exe
     would split, such as an unescaped `C:\\Users\\AT&T\\…`, is never taken for ours)."""
     found = []
-    quote = f"[{_PS_QUOTES}]([{_PS_QUOTES}])"
-    for guard, pattern, escape in ((CMD, _CMD, r"\^(.)"), (POWERSHELL, _POWERSHELL, quote)):
-        match = pattern.fullmatch(text)
-        if match is not None:
-            program = re.sub(escape, r"\1", match["program"])
-            if guard == POWERSHELL and match["keep"] == "Out-Null":
-                guard = OLD_POWERSHELL
-            found.append(Registered(program, match["event"], match["provider"], guard))
+    for guard, (head, close), tail, escape in _WINDOWS:
+        if text.startswith(head) and text.endswith(tail) and len(text) >= len(head + tail):
+            words = text[len(head) : len(text) - len(tail)].rsplit(" ", 2)
+            if len(words) == 3 and all(words[1:]) and words[0].endswith(close):
+                program = re.sub(escape, r"\1", words[0][: len(words[0]) - len(close)])
+                found.append(Registered(program, words[1], words[2], guard))
     return found
 
 

@@ -53,7 +53,8 @@ class Found:
     @property
     def yields_to_install(self) -> bool:
         """A plugin running its own copy claims each event (hook/claim.py): never a second run."""
-        return self.plugin and bool(self.commands) and all(_launched(c) for c in self.commands)
+        launched = [parse(command) for command in self.commands]
+        return self.plugin and bool(launched) and all(f and f.launcher for f in launched)
 
     @property
     def runs(self) -> bool:
@@ -129,11 +130,6 @@ class Walk:
     def add(self, found: Found | None) -> None:
         if found is not None:
             self.found.append(found)
-
-
-def _launched(command: str) -> bool:
-    found = parse(command)
-    return found is not None and found.launcher
 
 
 def settings_files(walk: Walk, harness: Harness) -> None:
@@ -228,27 +224,24 @@ def discover(
     return sorted(walk.found, key=lambda item: order[item.harness.key])
 
 
-def registered_in(harness: Harness, environ: Mapping[str, str], project: str) -> list[str]:
-    """Every file of this harness with our commands that the user has not switched off."""
-    return [
+def also_registered(
+    harness: AnyHarness, plan: Plan, environ: Mapping[str, str], project: str
+) -> list[str]:
+    """install's note for each other file of this harness with our commands that the user has not
+    switched off (a plugin that yields to install aside): events would run twice."""
+    if isinstance(harness, ModuleHarness):
+        return harness.also_loaded(plan, environ, project)
+    assert isinstance(harness, Harness)
+    others = [
         os.path.realpath(item.path)
         for item in discover(environ, project, [harness])
         if item.commands
         and not item.yields_to_install
         and not any(blocker.switched_off for blocker in item.blockers)
     ]
-
-
-def also_registered(
-    harness: AnyHarness, plan: Plan, environ: Mapping[str, str], project: str
-) -> list[str]:
-    """install's note for each other registration this harness runs: events would run twice."""
-    if isinstance(harness, ModuleHarness):
-        return harness.also_loaded(plan, environ, project)
-    assert isinstance(harness, Harness)
     return [
         f"Note: {harness.title} also runs lich-hook from {other}; every event would run it "
         f"twice. Keep one (lich-hook uninstall {harness.key} --scope …, or remove the plugin)."
-        for other in registered_in(harness, environ, project)
+        for other in others
         if other != plan.path
     ]

@@ -49,12 +49,6 @@ def check_writable(path: str, force: bool) -> None:
         )
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def replace(path: str, data: bytes, like: str | None = None) -> None:
     """Replace `path` atomically, keeping the owner, group and mode of `like` (default `path`;
     a new file: 0666 & ~umask). OSError when the directory refuses or the owner cannot be kept."""
@@ -69,7 +63,9 @@ def replace(path: str, data: bytes, like: str | None = None) -> None:
         if os.name == "nt":
             return
         if info is None:
-            os.fchmod(fd, 0o666 & ~_umask())
+            mask = os.umask(0o022)
+            os.umask(mask)
+            os.fchmod(fd, 0o666 & ~mask)
             return
         if (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
             os.fchown(fd, info.st_uid, info.st_gid)

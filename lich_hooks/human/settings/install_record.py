@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 from lich_hooks.base.homes import file_key
@@ -56,8 +57,6 @@ def restore(new: object, old: object, paths: set[Path]) -> object:
 
 def read(environ: Mapping[str, str], path: str) -> set[Path] | None:
     """The containers install created in the settings file at `path`; None: no record."""
-    import json
-
     raw = state.read(environ, INSTALLED, file_key(path), RECORD_LIMIT)
     if raw is None:
         return None
@@ -65,9 +64,7 @@ def read(environ: Mapping[str, str], path: str) -> set[Path] | None:
         value = json.loads(raw)
     except ValueError:
         return None
-    if not isinstance(value, dict) or value.get("path") != path:
-        return None
-    paths = value.get("created")
+    paths = value.get("created") if isinstance(value, dict) and value.get("path") == path else None
     if not isinstance(paths, list):
         return None
     return {
@@ -79,8 +76,6 @@ def read(environ: Mapping[str, str], path: str) -> set[Path] | None:
 
 def write(environ: Mapping[str, str], path: str, made: set[Path]) -> None:
     """Best-effort: a state directory that refuses leaves uninstall its fallback rule."""
-    import json
-
     data = json.dumps({"path": path, "created": sorted(list(item) for item in made)})
     try:
         state.write(environ, INSTALLED, file_key(path), data.encode("utf-8"))

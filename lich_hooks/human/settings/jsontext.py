@@ -25,7 +25,8 @@ class Node:
     end: int
     value: object
     items: list[Node] = field(default_factory=list)  # array elements, or object member values
-    keys: list[tuple[str, int]] = field(default_factory=list)  # object members: key, its start
+    starts: list[int] = field(default_factory=list)  # where each element (or member's key) starts
+    keys: list[str] = field(default_factory=list)  # object members' keys
 
 
 @dataclass(eq=False)
@@ -55,9 +56,7 @@ class _Parser:
         text = self.text
         while pos < len(text):
             char = text[pos]
-            if char in " \t\r\n":
-                pos += 1
-            elif char == "\ufeff" and pos == 0:
+            if char in " \t\r\n" or (char == "\ufeff" and pos == 0):
                 pos += 1
             elif text.startswith("//", pos) or text.startswith("/*", pos):
                 if not self.jsonc:
@@ -128,12 +127,14 @@ class _Parser:
                 if not text.startswith(":", pos):
                     raise self.fail(pos, "':' expected")
                 child = self.value(pos + 1, depth + 1)
-                node.keys.append((key, key_start))
+                node.keys.append(key)
+                node.starts.append(key_start)
                 node.items.append(child)
                 assert isinstance(node.value, dict)
                 node.value[key] = child.value
             else:
                 child = self.value(pos, depth + 1)
+                node.starts.append(child.start)
                 node.items.append(child)
                 assert isinstance(node.value, list)
                 node.value.append(child.value)
@@ -237,23 +238,23 @@ class _Editor:
 
     def edit_object(self, node: Node, new: dict[str, object]) -> None:
         assert isinstance(node.value, dict)
-        old_keys = [key for key, _ in node.keys]
         # With duplicate keys the last one is the value: only it is edited, the shadowed ones
         # keep their bytes; a key that goes loses every occurrence, or a shadowed one would win.
-        last = {key: i for i, key in enumerate(old_keys)}
-        removed = [i for i, key in enumerate(old_keys) if key not in new]
+        last = {key: i for i, key in enumerate(node.keys)}
+        removed = [i for i, key in enumerate(node.keys) if key not in new]
         for key, i in last.items():
             if key in new:
                 self.edit(node.items[i], new[key])
-        starts = [key_start for _, key_start in node.keys]
-        added = [(key, value) for key, value in new.items() if key not in node.value]
-        members = [(json.dumps(key, ensure_ascii=False) + ": ", value) for key, value in added]
-        self.remove_elements(node, starts, removed, members)
+        added = [
+            (json.dumps(key, ensure_ascii=False) + ": ", value)
+            for key, value in new.items()
+            if key not in node.value
+        ]
+        self.remove_elements(node, removed, added)
 
     def edit_array(self, node: Node, new: list[object]) -> None:
         old = node.value
         assert isinstance(old, list)
-        starts = [item.start for item in node.items]
         # Pure deletions: `new` is `old` with some elements taken out.
         if len(new) < len(old):
             removed: list[int] = []
@@ -264,20 +265,16 @@ class _Editor:
                 else:
                     removed.append(i)
             if j == len(new):
-                self.remove_elements(node, starts, removed, [])
+                self.remove_elements(node, removed, [])
                 return
         # Otherwise: edit in place pairwise, then drop or append the rest.
         for i in range(min(len(old), len(new))):
             self.edit(node.items[i], new[i])
         extra = [("", value) for value in new[len(old) :]]
-        self.remove_elements(node, starts, list(range(len(new), len(old))), extra)
+        self.remove_elements(node, list(range(len(new), len(old))), extra)
 
     def remove_elements(
-        self,
-        node: Node,
-        starts: list[int],
-        removed: list[int],
-        added: list[tuple[str, object]],
+        self, node: Node, removed: list[int], added: list[tuple[str, object]]
     ) -> None:
         """Delete elements `removed` (by index) and append `added` (prefix, value) pairs."""
         count = len(node.items)
@@ -299,13 +296,13 @@ class _Editor:
             return
         first_kept = kept[0]
         if first_kept > 0:
-            self.splice(starts[0], starts[first_kept], "")
+            self.splice(node.starts[0], node.starts[first_kept], "")
         for i in removed:
             if i > first_kept:
                 self.splice(node.items[i - 1].end, node.items[i].end, "")
         if added:
             last = node.items[kept[-1]]
-            last_start = starts[kept[-1]]
+            last_start = node.starts[kept[-1]]
             multiline = "\n" in self.text[node.start : node.end]
             if multiline and self.starts_line(last_start):
                 inner = self.line_indent(last_start)

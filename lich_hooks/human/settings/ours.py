@@ -14,8 +14,6 @@ from lich_hooks.human.settings import commandline, registrations
 from lich_hooks.human.settings.errors import Refused
 from lich_hooks.human.settings.jsontext import walk
 
-EXECUTABLE_NAMES = commandline.EXECUTABLE_NAMES
-
 
 def this_executable() -> str:
     """This installation's `lich-hook` script: the one beside the running interpreter imports this
@@ -27,7 +25,7 @@ def this_executable() -> str:
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     argv0 = sys.argv[0] if sys.argv else ""
-    if os.path.basename(argv0) in EXECUTABLE_NAMES and os.path.isfile(argv0):
+    if os.path.basename(argv0) in commandline.EXECUTABLE_NAMES and os.path.isfile(argv0):
         return os.path.abspath(argv0)
     import sysconfig
 

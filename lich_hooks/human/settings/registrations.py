@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 
 from lich_hooks import __version__
 from lich_hooks.base.harnesses import PLUGIN_ROUTES, REGISTRATIONS
@@ -178,39 +179,31 @@ def plugin_command(event: str, provider: str) -> str:
     return commandline.render(row.guard, COMMAND, event, provider, message, row.plugin_root)
 
 
-def as_plugin(hooks: dict[str, object]) -> dict[str, object]:
-    """The same registration with each command run from the plugin's own copy."""
-    result: dict[str, object] = {}
-    for event, groups in hooks.items():
-        assert isinstance(groups, list)
-        copied = []
-        for group in groups:
-            assert isinstance(group, dict)
-            handlers = []
-            for handler in group["hooks"]:
-                found = commandline.parse(handler["command"])
-                assert found is not None and found.provider is not None
-                handlers.append({**handler, "command": plugin_command(found.event, found.provider)})
-            copied.append({**group, "hooks": handlers})
-        result[event] = copied
-    return result
+# What a handler runs: command (the installed program's), or plugin_command (the plugin's copy)
+Run = Callable[[str, str], str]
 
 
-def group(event: str, provider: str, timeout: int, matcher: str | None = None) -> dict[str, object]:
+def handler(
+    event: str, provider: str, timeout: int = QUICK_TIMEOUT, run: Run = command
+) -> dict[str, object]:
+    """One `{type, command, timeout}` command handler (Claude Code's, Codex's, Antigravity's)."""
+    return {"type": "command", "command": run(event, provider), "timeout": timeout}
+
+
+def group(
+    event: str, provider: str, timeout: int, matcher: str | None = None, run: Run = command
+) -> dict[str, object]:
     """One `{matcher?, hooks: [handler]}` group of Claude Code's shape (Codex's too)."""
-    group: dict[str, object] = {}
-    if matcher is not None:
-        group["matcher"] = matcher
-    group["hooks"] = [{"type": "command", "command": command(event, provider), "timeout": timeout}]
-    return group
+    hooks = [handler(event, provider, timeout, run)]
+    return {"hooks": hooks} if matcher is None else {"matcher": matcher, "hooks": hooks}
 
 
-def claude_hooks() -> dict[str, object]:
+def claude_hooks(run: Run = command) -> dict[str, object]:
     """Claude Code: the `hooks` object of a plugin's hooks/hooks.json or settings.json."""
     return {
-        "SessionStart": [group("SessionStart", "claude", QUICK_TIMEOUT)],
-        "Stop": [group("Stop", "claude", QUICK_TIMEOUT)],
-        "PreToolUse": [group("PreToolUse", "claude", AGENT_TIMEOUT, matcher=AGENT_MATCHER)],
+        "SessionStart": [group("SessionStart", "claude", QUICK_TIMEOUT, run=run)],
+        "Stop": [group("Stop", "claude", QUICK_TIMEOUT, run=run)],
+        "PreToolUse": [group("PreToolUse", "claude", AGENT_TIMEOUT, AGENT_MATCHER, run)],
     }
 
 
@@ -219,15 +212,10 @@ def claude_hooks() -> dict[str, object]:
 CODEX_STATUS_MESSAGE = "lich-hooks: report this session to lich"
 
 
-def codex_hooks() -> dict[str, object]:
+def codex_hooks(run: Run = command) -> dict[str, object]:
     """Codex: same shape as Claude Code's; only SessionStart has a job there."""
-    handler = {
-        "type": "command",
-        "command": command("SessionStart", "codex"),
-        "timeout": QUICK_TIMEOUT,
-        "statusMessage": CODEX_STATUS_MESSAGE,
-    }
-    return {"SessionStart": [{"hooks": [handler]}]}
+    named = {**handler("SessionStart", "codex", run=run), "statusMessage": CODEX_STATUS_MESSAGE}
+    return {"SessionStart": [{"hooks": [named]}]}
 
 
 def crush_hooks() -> dict[str, object]:
@@ -237,17 +225,7 @@ def crush_hooks() -> dict[str, object]:
 
 def antigravity_hooks() -> dict[str, object]:
     """Antigravity: one named hook; PreInvocation takes a flat list of handlers."""
-    return {
-        "lich": {
-            "PreInvocation": [
-                {
-                    "type": "command",
-                    "command": command("PreInvocation", "antigravity"),
-                    "timeout": QUICK_TIMEOUT,
-                }
-            ]
-        }
-    }
+    return {"lich": {"PreInvocation": [handler("PreInvocation", "antigravity")]}}
 
 
 def files() -> dict[str, object]:
@@ -278,10 +256,10 @@ def files() -> dict[str, object]:
         "lich_hooks/.claude-plugin/plugin.json": {**plugin, "hooks": "./plugin/claude-hooks.json"},
         PLUGIN_HOOKS["claude"]: {
             "description": DESCRIPTION,
-            "hooks": as_plugin(claude_hooks()),
+            "hooks": claude_hooks(plugin_command),
         },
         "lich_hooks/.codex-plugin/plugin.json": {**plugin, "hooks": "./plugin/codex-hooks.json"},
-        PLUGIN_HOOKS["codex"]: {"hooks": as_plugin(codex_hooks())},
+        PLUGIN_HOOKS["codex"]: {"hooks": codex_hooks(plugin_command)},
     }
 
 

@@ -139,32 +139,19 @@ class SettingsHarness(Harness):
         keep_commented: bool,
         path: str,
     ) -> str:
-        """The new file's text: the old one edited in place, or a new file's."""
+        """The new file's text: the old one edited in place, or a new file's. `keep_commented`
+        (no record): where a comment sits on a container ours would empty, a person's, the edit
+        keeps the containers it would empty, the outermost first, then all."""
         if parsed is None or parsed.root is None:
             return jsontext.dumps(new_document) + "\n"
-        try:
-            return jsontext.edit(parsed, new_document, jsonc=self.jsonc)
-        except jsontext.JsonTextError as error:
-            if not keep_commented:
-                raise Refused(f"{path}: {error}; nothing was changed") from None
-            # no record, and a comment on a container ours would empty: a person's, it stays
-            return self._keeping_containers(parsed, document, new_document, lost, path)
-
-    def _keeping_containers(
-        self,
-        parsed: jsontext.Parsed,
-        document: object,
-        new_document: object,
-        lost: Containers,
-        path: str,
-    ) -> str:
-        """The edit keeping the containers it would empty: the outermost first, then all."""
-        failure: jsontext.JsonTextError | None = None
-        for depth in (1, 2):
-            kept = {where for where in lost if len(where) <= depth}
-            restored = install_record.restore(new_document, document, kept)
+        tries = [new_document]
+        if keep_commented:
+            for depth in (1, 2):
+                kept = {where for where in lost if len(where) <= depth}
+                tries.append(install_record.restore(new_document, document, kept))
+        for attempt in tries:
             try:
-                return jsontext.edit(parsed, restored, jsonc=self.jsonc)
+                return jsontext.edit(parsed, attempt, jsonc=self.jsonc)
             except jsontext.JsonTextError as error:
                 failure = error
         raise Refused(f"{path}: {failure}; nothing was changed")

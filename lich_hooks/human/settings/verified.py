@@ -10,6 +10,7 @@ import shutil
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from lich_hooks.human.settings import files
 
@@ -67,8 +68,7 @@ def installed(harness: Verified, environ: Mapping[str, str]) -> Installed | None
 
 def _package_version(path: str, packages: tuple[str, ...]) -> str | None:
     """The version in the nearest package.json above `path` that is one of `packages`."""
-    folder = os.path.dirname(path)
-    for _ in range(MAX_PARENTS):
+    for folder in PurePath(path).parents[:MAX_PARENTS]:
         candidate = os.path.join(folder, "package.json")
         # bounded, never through a symlink or from a non-regular file
         manifest = None if os.path.islink(candidate) else files.read_json(candidate, JSON_LIMIT)
@@ -80,10 +80,6 @@ def _package_version(path: str, packages: tuple[str, ...]) -> str | None:
                 if isinstance(version, str) and version_key(version):
                     return ".".join(map(str, version_key(version)))
                 return None
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
     return None
 
 
