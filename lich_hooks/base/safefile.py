@@ -225,13 +225,8 @@ class Dir:
         try:
             if limit is None:
                 return os.listdir(where)
-            found: list[str] = []
             with os.scandir(where) as scan:
-                for entry in scan:
-                    if len(found) >= limit:
-                        break
-                    found.append(entry.name)
-            return found
+                return [entry.name for _, entry in zip(range(limit), scan, strict=False)]
         except OSError:
             return []
 
