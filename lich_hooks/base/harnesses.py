@@ -138,16 +138,12 @@ def default_stdout(provider: str | None, event: str | None) -> bytes:
     return DEFAULT_STDOUT.get(provider or "", {}).get(event or "", b"")
 
 
-# --- what the hook side knows of each script-hook harness's registration -----------------
-#
-# Its guard (the form its shell evaluates: human/settings/commandline.py), its plugin root
-# variable and the fix when that plugin's folder is gone (plugin/lich_hooks_boot.py), and its
-# switch that strips LICH_TOKEN from a hook's environment (the session-start job tells the
-# person). Where its settings live is the registry's (human/settings/registry.py).
-
-
 class Registration:
-    """One script-hook harness's registration data (see the comment above)."""
+    """What the hook side knows of one script-hook harness's registration: its guard (the form
+    its shell evaluates: human/settings/commandline.py), its plugin root variable and the fix
+    when that plugin's folder is gone (plugin/lich_hooks_boot.py), and its switch that strips
+    LICH_TOKEN from a hook's environment (the session-start job tells the person). Where its
+    settings live is the registry's (human/settings/registry.py)."""
 
     __slots__ = ("guard", "plugin_fix", "plugin_root", "scrub", "title")
 
