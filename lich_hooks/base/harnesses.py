@@ -130,40 +130,31 @@ def fold_provider(raw: str | None) -> str | None:
 
 def route(provider: str, event: str) -> Route | None:
     """What a registration of `event` for `provider` runs; None: nothing (a no-op)."""
-    routes = ROUTES.get(provider)
-    return routes.get(event) if routes is not None else None
+    return ROUTES.get(provider, {}).get(event)
 
 
 def default_stdout(provider: str | None, event: str | None) -> bytes:
     """What the harness must read when we have no verdict of our own."""
-    if provider is None or event is None:
-        return b""
-    return DEFAULT_STDOUT.get(provider, {}).get(event, b"")
-
-
-# --- what the hook side knows of each script-hook harness's registration -----------------
-#
-# Its guard (the form its shell evaluates: human/settings/commandline.py), its plugin root
-# variable and the fix when that plugin's folder is gone (plugin/lich_hooks_boot.py), and its
-# switch that strips LICH_TOKEN from a hook's environment (the session-start job tells the
-# person). Where its settings live is the registry's (human/settings/registry.py).
+    return DEFAULT_STDOUT.get(provider or "", {}).get(event or "", b"")
 
 
 class Registration:
-    """One script-hook harness's registration data (see the comment above)."""
+    """What the hook side knows of one script-hook harness's registration: its guard (the form
+    its shell evaluates: human/settings/commandline.py), its plugin root variable and the fix
+    when that plugin's folder is gone (plugin/lich_hooks_boot.py), and its switch that strips
+    LICH_TOKEN from a hook's environment (the session-start job tells the person). Where its
+    settings live is the registry's (human/settings/registry.py)."""
 
-    __slots__ = ("guard", "key", "plugin_fix", "plugin_root", "scrub", "title")
+    __slots__ = ("guard", "plugin_fix", "plugin_root", "scrub", "title")
 
     def __init__(
         self,
-        key: str,
         title: str,
         guard: Guard,
         plugin_root: str | None = None,
         plugin_fix: str | None = None,
         scrub: str | None = None,
     ) -> None:
-        self.key = key
         self.title = title
         self.guard = guard
         self.plugin_root = plugin_root
@@ -197,28 +188,23 @@ class Registration:
 
 # provider -> its registration data; every script-hook harness install writes for.
 REGISTRATIONS: dict[str, Registration] = {
-    row.key: row
-    for row in (
-        Registration(
-            "claude",
-            "Claude Code",
-            "card",
-            plugin_root="CLAUDE_PLUGIN_ROOT",
-            plugin_fix="claude plugin uninstall lich-hooks@lich-hooks, then add the marketplace "
-            "from a current clone and install lich-hooks@lich-hooks again",
-            scrub="CLAUDE_CODE_SUBPROCESS_ENV_SCRUB",
-        ),
-        Registration(
-            "codex",
-            "Codex",
-            "login",
-            plugin_root="PLUGIN_ROOT",
-            plugin_fix="codex plugin remove lich-hooks@lich-hooks, then add it again from a "
-            "current clone",
-        ),
-        Registration("crush", "Crush", "server"),
-        Registration("antigravity", "Antigravity", "answer"),
-    )
+    "claude": Registration(
+        "Claude Code",
+        "card",
+        plugin_root="CLAUDE_PLUGIN_ROOT",
+        plugin_fix="claude plugin uninstall lich-hooks@lich-hooks, then add the marketplace "
+        "from a current clone and install lich-hooks@lich-hooks again",
+        scrub="CLAUDE_CODE_SUBPROCESS_ENV_SCRUB",
+    ),
+    "codex": Registration(
+        "Codex",
+        "login",
+        plugin_root="PLUGIN_ROOT",
+        plugin_fix="codex plugin remove lich-hooks@lich-hooks, then add it again from a "
+        "current clone",
+    ),
+    "crush": Registration("Crush", "server"),
+    "antigravity": Registration("Antigravity", "answer"),
 }
 
 # The harnesses with a plugin route beside the `install` route: where both can fire for

@@ -32,11 +32,8 @@ def parse_port(raw: str | None) -> int | None:
 def parse_depth(raw: str | None) -> int | None:
     if raw is None:
         return None
-    sign = raw[:1] == "-"
-    digits = raw[1:] if sign else raw
-    if not digits or not (digits.isascii() and digits.isdigit()):
-        return None
-    return -int(digits) if sign else int(digits)
+    digits = raw.removeprefix("-")
+    return int(raw) if digits.isascii() and digits.isdigit() else None
 
 
 class LichEnv:

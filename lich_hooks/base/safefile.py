@@ -21,7 +21,6 @@ AT = DIRECTORY != 0 and os.open in os.supports_dir_fd and os.mkdir in os.support
 _IFMT = 0o170000
 _IFREG = 0o100000
 _IFDIR = 0o040000
-_IFLNK = 0o120000
 
 
 def is_regular(mode: int) -> bool:
@@ -44,14 +43,6 @@ class TooLarge(OSError):
     """The file holds more than the caller's limit."""
 
 
-def kind_of(mode: int) -> str:
-    if is_dir(mode):
-        return "a directory"
-    if mode & _IFMT == _IFLNK:
-        return "a symlink"
-    return "a FIFO, socket or device"
-
-
 def open_regular(
     path: str, *, follow: bool = False, dir_fd: int | None = None
 ) -> tuple[int, os.stat_result]:
@@ -63,7 +54,8 @@ def open_regular(
     try:
         info = os.fstat(fd)
         if not is_regular(info.st_mode):
-            raise NotRegular(kind_of(info.st_mode))
+            # an fstat() is never of a symlink: one is refused (ELOOP) or followed by the open
+            raise NotRegular("a directory" if is_dir(info.st_mode) else "a FIFO, socket or device")
     except BaseException:
         os.close(fd)
         raise
@@ -225,13 +217,8 @@ class Dir:
         try:
             if limit is None:
                 return os.listdir(where)
-            found: list[str] = []
             with os.scandir(where) as scan:
-                for entry in scan:
-                    if len(found) >= limit:
-                        break
-                    found.append(entry.name)
-            return found
+                return [entry.name for _, entry in zip(range(limit), scan, strict=False)]
         except OSError:
             return []
 

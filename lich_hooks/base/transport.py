@@ -107,9 +107,6 @@ class Result:
             return "taken" if self.taken else "refused"
         return "deadline" if self.error == "deadline" else "failed"
 
-    def as_dict(self) -> dict[str, object]:
-        return {"status": self.status, "error": self.error, "send_ms": self.ms}
-
 
 def _left(deadline: float) -> float:
     left = deadline - time.monotonic()

@@ -50,7 +50,10 @@ def check(environ: Mapping[str, str], proc: str = "/proc", start: int | None = N
     pid, argv = found
     if prints(argv):
         return Evidence(False, f"claude process {pid} runs with -p/--print")
-    stdin = _stdin_target(proc, pid)
+    try:
+        stdin: str | None = os.readlink(f"{proc}/{pid}/fd/0")
+    except OSError:
+        stdin = None
     if stdin is not None and not stdin.startswith(TERMINALS):
         return Evidence(False, f"claude process {pid} has no terminal on stdin ({stdin})")
     if stdin is None:
@@ -84,7 +87,6 @@ def is_claude(argv: list[str]) -> bool:
 
 
 def _is_claude_path(path: str) -> bool:
-
     return _basename(path) in CLAUDE_NAMES or NATIVE_VERSIONS in path.replace("\\", "/")
 
 
@@ -110,10 +112,3 @@ def find_claude(environ: Mapping[str, str], proc: str, start: int) -> tuple[int,
 
 def _basename(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1].lower()
-
-
-def _stdin_target(proc: str, pid: int) -> str | None:
-    try:
-        return os.readlink(f"{proc}/{pid}/fd/0")
-    except OSError:
-        return None

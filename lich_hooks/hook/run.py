@@ -152,7 +152,7 @@ def _send_detached(env: LichEnv, outcome: Outcome, log: RunLog, environ: Mapping
             result = transport.Result(None, "claim-expired", 0.0)
         _call(outcome.on_taken if result.taken else None, log)
         _call(outcome.on_end, log)
-        log.set(outcome=result.outcome, **result.as_dict())
+        log.set(outcome=result.outcome, status=result.status, error=result.error, send_ms=result.ms)
         log.debug(f"POST /{outcome.endpoint}: {result.outcome} ({result.status or result.error})")
         log.write()
         _prune_after(environ, inline=True)
