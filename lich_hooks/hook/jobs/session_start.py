@@ -56,39 +56,16 @@ def _report(
     conversation = payload.session_id
     if conversation is None:
         return Outcome("no-session-id")
-    card, environ = env.card, ctx.environ
-    remembered = f"{ctx.provider}\n{conversation}"  # what the card's record holds once taken
+    card = env.card
 
     def settled() -> Outcome:
-        """The report, its record kept after lich's 204 and its claim released when the send
-        ends."""
-        from lich_hooks.hook.state import session_record
-
-        claimed, now = _settled(ctx, payload, card, conversation, remembered, guard, fired)
+        claimed, now = _settled(ctx, payload, card, conversation, guard, fired)
         if isinstance(claimed, Outcome):
             return claimed
         # Every taken report is remembered, not only the deduped ones: a Claude Code run in the
         # same card replaces the id lich holds, and a Crush resuming its old one must then report.
         mark = None if guard is None else guard(card, conversation)
-
-        def remember() -> None:
-            session_record.remember_reported(environ, card, remembered)
-            if mark is not None:
-                session_record.mark(environ, card, remembered, mark)
-
-        def release() -> None:
-            # After `remember` on a 204; on a failure the next call reports again.
-            session_record.release(environ, card, remembered, now)
-
-        return Outcome(
-            "report",
-            endpoint=ENDPOINT,
-            body=body(card, conversation, ctx.provider),
-            on_taken=remember,
-            on_end=release if claimed else None,
-            env=None if own else env,  # the card found, when it is not the hook's own
-            send_by=now + session_record.SEND_SECONDS if claimed else None,
-        )
+        return _sent(ctx, card, conversation, None if own else env, mark, claimed, now)
 
     if ctx.route.deduped:  # most calls are already reported: decided here, at no fork's cost
         return settled()
@@ -97,12 +74,16 @@ def _report(
     return Outcome("report", later=settled)
 
 
+def _remembered(ctx: Context, conversation: str) -> str:
+    """What the card's record holds once this report is taken."""
+    return f"{ctx.provider}\n{conversation}"
+
+
 def _settled(
     ctx: Context,
     payload: Payload,
     card: str,
     conversation: str,
-    remembered: str,
     guard: Guard | None,
     fired: float,
 ) -> tuple[Outcome | bool | None, float]:
@@ -114,6 +95,7 @@ def _settled(
     from lich_hooks.hook.state import session_record
 
     deduped = ctx.route.deduped
+    remembered = _remembered(ctx, conversation)
     claims = claim.claims(ctx)
     opened: Dir | None
     try:
@@ -137,6 +119,42 @@ def _settled(
         if opened is not None:
             opened.close()
     return claimed, now
+
+
+def _sent(
+    ctx: Context,
+    card: str,
+    conversation: str,
+    env: LichEnv | None,
+    mark: str | None,
+    claimed: bool | None,
+    now: float,
+) -> Outcome:
+    """The report, its record kept after lich's 204 and its claim released when the send ends;
+    `env`: the card found when it is not the hook's own."""
+    from lich_hooks.hook.state import session_record
+
+    environ = ctx.environ
+    remembered = _remembered(ctx, conversation)
+
+    def remember() -> None:
+        session_record.remember_reported(environ, card, remembered)
+        if mark is not None:
+            session_record.mark(environ, card, remembered, mark)
+
+    def release() -> None:
+        # After `remember` on a 204; on a failure the next call reports again.
+        session_record.release(environ, card, remembered, now)
+
+    return Outcome(
+        "report",
+        endpoint=ENDPOINT,
+        body=body(card, conversation, ctx.provider),
+        on_taken=remember,
+        on_end=release if claimed else None,
+        env=env,
+        send_by=now + session_record.SEND_SECONDS if claimed else None,
+    )
 
 
 def scrubbed(ctx: Context) -> Outcome:

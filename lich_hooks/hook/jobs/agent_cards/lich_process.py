@@ -8,6 +8,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import subprocess
     from collections.abc import Mapping
     from typing import IO, Literal
 
@@ -147,48 +148,53 @@ def _outputs(out: IO[bytes], err: IO[bytes]) -> tuple[bytes, bytes]:
 
 
 def run_open(argv: list[str], cwd: str | None, environ: Mapping[str, str]) -> Ran:
-    import subprocess
     import tempfile
 
     guard = _Guard()
     try:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-            seconds = open_seconds(environ)
-            proc: subprocess.Popen[bytes] | None = None
-            answered = False
-            try:
-                guard.arm()
-                proc = subprocess.Popen(
-                    argv,
-                    cwd=usable_dir(cwd),
-                    env=dict(environ),
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=err,
-                    start_new_session=True,  # Esc's signal to our group must miss it
-                )
-                try:
-                    code = proc.wait(timeout=seconds)
-                except subprocess.TimeoutExpired:
-                    # Past the limit the native agent runs: lich must not start the task too.
-                    _kill_group(proc.pid)
-                    proc.wait()
-                    return Ran(TIMEOUT, error=f"{seconds:g}")
-                answered = True
-            except (OSError, ValueError, subprocess.SubprocessError) as error:
-                if proc is not None:
-                    raise
-                return Ran(LAUNCH_ERROR, error=_describe(error))
-            except Interrupted:
-                if proc is None or proc.poll() is None:
-                    _LEFT_RUNNING.append(proc)
-                    return Ran(INTERRUPTED)
-                code = proc.returncode  # it ended as the signal came: its answer stands
-            finally:
-                guard.disarm(answered)
-            return Ran(PRINTED, code, *_outputs(out, err))
+            ended = _open_guarded(guard, argv, cwd, environ, out, err)
+            return ended if isinstance(ended, Ran) else Ran(PRINTED, ended, *_outputs(out, err))
     except Interrupted:  # a signal while the guard came down
         return Ran(INTERRUPTED)
+
+
+def _open_guarded(
+    guard: _Guard,
+    argv: list[str],
+    cwd: str | None,
+    environ: Mapping[str, str],
+    out: IO[bytes],
+    err: IO[bytes],
+) -> int | Ran:
+    import subprocess
+
+    seconds = open_seconds(environ)
+    proc: subprocess.Popen[bytes] | None = None
+    answered = False
+    try:
+        guard.arm()
+        proc = _start(argv, cwd, environ, out, err, own_session=True)  # Esc's signal misses it
+        try:
+            code = proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            # Past the limit the native agent runs: lich must not start the same task beside it.
+            _kill_group(proc.pid)
+            proc.wait()
+            return Ran(TIMEOUT, error=f"{seconds:g}")
+        answered = True
+        return code
+    except (OSError, ValueError, subprocess.SubprocessError) as error:
+        if proc is not None:
+            raise
+        return Ran(LAUNCH_ERROR, error=_describe(error))
+    except Interrupted:
+        if proc is None or proc.poll() is None:
+            _LEFT_RUNNING.append(proc)
+            return Ran(INTERRUPTED)
+        return proc.returncode  # it ended as the signal came: its answer stands
+    finally:
+        guard.disarm(answered)
 
 
 class _Guard:
@@ -249,6 +255,28 @@ def _describe(error: BaseException) -> str:
     return type(error).__name__
 
 
+def _start(
+    argv: list[str],
+    cwd: str | None,
+    environ: Mapping[str, str],
+    out: IO[bytes],
+    err: IO[bytes],
+    own_session: bool = False,
+) -> subprocess.Popen[bytes]:
+    """A lich (or git) process with no stdin and its output in our files."""
+    import subprocess
+
+    return subprocess.Popen(
+        argv,
+        cwd=usable_dir(cwd),
+        env=dict(environ),
+        stdin=subprocess.DEVNULL,
+        stdout=out,
+        stderr=err,
+        start_new_session=own_session,
+    )
+
+
 def run(argv: list[str], environ: Mapping[str, str], seconds: float, cwd: str | None = None) -> Ran:
     """A short lich or git command. Output in temporary files: we wait for the process, not EOF,
     so a helper it leaves holding our pipes cannot make it time out."""
@@ -257,14 +285,7 @@ def run(argv: list[str], environ: Mapping[str, str], seconds: float, cwd: str | 
 
     try:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-            proc = subprocess.Popen(
-                argv,
-                cwd=usable_dir(cwd),
-                env=dict(environ),
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-            )
+            proc = _start(argv, cwd, environ, out, err)
             try:
                 code = proc.wait(timeout=seconds)
             except subprocess.TimeoutExpired:

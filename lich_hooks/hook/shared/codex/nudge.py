@@ -44,9 +44,11 @@ class Nudger:
         """None once the daemon has answered (its row is logged), else why not."""
         try:
             self._ask()
+        except Refused as why:
+            self.failed = str(why)
+            return self.failed
         except Exception as error:  # the sender then waits as it did without a request
-            refused = isinstance(error, Refused)
-            self.failed = str(error) if refused else f"{type(error).__name__}: {error}"
+            self.failed = f"{type(error).__name__}: {error}"
             return self.failed
         self.sent += 1
         return None

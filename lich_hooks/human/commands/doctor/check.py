@@ -89,11 +89,12 @@ def shared_process(
     fixes: tuple[str, str],
     fine: str,
     rows: list[str],
-    **ids: int,
+    role: str,
+    pid: int,
 ) -> Check:
-    """A shared process's row (Codex's daemon, Crush's server; `ids`: its pid): a warning only
-    where reports are `lost` or this card sees another's variables (those the process carries)."""
-    [pid] = ids.values()
+    """A shared process's row (Codex's daemon, Crush's server: `role`, the key its pid has in the
+    details): a warning only where reports are `lost` or this card sees another's variables
+    (those the process carries)."""
     carried, mine = lich_environ(pid), environ.get("LICH_SESSION_ID")
     whose = f"carries {describe(carried)}"
     card = (carried or {}).get("LICH_SESSION_ID")
@@ -111,5 +112,5 @@ def shared_process(
         summary += fine
     check = Check(name, status, summary, fix)
     shown = rows if status != OK else []  # a row's reasons: shown only when something is wrong
-    check.details = {**ids, "carries": card, "commands": shown, "clients": rows}
+    check.details = {role: pid, "carries": card, "commands": shown, "clients": rows}
     return check

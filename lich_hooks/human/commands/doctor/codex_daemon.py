@@ -76,7 +76,9 @@ def check(environ: Mapping[str, str]) -> list[Check]:
         summary = f"Codex app-server daemon {pid} runs the interactive Codex hooks for {home}"
         fine = "; each conversation goes to the card whose Codex window started it"
         checks.append(
-            shared_process(NAME, summary, environ, lost, (fix, OWN_DAEMON), fine, rows, daemon=pid)
+            shared_process(
+                NAME, summary, environ, lost, (fix, OWN_DAEMON), fine, rows, "daemon", pid
+            )
         )
     return checks
 

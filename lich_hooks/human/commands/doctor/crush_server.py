@@ -39,7 +39,9 @@ def check(environ: Mapping[str, str]) -> list[Check]:
         summary += "CRUSH_CLIENT_SERVER=1"
         fine = "; each report goes to the card whose workspace holds the conversation"
         checks.append(
-            shared_process(NAME, summary, environ, lost, (ADVICE, ADVICE), fine, rows, server=pid)
+            shared_process(
+                NAME, summary, environ, lost, (ADVICE, ADVICE), fine, rows, "server", pid
+            )
         )
     return checks
 
